@@ -1,0 +1,79 @@
+// swift-tools-version:6.1
+// audiosession: an audio session manager for Linux (PipeWire session-manager peer).
+import PackageDescription
+
+let package = Package(
+    name: "audiosession",
+    products: [
+        .executable(name: "audiosessiond", targets: ["audiosessiond"]),
+        .executable(name: "audiosessionctl", targets: ["audiosessionctl"]),
+        .library(name: "SessionPolicy", targets: ["SessionPolicy"]),
+        .library(name: "PipeWireGraph", targets: ["PipeWireGraph"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+    ],
+    targets: [
+        // --- C: only what Swift cannot reach ---------------------------------------------
+        .systemLibrary(
+            name: "CPipeWire", pkgConfig: "libpipewire-0.3",
+            providers: [.apt(["libpipewire-0.3-dev", "libspa-0.2-dev"])]),
+        .target(name: "PipeWireShim", dependencies: ["CPipeWire"]),
+
+        // --- Mechanism: the PipeWire graph, observed and acted on (decides nothing) --------
+        .target(
+            name: "PipeWireGraph",
+            dependencies: ["PipeWireShim", .product(name: "Logging", package: "swift-log")]),
+
+        // --- Policy: every decision, pure Swift, no I/O, injected clock ---------------------
+        .target(name: "SessionPolicy"),
+
+        // --- Rules: policy-rules/*.conf (SPA-JSON, read with libspa's JSON reader) -> policy config
+        .target(name: "PolicyRules", dependencies: ["SessionPolicy", "CPipeWire"]),
+
+        // --- The daemon: wires mechanism to policy -----------------------------------------
+        .target(
+            name: "AudioSessionDaemon",
+            dependencies: [
+                "PipeWireGraph", "SessionPolicy", "PolicyRules",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(
+            name: "AudioSessionControl",
+            dependencies: [
+                "PipeWireGraph", "PolicyRules",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        // --- Thin executables ----------------------------------------------------------------
+        .executableTarget(
+            name: "audiosessiond",
+            dependencies: [
+                "AudioSessionDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .executableTarget(name: "audiosessionctl", dependencies: ["AudioSessionControl"]),
+
+        // --- Tests -----------------------------------------------------------------------------
+        .target(name: "PipeWireTestSupport", path: "Tests/PipeWireTestSupport"),
+        .testTarget(
+            name: "SessionPolicyTests",
+            dependencies: [
+                "SessionPolicy",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
+        .testTarget(name: "PolicyRulesTests", dependencies: ["PolicyRules"]),
+        .testTarget(
+            name: "PipeWireGraphTests",
+            dependencies: ["PipeWireGraph", "PipeWireTestSupport"]),
+        .testTarget(
+            name: "DaemonTests",
+            dependencies: [
+                "AudioSessionDaemon", "AudioSessionControl", "PipeWireTestSupport",
+                "audiosessiond", "audiosessionctl",
+            ]),
+    ]
+)

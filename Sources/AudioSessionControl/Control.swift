@@ -1,0 +1,1 @@
+// AudioSessionControl: the audiosessionctl commands.

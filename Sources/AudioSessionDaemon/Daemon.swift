@@ -1,0 +1,1 @@
+// AudioSessionDaemon: wires the PipeWire mechanism to the policy engine.

@@ -1,0 +1,1 @@
+// PipeWireGraph: the PipeWire graph mirror and actions (mechanism only).

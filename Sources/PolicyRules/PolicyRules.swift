@@ -1,0 +1,1 @@
+// PolicyRules: policy-rules/*.conf (SPA-JSON) parsed into the engine configuration.

@@ -1,0 +1,1 @@
+// SessionPolicy: the pure policy engine.

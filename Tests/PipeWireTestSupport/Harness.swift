@@ -1,0 +1,1 @@
+// Test harness: private PipeWire, real clients, deadlines.
