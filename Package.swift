@@ -40,10 +40,12 @@ let package = Package(
                 "PipeWireGraph", "SessionPolicy", "PolicyRules",
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // A private, headless PipeWire with virtual devices and real clients: tests, demo, benchmarks.
+        .target(name: "PipeWireSandbox"),
         .target(
             name: "AudioSessionControl",
             dependencies: [
-                "PipeWireGraph", "PolicyRules",
+                "PipeWireGraph", "PolicyRules", "PipeWireSandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -58,7 +60,6 @@ let package = Package(
         .executableTarget(name: "audiosessionctl", dependencies: ["AudioSessionControl"]),
 
         // --- Tests -----------------------------------------------------------------------------
-        .target(name: "PipeWireTestSupport", path: "Tests/PipeWireTestSupport"),
         .testTarget(
             name: "SessionPolicyTests",
             dependencies: [
@@ -68,11 +69,11 @@ let package = Package(
         .testTarget(name: "PolicyRulesTests", dependencies: ["PolicyRules"]),
         .testTarget(
             name: "PipeWireGraphTests",
-            dependencies: ["PipeWireGraph", "PipeWireTestSupport"]),
+            dependencies: ["PipeWireGraph", "PipeWireSandbox"]),
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "AudioSessionDaemon", "AudioSessionControl", "PipeWireTestSupport",
+                "AudioSessionDaemon", "AudioSessionControl", "PipeWireSandbox",
                 "audiosessiond", "audiosessionctl",
             ]),
     ]

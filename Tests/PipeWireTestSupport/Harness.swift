@@ -1,1 +1,0 @@
-// Test harness: private PipeWire, real clients, deadlines.
