@@ -1,0 +1,26 @@
+# audiosession — the two commands a newcomer needs are `make test` and `make demo`.
+SWIFT ?= swift
+CONFIG ?= debug
+BIN := .build/$(CONFIG)
+
+.PHONY: all deps build test demo clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build -c $(CONFIG)
+
+## Unit tests, then integration tests against a private PipeWire (never your session's).
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+## A private PipeWire with a virtual speaker and headphones, the daemon, and a scripted scenario.
+demo: build
+	$(BIN)/audiosessionctl demo
+
+clean:
+	rm -rf .build

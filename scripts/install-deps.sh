@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs the Debian packages audiosession needs to build, test and run its demo.
+# Idempotent: installs only what is missing. Uses sudo when not root.
+set -euo pipefail
+
+PACKAGES=(
+  pkg-config
+  # PipeWire: daemon, tools (pw-cli, pw-cat, pw-link, pw-dump), pulse server, headers
+  pipewire pipewire-bin pipewire-pulse libpipewire-0.3-dev libspa-0.2-dev
+  # PulseAudio client side (paplay, pactl) and headers for the later libpulse backend
+  pulseaudio-utils libpulse-dev
+  # D-Bus: private test buses, sd-bus headers
+  dbus dbus-bin libsystemd-dev
+  # A real MPRIS player for interruption tests and the demo
+  mpv mpv-mpris playerctl
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#PACKAGES[@]} Debian packages present"
+else
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+      echo "install-deps: not root and no sudo; install these yourself: ${missing[*]}" >&2; exit 1
+    fi
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  echo "install-deps: no Swift toolchain on PATH (need Swift 6.1 or newer: https://swift.org/install)" >&2
+  exit 1
+fi
