@@ -1,1 +1,0 @@
-// SessionPolicy: the pure policy engine.
