@@ -1,1 +1,0 @@
-// PolicyRules: policy-rules/*.conf (SPA-JSON) parsed into the engine configuration.

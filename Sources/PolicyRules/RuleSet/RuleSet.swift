@@ -1,0 +1,84 @@
+import SessionPolicy
+
+/// A complete, valid set of rules: the engine configuration and the classification rules.
+/// Built whole or not at all (`build` throws every problem); immutable once built, so a
+/// reload swaps one value for another and never leaves a half-applied set.
+public struct RuleSet: Hashable, Sendable {
+    /// The engine configuration: profile, knobs, classes, and the role table the rules imply.
+    public let configuration: PolicyConfiguration
+    /// Classification rules in application order (file order, layer order).
+    public let rules: [ClassificationRule]
+    /// The files it was built from, in layer order.
+    public let files: [String]
+
+    /// Classifies a stream from its properties (the node's, with its client's merged in:
+    /// `media.role`, `application.name`, `application.process.binary`, `application.id`,
+    /// `pipewire.access.portal.app_id`, `media.name`, ...). Pure and deterministic.
+    ///
+    /// Every matching rule applies, in order, so later rules override earlier ones part by
+    /// part (as PipeWire applies `update-props` actions).
+    public func classify(properties: [String: String]) -> StreamClassification {
+        var result = Classification.unconfigured
+        var matched: [RuleMatch] = []
+        var origins: [StreamClassification.Field: RuleReference] = [:]
+        for rule in rules {
+            guard let clause = rule.firstMatchingClause(properties) else { continue }
+            let action = rule.classify
+            var applied: [String] = []
+            if let category = action.category {
+                result.category = category
+                result.mode = action.mode ?? .default
+                result.options = action.options ?? []
+                origins[.category] = rule.origin
+                origins[.mode] = rule.origin
+                origins[.options] = rule.origin
+                applied.append("category=\(category.wireName)")
+            } else {
+                if let mode = action.mode { result.mode = mode; origins[.mode] = rule.origin }
+                if let options = action.options { result.options = options; origins[.options] = rule.origin }
+            }
+            if let mode = action.mode { applied.append("mode=\(mode.wireName)") }
+            if let options = action.options { applied.append("options=[\(options.wireNames.joined(separator: " "))]") }
+            if let name = action.priorityClassName, let priorityClass = configuration.priorityClass(named: name) {
+                result.priorityClass = priorityClass
+                origins[.priorityClass] = rule.origin
+                applied.append("class=\(name)")
+            }
+            if let interaction = action.interaction {
+                result.interaction = interaction
+                origins[.interaction] = rule.origin
+                applied.append("interaction=\(interaction.wireName)")
+            }
+            matched.append(RuleMatch(rule: rule.origin, clauseLine: clause.line, conditions: clause.explain(properties), applied: applied))
+        }
+        var notes: [String] = []
+        let refused = result.options.refused(by: result.category)
+        if !refused.isEmpty {
+            notes.append("dropped option \(refused.wireNames.joined(separator: ", ")): category \(result.category.wireName) does not accept it")
+            result.options.subtract(refused)
+        }
+        return StreamClassification(classification: result, matchedRules: matched, origins: origins, notes: notes)
+    }
+
+    init(configuration: PolicyConfiguration, rules: [ClassificationRule], files: [String]) {
+        self.configuration = configuration
+        self.rules = rules
+        self.files = files
+    }
+}
+
+extension CategoryOptions {
+    /// The named options a category refuses, by the engine's validation.
+    func refused(by category: Category) -> CategoryOptions {
+        do {
+            try SessionConfiguration.validate(category: category, options: self)
+            return []
+        } catch {
+            var refused: CategoryOptions = []
+            for (_, option) in CategoryOptions.named where isSuperset(of: option) {
+                do { try SessionConfiguration.validate(category: category, options: option) } catch { refused.insert(option) }
+            }
+            return refused
+        }
+    }
+}
