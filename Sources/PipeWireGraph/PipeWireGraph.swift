@@ -1,1 +1,209 @@
-// PipeWireGraph: the PipeWire graph mirror and actions (mechanism only).
+import Foundation
+import Logging
+import Synchronization
+
+/// The PipeWire graph, mirrored and acted on. Mechanism only: it observes and carries out,
+/// it decides nothing.
+///
+/// libpipewire runs on a dedicated loop thread. `snapshot` is readable from any thread;
+/// actions may be called from any thread (they are queued onto the loop) and from inside the
+/// observer (they run right away, in call order).
+public final class PipeWireGraph: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        /// nil: `PIPEWIRE_REMOTE`, else `pipewire-0` in the runtime dir (libpipewire's default).
+        public var remote: String?
+        /// `application.name` of our connection.
+        public var applicationName: String
+        public var reconnectBackoff: ReconnectBackoff
+
+        public init(remote: String? = nil, applicationName: String, reconnectBackoff: ReconnectBackoff = .init()) {
+            self.remote = remote
+            self.applicationName = applicationName
+            self.reconnectBackoff = reconnectBackoff
+        }
+    }
+
+    /// Delays between connection attempts while PipeWire is away: exponential, capped.
+    public struct ReconnectBackoff: Sendable, Equatable {
+        public var initial: Duration
+        public var maximum: Duration
+        public var multiplier: Double
+
+        public init(initial: Duration = .milliseconds(100), maximum: Duration = .seconds(5), multiplier: Double = 2) {
+            self.initial = initial
+            self.maximum = maximum
+            self.multiplier = multiplier
+        }
+
+        public func next(after delay: Duration) -> Duration {
+            min(maximum, delay * multiplier)
+        }
+    }
+
+    public typealias Observer = @Sendable (GraphEvent, GraphSnapshot) -> Void
+
+    private let loopThread: LoopThread
+    private var session: GraphSession!
+    private let logger: Logger
+    private let published = Mutex(GraphSnapshot())
+    private let connected = Mutex(false)
+    private let observer = Mutex<Observer?>(nil)
+    private let subscribers = Mutex<[UUID: AsyncStream<GraphEvent>.Continuation]>([:])
+    private let lifecycle = Mutex<Lifecycle>(.idle)
+    /// Serializes the session once the loop thread is gone (`stop()`, late actions).
+    private let stoppedLock = NSLock()
+
+    private enum Lifecycle { case idle, running, stopped }
+
+    public init(configuration: Configuration, logger: Logger) {
+        self.logger = logger
+        loopThread = LoopThread(name: "pipewire-graph")
+        session = GraphSession(loopThread: loopThread, configuration: configuration, logger: logger) {
+            [unowned self] event, snapshot in
+            self.deliver(event, snapshot)
+        }
+    }
+
+    deinit { stop() }
+
+    /// Starts the loop thread and connects. If PipeWire is not there, logs one clear line (which
+    /// remote, which runtime dir) and keeps retrying with backoff.
+    public func start() {
+        let shouldStart = lifecycle.withLock { state in
+            guard case .idle = state else { return false }
+            state = .running
+            return true
+        }
+        guard shouldStart else { return }
+        let session = self.session!
+        loopThread.enqueue { session.begin() }
+        loopThread.start()
+    }
+
+    /// Disconnects, joins the loop thread and ends every event stream. Safe to call twice.
+    public func stop() {
+        let wasRunning = lifecycle.withLock { state in
+            defer { state = .stopped }
+            return state == .running
+        }
+        guard wasRunning else { return }
+        loopThread.stop()
+        stoppedLock.withLock {
+            session.shutdown()
+            loopThread.runRemainingWork()
+        }
+        connected.withLock { $0 = false }
+        published.withLock { $0 = GraphSnapshot() }
+        let continuations = subscribers.withLock { subscribers in
+            defer { subscribers.removeAll() }
+            return Array(subscribers.values)
+        }
+        for continuation in continuations { continuation.finish() }
+    }
+
+    /// The latest published state; thread-safe.
+    public var snapshot: GraphSnapshot { published.withLock { $0 } }
+
+    /// True between `connected` and `disconnected`.
+    public var isConnected: Bool { connected.withLock { $0 } }
+
+    /// Every event from now on, in order. The stream ends at `stop()`.
+    public func events() -> AsyncStream<GraphEvent> {
+        let (stream, continuation) = AsyncStream<GraphEvent>.makeStream()
+        let key = UUID()
+        let alreadyStopped = lifecycle.withLock { $0 == .stopped }
+        if alreadyStopped {
+            continuation.finish()
+            return stream
+        }
+        subscribers.withLock { $0[key] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.subscribers.withLock { $0.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
+    /// Called on the loop thread, in order, right after each change: react here with no thread hop.
+    public func setObserver(_ observer: @escaping Observer) {
+        self.observer.withLock { $0 = observer }
+    }
+
+    // MARK: - Actions
+
+    /// Links a stream node to a device node (or any output node to any input node) port by port,
+    /// by channel position (MONO → every channel, like WirePlumber). Pairs already linked are
+    /// skipped, so calling it again when ports appear is cheap. The links belong to this
+    /// connection and disappear with it.
+    public func link(output: GlobalID, input: GlobalID) {
+        run { $0.link(output: output, input: input) }
+    }
+
+    /// Destroys a link (any link, via `pw_registry_destroy`).
+    public func unlink(_ link: GlobalID) {
+        run { $0.unlink(link) }
+    }
+
+    /// Destroys every link from node `output` to node `input`.
+    public func unlinkAll(between output: GlobalID, and input: GlobalID) {
+        run { $0.unlinkAll(between: output, and: input) }
+    }
+
+    /// Sets the node's `Props`; nil leaves a property untouched.
+    public func setProps(node: GlobalID, volume: Float? = nil, mute: Bool? = nil, channelVolumes: [Float]? = nil) {
+        run { $0.setProps(node: node, volume: volume, mute: mute, channelVolumes: channelVolumes) }
+    }
+
+    /// Sets (or with `value == nil` removes) one key of the metadata object named `name`.
+    public func setMetadata(_ name: String, subject: GlobalID, key: String, type: String?, value: String?) {
+        run { $0.setMetadata(name, subject: subject, key: key, type: type, value: value) }
+    }
+
+    /// Implements a metadata object named `name` in this process (e.g. "default" when no other
+    /// session manager provides one), exported on a second connection; re-exported after reconnects.
+    public func provideMetadata(named name: String) {
+        run { $0.provideMetadata(named: name) }
+    }
+
+    public func send(_ command: NodeCommand, to node: GlobalID) {
+        run { $0.send(command, to: node) }
+    }
+
+    /// Gives an adapter node or stream DSP ports (`PortConfig`, mode dsp) in its preferred
+    /// channel layout; needed before linking when no other session manager did it.
+    public func configurePorts(node: GlobalID) {
+        run { $0.configurePorts(node: node) }
+    }
+
+    /// Resumes after a `pw_core_sync` round-trip (everything sent before it has been processed
+    /// and its events delivered), or at once when not connected or on disconnect.
+    public func roundTrip() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            run { session in session.sync { _ in continuation.resume() } }
+        }
+    }
+
+    // MARK: - Plumbing
+
+    private func run(_ action: @escaping @Sendable (GraphSession) -> Void) {
+        let session = self.session!
+        let stopped = lifecycle.withLock { $0 == .stopped }
+        if stopped {
+            stoppedLock.withLock { action(session) }
+            return
+        }
+        loopThread.perform { action(session) }
+    }
+
+    /// On the loop thread: publish the snapshot, then tell the observer and the streams.
+    private func deliver(_ event: GraphEvent, _ snapshot: GraphSnapshot) {
+        published.withLock { $0 = snapshot }
+        switch event {
+        case .connected: connected.withLock { $0 = true }
+        case .disconnected: connected.withLock { $0 = false }
+        default: break
+        }
+        if let observer = observer.withLock({ $0 }) { observer(event, snapshot) }
+        let continuations = subscribers.withLock { Array($0.values) }
+        for continuation in continuations { continuation.yield(event) }
+    }
+}

@@ -1,1 +1,328 @@
+/* PipeWireShim: one libpipewire call or one pod translation per function (see the header). */
 #include "PipeWireShim.h"
+
+#include <string.h>
+#include <pipewire/impl-metadata.h>
+#include <spa/debug/types.h>
+#include <spa/node/command.h>
+#include <spa/param/audio/format-utils.h>
+#include <spa/param/audio/raw-types.h>
+#include <spa/param/props.h>
+#include <spa/param/route.h>
+#include <spa/pod/builder.h>
+#include <spa/pod/iter.h>
+
+const char *const pws_type_client = PW_TYPE_INTERFACE_Client;
+const char *const pws_type_node = PW_TYPE_INTERFACE_Node;
+const char *const pws_type_port = PW_TYPE_INTERFACE_Port;
+const char *const pws_type_link = PW_TYPE_INTERFACE_Link;
+const char *const pws_type_device = PW_TYPE_INTERFACE_Device;
+const char *const pws_type_metadata = PW_TYPE_INTERFACE_Metadata;
+const uint32_t pws_version_client = PW_VERSION_CLIENT;
+const uint32_t pws_version_node = PW_VERSION_NODE;
+const uint32_t pws_version_link = PW_VERSION_LINK;
+const uint32_t pws_version_device = PW_VERSION_DEVICE;
+const uint32_t pws_version_metadata = PW_VERSION_METADATA;
+
+/* ---- loop sources ------------------------------------------------------------------ */
+
+struct spa_source *pws_loop_add_event(struct pw_loop *loop, spa_source_event_func_t callback, void *data) {
+    return pw_loop_add_event(loop, callback, data);
+}
+
+int pws_loop_signal_event(struct pw_loop *loop, struct spa_source *source) {
+    return pw_loop_signal_event(loop, source);
+}
+
+struct spa_source *pws_loop_add_timer(struct pw_loop *loop, spa_source_timer_func_t callback, void *data) {
+    return pw_loop_add_timer(loop, callback, data);
+}
+
+int pws_loop_arm_timer(struct pw_loop *loop, struct spa_source *source, uint64_t nanoseconds) {
+    struct timespec value = {
+        .tv_sec = (time_t)(nanoseconds / SPA_NSEC_PER_SEC),
+        .tv_nsec = (long)(nanoseconds % SPA_NSEC_PER_SEC),
+    };
+    if (value.tv_sec == 0 && value.tv_nsec == 0) value.tv_nsec = 1; /* 0 would disarm */
+    return pw_loop_update_timer(loop, source, &value, NULL, false);
+}
+
+void pws_loop_destroy_source(struct pw_loop *loop, struct spa_source *source) {
+    pw_loop_destroy_source(loop, source);
+}
+
+struct pw_properties *pws_properties_new_empty(void) { return pw_properties_new(NULL, NULL); }
+
+/* ---- core / registry --------------------------------------------------------------- */
+
+int pws_core_add_listener(struct pw_core *core, struct spa_hook *hook,
+                          const struct pw_core_events *events, void *data) {
+    return pw_core_add_listener(core, hook, events, data);
+}
+
+int pws_core_sync(struct pw_core *core) { return pw_core_sync(core, PW_ID_CORE, 0); }
+
+struct pw_registry *pws_core_get_registry(struct pw_core *core) {
+    return pw_core_get_registry(core, PW_VERSION_REGISTRY, 0);
+}
+
+int pws_registry_add_listener(struct pw_registry *registry, struct spa_hook *hook,
+                              const struct pw_registry_events *events, void *data) {
+    return pw_registry_add_listener(registry, hook, events, data);
+}
+
+struct pw_proxy *pws_registry_bind(struct pw_registry *registry, uint32_t id, const char *type,
+                                   uint32_t version) {
+    return pw_registry_bind(registry, id, type, version, 0);
+}
+
+int pws_registry_destroy(struct pw_registry *registry, uint32_t id) {
+    return pw_registry_destroy(registry, id);
+}
+
+struct pw_proxy *pws_core_create_link(struct pw_core *core, uint32_t output_node, uint32_t output_port,
+                                      uint32_t input_node, uint32_t input_port) {
+    struct pw_properties *props = pw_properties_new(NULL, NULL);
+    if (props == NULL) return NULL;
+    pw_properties_setf(props, PW_KEY_LINK_OUTPUT_NODE, "%u", output_node);
+    pw_properties_setf(props, PW_KEY_LINK_OUTPUT_PORT, "%u", output_port);
+    pw_properties_setf(props, PW_KEY_LINK_INPUT_NODE, "%u", input_node);
+    pw_properties_setf(props, PW_KEY_LINK_INPUT_PORT, "%u", input_port);
+    struct pw_proxy *proxy = pw_core_create_object(core, "link-factory", PW_TYPE_INTERFACE_Link,
+                                                   PW_VERSION_LINK, &props->dict, 0);
+    pw_properties_free(props); /* marshalled by the call */
+    return proxy;
+}
+
+/* ---- bound object listeners ----------------------------------------------------------- */
+
+int pws_client_add_listener(struct pw_proxy *client, struct spa_hook *hook,
+                            const struct pw_client_events *events, void *data) {
+    return pw_client_add_listener((struct pw_client *)client, hook, events, data);
+}
+int pws_node_add_listener(struct pw_proxy *node, struct spa_hook *hook,
+                          const struct pw_node_events *events, void *data) {
+    return pw_node_add_listener((struct pw_node *)node, hook, events, data);
+}
+int pws_link_add_listener(struct pw_proxy *link, struct spa_hook *hook,
+                          const struct pw_link_events *events, void *data) {
+    return pw_link_add_listener((struct pw_link *)link, hook, events, data);
+}
+int pws_device_add_listener(struct pw_proxy *device, struct spa_hook *hook,
+                            const struct pw_device_events *events, void *data) {
+    return pw_device_add_listener((struct pw_device *)device, hook, events, data);
+}
+int pws_metadata_add_listener(struct pw_proxy *metadata, struct spa_hook *hook,
+                              const struct pw_metadata_events *events, void *data) {
+    return pw_metadata_add_listener((struct pw_metadata *)metadata, hook, events, data);
+}
+
+/* ---- node methods ------------------------------------------------------------------- */
+
+int pws_node_subscribe_param(struct pw_proxy *node, uint32_t param_id) {
+    uint32_t ids[1] = { param_id };
+    return pw_node_subscribe_params((struct pw_node *)node, ids, 1);
+}
+
+int pws_node_enum_params(struct pw_proxy *node, int seq, uint32_t param_id) {
+    return pw_node_enum_params((struct pw_node *)node, seq, param_id, 0, UINT32_MAX, NULL);
+}
+
+int pws_node_set_props(struct pw_proxy *node, const float *volume, const bool *mute,
+                       const float *channel_volumes, uint32_t n_channel_volumes) {
+    uint8_t buffer[1024];
+    struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
+    struct spa_pod_frame f;
+    if (n_channel_volumes > PWS_MAX_CHANNELS) return -EINVAL;
+    spa_pod_builder_push_object(&b, &f, SPA_TYPE_OBJECT_Props, SPA_PARAM_Props);
+    if (volume != NULL) {
+        spa_pod_builder_prop(&b, SPA_PROP_volume, 0);
+        spa_pod_builder_float(&b, *volume);
+    }
+    if (mute != NULL) {
+        spa_pod_builder_prop(&b, SPA_PROP_mute, 0);
+        spa_pod_builder_bool(&b, *mute);
+    }
+    if (channel_volumes != NULL && n_channel_volumes > 0) {
+        spa_pod_builder_prop(&b, SPA_PROP_channelVolumes, 0);
+        spa_pod_builder_array(&b, sizeof(float), SPA_TYPE_Float, n_channel_volumes, channel_volumes);
+    }
+    struct spa_pod *pod = spa_pod_builder_pop(&b, &f);
+    if (pod == NULL) return -ENOSPC;
+    return pw_node_set_param((struct pw_node *)node, SPA_PARAM_Props, 0, pod);
+}
+
+int pws_node_set_port_config_dsp(struct pw_proxy *node, enum spa_direction direction, bool monitor,
+                                 uint32_t rate, uint32_t channels, const uint32_t *positions) {
+    uint8_t format_buffer[1024], buffer[2048];
+    struct spa_pod_builder fb = SPA_POD_BUILDER_INIT(format_buffer, sizeof(format_buffer));
+    struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
+    if (channels == 0 || channels > PWS_MAX_CHANNELS) return -EINVAL;
+
+    struct spa_audio_info_raw info;
+    spa_zero(info);
+    info.format = SPA_AUDIO_FORMAT_F32P;
+    info.rate = rate;
+    info.channels = channels;
+    for (uint32_t i = 0; i < channels; i++) info.position[i] = positions[i];
+    struct spa_pod *format = spa_format_audio_raw_build(&fb, SPA_PARAM_Format, &info);
+    if (format == NULL) return -ENOSPC;
+
+    struct spa_pod *pod = spa_pod_builder_add_object(&b,
+        SPA_TYPE_OBJECT_ParamPortConfig, SPA_PARAM_PortConfig,
+        SPA_PARAM_PORT_CONFIG_direction, SPA_POD_Id(direction),
+        SPA_PARAM_PORT_CONFIG_mode, SPA_POD_Id(SPA_PARAM_PORT_CONFIG_MODE_dsp),
+        SPA_PARAM_PORT_CONFIG_monitor, SPA_POD_Bool(monitor),
+        SPA_PARAM_PORT_CONFIG_format, SPA_POD_Pod(format));
+    if (pod == NULL) return -ENOSPC;
+    return pw_node_set_param((struct pw_node *)node, SPA_PARAM_PortConfig, 0, pod);
+}
+
+int pws_node_send_command(struct pw_proxy *node, uint32_t command_id) {
+    struct spa_command command = SPA_NODE_COMMAND_INIT(command_id);
+    return pw_node_send_command((struct pw_node *)node, &command);
+}
+
+/* ---- device methods ----------------------------------------------------------------- */
+
+int pws_device_enum_params(struct pw_proxy *device, int seq, uint32_t param_id) {
+    return pw_device_enum_params((struct pw_device *)device, seq, param_id, 0, UINT32_MAX, NULL);
+}
+
+/* ---- metadata ----------------------------------------------------------------------- */
+
+int pws_metadata_set_property(struct pw_proxy *metadata, uint32_t subject, const char *key,
+                              const char *type, const char *value) {
+    return pw_metadata_set_property((struct pw_metadata *)metadata, subject, key, type, value);
+}
+
+struct pw_proxy *pws_export_metadata(struct pw_context *context, struct pw_core *core, const char *name,
+                                     void **out_impl) {
+    struct pw_properties *props = pw_properties_new(PW_KEY_METADATA_NAME, name, NULL);
+    if (props == NULL) return NULL;
+    struct pw_impl_metadata *impl = pw_context_create_metadata(context, name, props, 0);
+    if (impl == NULL) return NULL;
+    struct spa_dict_item items[] = { SPA_DICT_ITEM_INIT(PW_KEY_METADATA_NAME, name) };
+    struct spa_dict dict = SPA_DICT_INIT_ARRAY(items);
+    struct pw_proxy *proxy = pw_core_export(core, PW_TYPE_INTERFACE_Metadata, &dict,
+                                            pw_impl_metadata_get_implementation(impl), 0);
+    if (proxy == NULL) {
+        pw_impl_metadata_destroy(impl);
+        return NULL;
+    }
+    *out_impl = impl;
+    return proxy;
+}
+
+void pws_exported_metadata_destroy(void *impl) {
+    pw_impl_metadata_destroy((struct pw_impl_metadata *)impl);
+}
+
+/* ---- pod translation ---------------------------------------------------------------- */
+
+bool pws_parse_props(const struct spa_pod *pod, struct pws_props *out) {
+    memset(out, 0, sizeof(*out));
+    if (pod == NULL || !spa_pod_is_object_type(pod, SPA_TYPE_OBJECT_Props)) return false;
+    const struct spa_pod_object *object = (const struct spa_pod_object *)pod;
+    const struct spa_pod_prop *prop;
+    SPA_POD_OBJECT_FOREACH(object, prop) {
+        switch (prop->key) {
+        case SPA_PROP_volume:
+            out->has_volume = spa_pod_get_float(&prop->value, &out->volume) == 0;
+            break;
+        case SPA_PROP_mute:
+            out->has_mute = spa_pod_get_bool(&prop->value, &out->mute) == 0;
+            break;
+        case SPA_PROP_channelVolumes:
+            out->n_channel_volumes = spa_pod_copy_array(&prop->value, SPA_TYPE_Float,
+                                                        out->channel_volumes, PWS_MAX_CHANNELS);
+            out->has_channel_volumes = true;
+            break;
+        case SPA_PROP_channelMap:
+            out->n_channel_map = spa_pod_copy_array(&prop->value, SPA_TYPE_Id,
+                                                    out->channel_map, PWS_MAX_CHANNELS);
+            out->has_channel_map = true;
+            break;
+        default:
+            break;
+        }
+    }
+    return true;
+}
+
+bool pws_parse_route(const struct spa_pod *pod, struct pws_route *out) {
+    memset(out, 0, sizeof(*out));
+    out->index = -1;
+    out->device = -1;
+    out->available = SPA_PARAM_AVAILABILITY_unknown;
+    if (pod == NULL || !spa_pod_is_object_type(pod, SPA_TYPE_OBJECT_ParamRoute)) return false;
+    const struct spa_pod_object *object = (const struct spa_pod_object *)pod;
+    const struct spa_pod_prop *prop;
+    uint32_t id;
+    SPA_POD_OBJECT_FOREACH(object, prop) {
+        switch (prop->key) {
+        case SPA_PARAM_ROUTE_index: spa_pod_get_int(&prop->value, &out->index); break;
+        case SPA_PARAM_ROUTE_device: spa_pod_get_int(&prop->value, &out->device); break;
+        case SPA_PARAM_ROUTE_priority: spa_pod_get_int(&prop->value, &out->priority); break;
+        case SPA_PARAM_ROUTE_direction:
+            if (spa_pod_get_id(&prop->value, &id) == 0) out->direction = (int32_t)id;
+            break;
+        case SPA_PARAM_ROUTE_available:
+            if (spa_pod_get_id(&prop->value, &id) == 0) out->available = id;
+            break;
+        case SPA_PARAM_ROUTE_name: spa_pod_get_string(&prop->value, &out->name); break;
+        case SPA_PARAM_ROUTE_description: spa_pod_get_string(&prop->value, &out->description); break;
+        case SPA_PARAM_ROUTE_props:
+            if (spa_pod_is_object(&prop->value)) out->props = &prop->value;
+            break;
+        default:
+            break;
+        }
+    }
+    return true;
+}
+
+static bool default_int(const struct spa_pod *value, uint32_t *out) {
+    uint32_t n_values, choice;
+    const struct spa_pod *v = spa_pod_get_values(value, &n_values, &choice);
+    int32_t i;
+    if (n_values < 1 || spa_pod_get_int(v, &i) != 0 || i < 0) return false;
+    *out = (uint32_t)i;
+    return true;
+}
+
+bool pws_parse_audio_format(const struct spa_pod *pod, uint32_t *rate, uint32_t *channels,
+                            uint32_t positions[PWS_MAX_CHANNELS]) {
+    *rate = 0;
+    *channels = 0;
+    if (pod == NULL || !spa_pod_is_object_type(pod, SPA_TYPE_OBJECT_Format)) return false;
+    const struct spa_pod_object *object = (const struct spa_pod_object *)pod;
+    const struct spa_pod_prop *prop;
+    uint32_t n_positions = 0;
+    SPA_POD_OBJECT_FOREACH(object, prop) {
+        switch (prop->key) {
+        case SPA_FORMAT_AUDIO_rate: default_int(&prop->value, rate); break;
+        case SPA_FORMAT_AUDIO_channels: default_int(&prop->value, channels); break;
+        case SPA_FORMAT_AUDIO_position:
+            n_positions = spa_pod_copy_array(&prop->value, SPA_TYPE_Id, positions, PWS_MAX_CHANNELS);
+            break;
+        default:
+            break;
+        }
+    }
+    if (*channels == 0) *channels = n_positions;
+    if (*channels > PWS_MAX_CHANNELS) *channels = PWS_MAX_CHANNELS;
+    for (uint32_t i = n_positions; i < *channels; i++) positions[i] = SPA_AUDIO_CHANNEL_UNKNOWN;
+    return *channels > 0;
+}
+
+const char *pws_channel_name(uint32_t channel) {
+    return spa_debug_type_find_short_name(spa_type_audio_channel, channel);
+}
+
+uint32_t pws_channel_from_name(const char *name) {
+    for (const struct spa_type_info *t = spa_type_audio_channel; t->name != NULL; t++) {
+        if (strcmp(name, spa_debug_type_short_name(t->name)) == 0) return t->type;
+    }
+    return SPA_AUDIO_CHANNEL_UNKNOWN;
+}

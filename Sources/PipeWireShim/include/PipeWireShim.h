@@ -1,3 +1,127 @@
 #pragma once
-/* Thin C wrappers for the libpipewire method macros and pod builders Swift cannot import. */
+/*
+ * PipeWireShim: thin C wrappers for what Swift cannot import from libpipewire 0.3 —
+ * the method macros (pw_node_set_param, pw_registry_bind, ...), variadic pod builders
+ * and pod parsers, and loop source helpers. No policy and no state lives here: every
+ * function does one libpipewire call or one pod translation.
+ */
+#include <stdbool.h>
+#include <stdint.h>
 #include <pipewire/pipewire.h>
+#include <pipewire/extensions/metadata.h>
+#include <spa/param/param.h>
+
+#define PWS_MAX_CHANNELS 64
+#define PWS_CHANNEL_NAME_LEN 16
+
+/* ---- loop sources ------------------------------------------------------------------ */
+/* An eventfd source: signal it from any thread, `callback` runs on the loop thread. */
+struct spa_source *pws_loop_add_event(struct pw_loop *loop, spa_source_event_func_t callback, void *data);
+int pws_loop_signal_event(struct pw_loop *loop, struct spa_source *source);
+/* A one-shot timer source; arm it with pws_loop_arm_timer. */
+struct spa_source *pws_loop_add_timer(struct pw_loop *loop, spa_source_timer_func_t callback, void *data);
+int pws_loop_arm_timer(struct pw_loop *loop, struct spa_source *source, uint64_t nanoseconds);
+void pws_loop_destroy_source(struct pw_loop *loop, struct spa_source *source);
+
+/* An empty property set (pw_properties_new is variadic). */
+struct pw_properties *pws_properties_new_empty(void);
+
+/* ---- core / registry --------------------------------------------------------------- */
+int pws_core_add_listener(struct pw_core *core, struct spa_hook *hook,
+                          const struct pw_core_events *events, void *data);
+int pws_core_sync(struct pw_core *core);
+struct pw_registry *pws_core_get_registry(struct pw_core *core);
+int pws_registry_add_listener(struct pw_registry *registry, struct spa_hook *hook,
+                              const struct pw_registry_events *events, void *data);
+struct pw_proxy *pws_registry_bind(struct pw_registry *registry, uint32_t id, const char *type,
+                                   uint32_t version);
+int pws_registry_destroy(struct pw_registry *registry, uint32_t id);
+/* Creates a link between two ports, owned by this connection (no object.linger). */
+struct pw_proxy *pws_core_create_link(struct pw_core *core, uint32_t output_node, uint32_t output_port,
+                                      uint32_t input_node, uint32_t input_port);
+
+/* ---- bound object listeners ----------------------------------------------------------- */
+int pws_client_add_listener(struct pw_proxy *client, struct spa_hook *hook,
+                            const struct pw_client_events *events, void *data);
+int pws_node_add_listener(struct pw_proxy *node, struct spa_hook *hook,
+                          const struct pw_node_events *events, void *data);
+int pws_link_add_listener(struct pw_proxy *link, struct spa_hook *hook,
+                          const struct pw_link_events *events, void *data);
+int pws_device_add_listener(struct pw_proxy *device, struct spa_hook *hook,
+                            const struct pw_device_events *events, void *data);
+int pws_metadata_add_listener(struct pw_proxy *metadata, struct spa_hook *hook,
+                              const struct pw_metadata_events *events, void *data);
+
+/* ---- node methods ------------------------------------------------------------------- */
+int pws_node_subscribe_param(struct pw_proxy *node, uint32_t param_id);
+int pws_node_enum_params(struct pw_proxy *node, int seq, uint32_t param_id);
+/* Sets Props. NULL / 0 leaves that property untouched. */
+int pws_node_set_props(struct pw_proxy *node, const float *volume, const bool *mute,
+                       const float *channel_volumes, uint32_t n_channel_volumes);
+/* PortConfig in dsp mode with an F32 planar format of the given channel positions. */
+int pws_node_set_port_config_dsp(struct pw_proxy *node, enum spa_direction direction, bool monitor,
+                                 uint32_t rate, uint32_t channels, const uint32_t *positions);
+int pws_node_send_command(struct pw_proxy *node, uint32_t command_id);
+
+/* ---- device methods ----------------------------------------------------------------- */
+int pws_device_enum_params(struct pw_proxy *device, int seq, uint32_t param_id);
+
+/* ---- metadata ----------------------------------------------------------------------- */
+int pws_metadata_set_property(struct pw_proxy *metadata, uint32_t subject, const char *key,
+                              const char *type, const char *value);
+/* A metadata object implemented in this process and exported on `core` (use a core that does
+ * not also bind it back: pitfall 1). Returns the export proxy; *out_impl gets the object. */
+struct pw_proxy *pws_export_metadata(struct pw_context *context, struct pw_core *core, const char *name,
+                                     void **out_impl);
+void pws_exported_metadata_destroy(void *impl);
+
+/* ---- pod translation ---------------------------------------------------------------- */
+struct pws_props {
+    bool has_volume;
+    float volume;
+    bool has_mute;
+    bool mute;
+    bool has_channel_volumes;
+    uint32_t n_channel_volumes;
+    float channel_volumes[PWS_MAX_CHANNELS];
+    bool has_channel_map;
+    uint32_t n_channel_map;
+    uint32_t channel_map[PWS_MAX_CHANNELS];
+};
+/* Reads the fields audiosession cares about from a Props object; false when not Props. */
+bool pws_parse_props(const struct spa_pod *pod, struct pws_props *out);
+
+struct pws_route {
+    int32_t index;
+    int32_t direction;   /* enum spa_direction */
+    int32_t device;      /* -1 when absent (EnumRoute) */
+    int32_t priority;
+    uint32_t available;  /* enum spa_param_availability */
+    const char *name;        /* point into the pod: copy before the callback returns */
+    const char *description;
+    const struct spa_pod *props; /* Route only: the route's Props object, or NULL */
+};
+/* Reads an EnumRoute / Route object; false when it is neither. */
+bool pws_parse_route(const struct spa_pod *pod, struct pws_route *out);
+
+/* Reads channel count, rate and positions from an audio/raw Format / EnumFormat object.
+ * Values that are ranges or choices yield their default. */
+bool pws_parse_audio_format(const struct spa_pod *pod, uint32_t *rate, uint32_t *channels,
+                            uint32_t positions[PWS_MAX_CHANNELS]);
+
+/* SPA_AUDIO_CHANNEL_* <-> short name ("FL", "MONO", ...). */
+const char *pws_channel_name(uint32_t channel);
+uint32_t pws_channel_from_name(const char *name);
+
+/* Interface type names and versions (string-concatenation macros Swift cannot import). */
+extern const char *const pws_type_client;
+extern const char *const pws_type_node;
+extern const char *const pws_type_port;
+extern const char *const pws_type_link;
+extern const char *const pws_type_device;
+extern const char *const pws_type_metadata;
+extern const uint32_t pws_version_client;
+extern const uint32_t pws_version_node;
+extern const uint32_t pws_version_link;
+extern const uint32_t pws_version_device;
+extern const uint32_t pws_version_metadata;

@@ -1,0 +1,293 @@
+import CPipeWire
+import Foundation
+import Logging
+import PipeWireShim
+
+/// Everything that lives on the loop thread: the context, the connection and its proxies,
+/// the working copy of the mirror, and the reconnect timer.
+///
+/// Confined to the loop thread (or to the caller of `shutdown()` once the loop has stopped),
+/// hence `@unchecked Sendable`: closures handed to `LoopThread` capture it.
+final class GraphSession: @unchecked Sendable {
+    let loopThread: LoopThread
+    let configuration: PipeWireGraph.Configuration
+    let logger: Logger
+    private let deliver: (GraphEvent, GraphSnapshot) -> Void
+
+    private var context: OpaquePointer?
+    private(set) var core: OpaquePointer?
+    private var coreHook: UnsafeMutablePointer<spa_hook>?
+    private(set) var registry: OpaquePointer?
+    private var registryHook: UnsafeMutablePointer<spa_hook>?
+    private var reconnectTimer: UnsafeMutablePointer<spa_source>?
+    private var nextBackoff: Duration
+    private var outageReported = false
+    private var wasConnected = false
+    private var isShutDown = false
+
+    var bound: [GlobalID: BoundProxy] = [:]
+    var ownedLinks: [PortPairing.Pair: OwnedLink] = [:]
+    /// The mirror being built; published (copied) after each change.
+    var mirror = GraphSnapshot()
+    private var syncHandlers: [Int32: (Bool) -> Void] = [:]
+    /// Counts requests whose replies belong to the current state (binds, enumerations):
+    /// the initial sync repeats until a round-trip adds none.
+    var pendingWork = 0
+    private var nextSeq: Int32 = 1
+
+    /// Metadata objects we implement, exported on a second connection (pitfall 1).
+    var providedMetadataNames: [String] = []
+    var exportCore: OpaquePointer?
+    var exportCoreHook: UnsafeMutablePointer<spa_hook>?
+    var exportedMetadata: [String: (proxy: OpaquePointer, implementation: UnsafeMutableRawPointer)] = [:]
+
+    init(
+        loopThread: LoopThread, configuration: PipeWireGraph.Configuration, logger: Logger,
+        deliver: @escaping (GraphEvent, GraphSnapshot) -> Void
+    ) {
+        self.loopThread = loopThread
+        self.configuration = configuration
+        self.logger = logger
+        self.deliver = deliver
+        self.nextBackoff = configuration.reconnectBackoff.initial
+    }
+
+    var isConnected: Bool { core != nil }
+
+    // MARK: - Lifecycle
+
+    /// Creates the context and connects (loop thread).
+    func begin() {
+        guard !isShutDown, context == nil else { return }
+        var properties = ["application.name": configuration.applicationName]
+        properties["config.name"] = "client.conf"
+        context = pw_context_new(loopThread.loop, Self.makeProperties(properties), 0)
+        guard context != nil else {
+            logger.critical("pw_context_new failed: \(String(cString: strerror(errno)))")
+            return
+        }
+        reconnectTimer = pws_loop_add_timer(
+            loopThread.loop,
+            { data, _ in
+                Unmanaged<GraphSession>.fromOpaque(data!).takeUnretainedValue().attemptConnection()
+            }, Unmanaged.passUnretained(self).toOpaque())
+        attemptConnection()
+    }
+
+    /// Tears everything down. Called with the loop stopped (or locked); idempotent.
+    func shutdown() {
+        guard !isShutDown else { return }
+        isShutDown = true
+        tearDownConnection()
+        if let reconnectTimer {
+            pws_loop_destroy_source(loopThread.loop, reconnectTimer)
+            self.reconnectTimer = nil
+        }
+        if let context {
+            pw_context_destroy(context)
+            self.context = nil
+        }
+    }
+
+    private func attemptConnection() {
+        guard !isShutDown, core == nil, let context else { return }
+        var properties: [String: String] = [:]
+        if let remote = configuration.remote { properties["remote.name"] = remote }
+        guard let newCore = pw_context_connect(context, Self.makeProperties(properties), 0) else {
+            let reason = String(cString: strerror(errno))
+            let delay = nextBackoff
+            if !outageReported {
+                outageReported = true
+                logger.error(
+                    "PipeWire is not running: cannot connect to remote '\(PipeWireRemote.name(configuration.remote))' in runtime dir '\(PipeWireRemote.runtimeDirectory(configuration.remote))' (\(reason)); retrying with backoff"
+                )
+            } else {
+                logger.debug("PipeWire still unreachable (\(reason)); next attempt in \(delay)")
+            }
+            nextBackoff = configuration.reconnectBackoff.next(after: delay)
+            armReconnect(after: delay)
+            return
+        }
+        core = newCore
+        let hook = UnsafeMutablePointer<spa_hook>.allocate(capacity: 1)
+        hook.initialize(to: spa_hook())
+        coreHook = hook
+        _ = pws_core_add_listener(newCore, hook, EventTables.core, Unmanaged.passUnretained(self).toOpaque())
+        nextBackoff = configuration.reconnectBackoff.initial
+        let where_ = "remote '\(PipeWireRemote.name(configuration.remote))' in '\(PipeWireRemote.runtimeDirectory(configuration.remote))'"
+        if wasConnected || outageReported {
+            logger.notice("Connected to PipeWire again (\(where_)); rebuilding the graph")
+        } else {
+            logger.info("Connected to PipeWire (\(where_))")
+        }
+        outageReported = false
+        wasConnected = true
+        emit(.connected)
+
+        registry = pws_core_get_registry(newCore)
+        if let registry {
+            let hook = UnsafeMutablePointer<spa_hook>.allocate(capacity: 1)
+            hook.initialize(to: spa_hook())
+            registryHook = hook
+            _ = pws_registry_add_listener(
+                registry, hook, EventTables.registry, Unmanaged.passUnretained(self).toOpaque())
+        }
+        for name in providedMetadataNames { exportMetadata(named: name) }
+        syncUntilQuiet(rounds: 0) { [weak self] completed in
+            guard completed, let self else { return }
+            self.emit(.initialSyncComplete)
+        }
+    }
+
+    private func armReconnect(after delay: Duration) {
+        guard let reconnectTimer else { return }
+        let (seconds, attoseconds) = delay.components
+        let nanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+        _ = pws_loop_arm_timer(loopThread.loop, reconnectTimer, nanoseconds)
+    }
+
+    /// The daemon went away: empty the mirror now, destroy the connection once the current
+    /// callback has returned (the core is emitting), then retry.
+    func connectionLost(reason: String) {
+        guard core != nil, !isShutDown else { return }
+        logger.warning(
+            "Lost PipeWire (remote '\(PipeWireRemote.name(configuration.remote))' in '\(PipeWireRemote.runtimeDirectory(configuration.remote))'): \(reason); reconnecting"
+        )
+        detachListeners()
+        mirror = GraphSnapshot()
+        emit(.disconnected(reason: reason))
+        loopThread.enqueue { [self] in
+            tearDownConnection()
+            nextBackoff = configuration.reconnectBackoff.next(after: configuration.reconnectBackoff.initial)
+            armReconnect(after: configuration.reconnectBackoff.initial)
+        }
+    }
+
+    /// Stops callbacks from the dying connection without destroying anything yet.
+    private func detachListeners() {
+        if let registryHook { detachHook(registryHook) }
+        if let coreHook { detachHook(coreHook) }
+    }
+
+    private func tearDownConnection() {
+        let handlers = syncHandlers
+        syncHandlers = [:]
+        for (_, handler) in handlers.sorted(by: { $0.key < $1.key }) { handler(false) }
+        for link in ownedLinks.values { link.destroy() }
+        ownedLinks = [:]
+        for proxy in bound.values { proxy.destroy() }
+        bound = [:]
+        tearDownExports()
+        if let registry {
+            if let registryHook { detachHook(registryHook) }
+            pw_proxy_destroy(registry)
+        }
+        registry = nil
+        if let core {
+            if let coreHook { detachHook(coreHook) }
+            pw_core_disconnect(core)
+        }
+        core = nil
+        registryHook?.deallocate()
+        registryHook = nil
+        coreHook?.deallocate()
+        coreHook = nil
+        pendingWork = 0
+        mirror = GraphSnapshot()
+    }
+
+    // MARK: - Core events
+
+    func coreDone(id: UInt32, seq: Int32) {
+        guard id == PW_ID_CORE, let handler = syncHandlers.removeValue(forKey: seq) else { return }
+        handler(true)
+    }
+
+    func coreError(id: UInt32, seq: Int32, result: Int32, message: String) {
+        if id == PW_ID_CORE {
+            if result == -EPIPE {
+                connectionLost(reason: "connection closed by PipeWire (\(message))")
+            } else {
+                logger.error("PipeWire core error \(result) (\(String(cString: strerror(-result)))): \(message)")
+            }
+            return
+        }
+        logger.warning(
+            "PipeWire error on proxy \(id): \(message) (\(String(cString: strerror(-result))))")
+    }
+
+    // MARK: - Round-trips
+
+    /// Runs `handler(true)` after a `pw_core_sync` round-trip, or `handler(false)` when the
+    /// connection is lost (or absent) first.
+    func sync(_ handler: @escaping (Bool) -> Void) {
+        guard let core else {
+            handler(false)
+            return
+        }
+        let seq = pws_core_sync(core)
+        guard seq >= 0 else {
+            handler(false)
+            return
+        }
+        syncHandlers[seq] = handler
+    }
+
+    /// Round-trips until one adds no new pending requests (binds, enumerations, subscriptions):
+    /// objects, their info and their params are then all in the mirror.
+    func syncUntilQuiet(rounds: Int, _ handler: @escaping (Bool) -> Void) {
+        let before = pendingWork
+        sync { [weak self] completed in
+            guard let self, completed else {
+                handler(false)
+                return
+            }
+            if self.pendingWork != before, rounds < 16 {
+                self.syncUntilQuiet(rounds: rounds + 1, handler)
+            } else {
+                handler(true)
+            }
+        }
+    }
+
+    func nextSequence() -> Int32 {
+        defer { nextSeq = nextSeq == Int32.max ? 1 : nextSeq + 1 }
+        return nextSeq
+    }
+
+    // MARK: - Publishing
+
+    /// Publishes the mirror and one event, in order, on the loop thread.
+    func emit(_ event: GraphEvent) {
+        deliver(event, mirror)
+    }
+
+    // MARK: - Helpers
+
+    static func makeProperties(_ values: [String: String]) -> UnsafeMutablePointer<pw_properties>? {
+        guard let properties = pws_properties_new_empty() else { return nil }
+        for (key, value) in values { pw_properties_set(properties, key, value) }
+        return properties
+    }
+}
+
+/// Which PipeWire a connection talks to, for messages that say where we looked.
+enum PipeWireRemote {
+    static func name(_ configured: String?) -> String {
+        configured ?? ProcessInfo.processInfo.environment["PIPEWIRE_REMOTE"] ?? "pipewire-0"
+    }
+
+    static func runtimeDirectory(_ configured: String?) -> String {
+        let remote = name(configured)
+        if remote.hasPrefix("/") { return (remote as NSString).deletingLastPathComponent }
+        let environment = ProcessInfo.processInfo.environment
+        return environment["PIPEWIRE_RUNTIME_DIR"] ?? environment["XDG_RUNTIME_DIR"]
+            ?? environment["USERPROFILE"] ?? "(no XDG_RUNTIME_DIR set)"
+    }
+}
+
+/// Removes a listener hook; safe to call again (spa_hook_remove alone is not).
+func detachHook(_ hook: UnsafeMutablePointer<spa_hook>) {
+    spa_hook_remove(hook)
+    hook.pointee = spa_hook()
+}

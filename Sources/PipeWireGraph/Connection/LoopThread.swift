@@ -1,0 +1,110 @@
+import CPipeWire
+import PipeWireShim
+import Synchronization
+
+/// The libpipewire loop thread, and the one safe way to hand it work.
+///
+/// Every `pw_*` call happens on this thread. Other threads enqueue closures into a
+/// mutex-guarded queue and signal an eventfd source that drains it on the loop thread
+/// (`pw_loop_invoke` is single-writer on 0.3.65 and unsafe from many threads).
+final class LoopThread: @unchecked Sendable {
+    let threadLoop: OpaquePointer
+    let loop: UnsafeMutablePointer<pw_loop>
+    private let queue = Mutex<[@Sendable () -> Void]>([])
+    private var wakeSource: UnsafeMutablePointer<spa_source>?
+    private let state = Mutex<State>(.idle)
+
+    private enum State { case idle, running, stopped }
+
+    init(name: String) {
+        PipeWireLibrary.initialize()
+        guard let threadLoop = pw_thread_loop_new(name, nil) else {
+            fatalError("pw_thread_loop_new failed: out of memory")
+        }
+        self.threadLoop = threadLoop
+        self.loop = pw_thread_loop_get_loop(threadLoop)
+        wakeSource = pws_loop_add_event(
+            loop,
+            { data, _ in
+                guard let data else { return }
+                Unmanaged<LoopThread>.fromOpaque(data).takeUnretainedValue().drain()
+            }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    deinit {
+        stop()
+        if let wakeSource { pws_loop_destroy_source(loop, wakeSource) }
+        pw_thread_loop_destroy(threadLoop)
+    }
+
+    func start() {
+        let shouldStart = state.withLock { state in
+            guard case .idle = state else { return false }
+            state = .running
+            return true
+        }
+        if shouldStart { pw_thread_loop_start(threadLoop) }
+    }
+
+    /// Stops and joins the thread. Work still queued is dropped.
+    func stop() {
+        let wasRunning = state.withLock { state in
+            defer { state = .stopped }
+            if case .running = state { return true }
+            return false
+        }
+        if wasRunning { pw_thread_loop_stop(threadLoop) }
+    }
+
+    /// After `stop()`: runs what was still queued on the caller's thread (the session is torn
+    /// down by then, so actions are no-ops and waiters are released).
+    func runRemainingWork() { drain() }
+
+    var isRunning: Bool { state.withLock { if case .running = $0 { true } else { false } } }
+
+    var isOnLoopThread: Bool { pw_thread_loop_in_thread(threadLoop) }
+
+    /// Runs `work` now when called on the loop thread (keeps the caller's order), else enqueues it.
+    func perform(_ work: @escaping @Sendable () -> Void) {
+        if isOnLoopThread { work() } else { enqueue(work) }
+    }
+
+    /// Always runs `work` later, on the loop thread, after the work already queued.
+    func enqueue(_ work: @escaping @Sendable () -> Void) {
+        queue.withLock { $0.append(work) }
+        if let wakeSource { _ = pws_loop_signal_event(loop, wakeSource) }
+    }
+
+    /// Runs `body` with the loop blocked (under the thread-loop lock), from a foreign thread,
+    /// or directly when the loop is not running.
+    func withLoopLocked<T>(_ body: () -> T) -> T {
+        if isOnLoopThread { return body() }
+        pw_thread_loop_lock(threadLoop)
+        defer { pw_thread_loop_unlock(threadLoop) }
+        return body()
+    }
+
+    private func drain() {
+        while true {
+            let batch = queue.withLock { queue -> [@Sendable () -> Void] in
+                defer { queue.removeAll() }
+                return queue
+            }
+            if batch.isEmpty { return }
+            for work in batch { work() }
+        }
+    }
+}
+
+/// `pw_init` once per process.
+enum PipeWireLibrary {
+    private static let initialized = Mutex(false)
+
+    static func initialize() {
+        initialized.withLock { done in
+            guard !done else { return }
+            pw_init(nil, nil)
+            done = true
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// One change of the graph, delivered in order after the snapshot has been updated.
+public enum GraphEvent: Sendable, Equatable {
+    /// The connection is (re)established; objects follow.
+    case connected
+    /// The first registry burst (and the objects' info and params) is complete.
+    case initialSyncComplete
+    /// The PipeWire daemon is gone: the snapshot is now empty; reconnecting with backoff.
+    case disconnected(reason: String)
+    case added(GraphObject)
+    case changed(GraphObject)
+    /// Carries the last known value.
+    case removed(GraphObject)
+    /// One metadata `property` event (`key == nil`: all keys of `subject` were cleared).
+    case metadataChanged(name: String, subject: GlobalID, key: String?, value: String?)
+}
+
+public enum GraphObject: Sendable, Equatable {
+    case client(Client)
+    case node(Node)
+    case port(Port)
+    case link(Link)
+    case device(Device)
+    case metadata(Metadata)
+
+    public var id: GlobalID {
+        switch self {
+        case .client(let object): object.id
+        case .node(let object): object.id
+        case .port(let object): object.id
+        case .link(let object): object.id
+        case .device(let object): object.id
+        case .metadata(let object): object.id
+        }
+    }
+}

@@ -1,0 +1,102 @@
+/// A PipeWire global object id (registry id). Ids are reused after removal; `Node.serial` is not.
+public typealias GlobalID = UInt32
+
+/// A node: a device sink/source, an application stream, or a filter.
+public struct Node: Sendable, Equatable, Identifiable {
+    public var id: GlobalID
+    /// `object.serial`: unique for the daemon's lifetime, unlike `id`.
+    public var serial: UInt64?
+    /// `node.name`.
+    public var name: String
+    /// `media.class`, e.g. `Audio/Sink`, `Stream/Output/Audio`.
+    public var mediaClass: String?
+    public var clientID: GlobalID?
+    public var deviceID: GlobalID?
+    public var properties: [String: String]
+    public var state: NodeState
+    /// Last known `Props` param; nil until read (or when the node has none).
+    public var props: NodeProps?
+    public var inputPortCount: Int
+    public var outputPortCount: Int
+
+    public init(
+        id: GlobalID, serial: UInt64? = nil, name: String, mediaClass: String? = nil,
+        clientID: GlobalID? = nil, deviceID: GlobalID? = nil, properties: [String: String] = [:],
+        state: NodeState = .creating, props: NodeProps? = nil, inputPortCount: Int = 0, outputPortCount: Int = 0
+    ) {
+        self.id = id
+        self.serial = serial
+        self.name = name
+        self.mediaClass = mediaClass
+        self.clientID = clientID
+        self.deviceID = deviceID
+        self.properties = properties
+        self.state = state
+        self.props = props
+        self.inputPortCount = inputPortCount
+        self.outputPortCount = outputPortCount
+    }
+
+    /// An application stream (`Stream/...`).
+    public var isStream: Bool { mediaClass?.hasPrefix("Stream/") ?? false }
+    /// A playback stream: it produces audio for a sink.
+    public var isPlaybackStream: Bool { mediaClass == "Stream/Output/Audio" }
+    /// A capture stream: it consumes audio from a source.
+    public var isCaptureStream: Bool { mediaClass == "Stream/Input/Audio" }
+    /// An audio sink (`Audio/Sink`, `Audio/Duplex` counts as both).
+    public var isSink: Bool { mediaClass == "Audio/Sink" || mediaClass == "Audio/Duplex" }
+    /// An audio source, including virtual ones (`Audio/Source/Virtual`).
+    public var isSource: Bool {
+        guard let mediaClass else { return false }
+        return mediaClass.hasPrefix("Audio/Source") || mediaClass == "Audio/Duplex"
+    }
+    public var isAudio: Bool { mediaClass?.contains("Audio") ?? false }
+    /// `media.role` as the client set it (`Music`, `Movie`, `Communication`, ...).
+    public var mediaRole: String? { properties["media.role"] }
+    /// `application.name` (copied onto stream nodes by libpipewire / pipewire-pulse).
+    public var applicationName: String? { properties["application.name"] }
+    public var processBinary: String? { properties["application.process.binary"] }
+    /// `node.description`, else `node.nick`, else `node.name`.
+    public var displayName: String { properties["node.description"] ?? properties["node.nick"] ?? name }
+    /// `pulse.corked`: a pulse client paused its own stream.
+    public var isCorked: Bool { properties["pulse.corked"] == "true" }
+}
+
+/// `enum pw_node_state`.
+public enum NodeState: Sendable, Equatable, CustomStringConvertible {
+    case creating, suspended, idle, running
+    case error(String)
+
+    public var description: String {
+        switch self {
+        case .creating: "creating"
+        case .suspended: "suspended"
+        case .idle: "idle"
+        case .running: "running"
+        case .error(let message): "error: \(message)"
+        }
+    }
+}
+
+/// The node's `Props` param: the volumes audiosession reads and writes.
+///
+/// `volume` is the stream's own factor (ducking uses it); `channelVolumes` are the user's.
+public struct NodeProps: Sendable, Equatable {
+    public var volume: Float?
+    public var mute: Bool?
+    public var channelVolumes: [Float]
+    /// Channel positions matching `channelVolumes` ("FL", "FR", ...).
+    public var channelMap: [String]
+
+    public init(volume: Float? = nil, mute: Bool? = nil, channelVolumes: [Float] = [], channelMap: [String] = []) {
+        self.volume = volume
+        self.mute = mute
+        self.channelVolumes = channelVolumes
+        self.channelMap = channelMap
+    }
+}
+
+/// Commands `PipeWireGraph.send(_:to:)` can deliver to a node.
+public enum NodeCommand: Sendable, Equatable {
+    case suspend, pause, start
+}
