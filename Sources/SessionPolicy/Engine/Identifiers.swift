@@ -1,0 +1,55 @@
+/// A session, named by the daemon (opaque to the engine).
+public struct SessionID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt64
+    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+    public static func < (lhs: SessionID, rhs: SessionID) -> Bool { lhs.rawValue < rhs.rawValue }
+    public var description: String { "session#\(rawValue)" }
+}
+
+/// A stream, named by the daemon (a PipeWire node id).
+public struct StreamID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt32
+    public init(_ rawValue: UInt32) { self.rawValue = rawValue }
+    public static func < (lhs: StreamID, rhs: StreamID) -> Bool { lhs.rawValue < rhs.rawValue }
+    public var description: String { "stream#\(rawValue)" }
+}
+
+/// A point in time from the caller's clock (monotonic nanoseconds). The engine never
+/// reads a clock itself; it only records and compares these.
+public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var nanoseconds: UInt64
+    public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
+    public static let zero = Timestamp(nanoseconds: 0)
+    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
+    public var description: String { "t=\(nanoseconds)ns" }
+}
+
+/// Whether an app asked for its session or the rules made one for its streams.
+public enum SessionKind: String, Hashable, Sendable, CaseIterable, WireNamed {
+    /// Created over our session API (D-Bus, `audiosessionctl run`): it activates itself.
+    case explicit
+    /// One per client with audio streams, classified by rules: a running stream activates it.
+    case implicit
+    public var wireName: String { rawValue }
+}
+
+/// What the daemon knows about a new session.
+public struct SessionDescriptor: Hashable, Sendable {
+    public var kind: SessionKind
+    /// The app the session belongs to (record permission and "someone else" are per app).
+    public var app: String
+    public var classification: Classification
+    /// How interruptions can reach it (`sessionAPI` for explicit sessions, `mpris` when
+    /// the daemon found an MPRIS player for it; `unlink` and `mute` always work on streams).
+    public var capabilities: Set<InterruptionMethod>
+
+    public init(
+        kind: SessionKind, app: String, classification: Classification = .unconfigured,
+        capabilities: Set<InterruptionMethod>? = nil
+    ) {
+        self.kind = kind
+        self.app = app
+        self.classification = classification
+        self.capabilities = capabilities ?? (kind == .explicit ? [.sessionAPI, .unlink, .mute] : [.unlink, .mute])
+    }
+}

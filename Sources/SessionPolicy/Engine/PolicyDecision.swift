@@ -1,0 +1,51 @@
+/// What the engine decided, in the order the daemon should carry it out.
+///
+/// Decisions about a session are session-level state: the daemon applies them to every
+/// stream of that session, including streams that appear later.
+public enum PolicyDecision: Hashable, Sendable {
+    /// An activation request was granted (reply to `SetActive(true)`, or a stream started).
+    case activated(SessionID)
+    /// The session is inactive now (reply to `SetActive(false)`).
+    case deactivated(SessionID)
+    /// A request was refused, or a stream did something its category forbids.
+    case failed(SessionID, AudioSessionError)
+    /// Stop the session's audio: signal it (`sessionAPI`), MPRIS `Pause`, unlink or mute.
+    case interruptionBegan(SessionID, reason: InterruptionReason, method: InterruptionMethod)
+    /// Undo the interruption; with `shouldResume` the app may (MPRIS: we) play again.
+    /// Without it, only undo unlink / mute and do not press play.
+    case interruptionEnded(SessionID, options: InterruptionOptions, method: InterruptionMethod)
+    /// Ramp our own gain factor of the session to `gain` (1.0 = untouched) over `ramp`.
+    case setGain(SessionID, gain: Double, ramp: Duration)
+    /// Silent mode / screen lock silences (or releases) the session.
+    case setSilenced(SessionID, Bool)
+    /// Capture streams of the session record silence (record permission).
+    case setCaptureSilenced(SessionID, Bool)
+    /// Link the session's streams to these ports now.
+    case link(SessionID, RouteDescription)
+    /// Tell the session its route changed.
+    case routeChanged(SessionID, reason: RouteChangeReason, previous: RouteDescription)
+    /// Its output went away and its category pauses on unplug: pause it (not resumable).
+    case pauseForRouteLoss(SessionID, method: InterruptionMethod)
+    /// `silenceSecondaryAudioHint` to an active session.
+    case secondaryAudioHint(SessionID, SilenceSecondaryAudioHintType)
+    /// Write the system hardware choice (nil fields: back to defaults).
+    case setHardware(HardwareChoice)
+    /// Tell a session the values the graph actually runs at.
+    case reportHardware(SessionID, HardwareValues)
+    case mediaServicesLost
+    case mediaServicesReset
+
+    /// The session a decision is about, if any.
+    public var session: SessionID? {
+        switch self {
+        case .activated(let id), .deactivated(let id), .failed(let id, _),
+             .interruptionBegan(let id, _, _), .interruptionEnded(let id, _, _),
+             .setGain(let id, _, _), .setSilenced(let id, _), .setCaptureSilenced(let id, _),
+             .link(let id, _), .routeChanged(let id, _, _), .pauseForRouteLoss(let id, _),
+             .secondaryAudioHint(let id, _), .reportHardware(let id, _):
+            id
+        case .setHardware, .mediaServicesLost, .mediaServicesReset:
+            nil
+        }
+    }
+}

@@ -1,0 +1,169 @@
+/// A port the engine knows, with its "last in" order.
+struct PortRecord: Sendable {
+    var port: Port
+    var available: Bool
+    /// Higher = more recently plugged in or chosen as default.
+    var lastIn: UInt64
+}
+
+/// Devices and routes: last in wins, and each session's route follows its category.
+extension PolicyEngine {
+
+    /// The selector over the ports available now, most recent first.
+    func routeSelector() -> RouteSelector {
+        let available = ports.filter(\.available).sorted { $0.lastIn > $1.lastIn }.map(\.port)
+        return RouteSelector(portsMostRecentFirst: available)
+    }
+
+    func routeRequest(_ state: SessionState) -> RouteSelector.Request {
+        RouteSelector.Request(
+            configuration: state.configuration, preferredInputUID: state.preferredInputUID,
+            outputOverride: state.outputOverride)
+    }
+
+    /// Whether a category needs ports at all (audioProcessing does not).
+    func needsRoute(_ state: SessionState) -> Bool {
+        state.configuration.category.hasInput || state.configuration.category.hasOutput
+    }
+
+    mutating func bumpLastIn(_ uid: String) {
+        guard let index = ports.firstIndex(where: { $0.port.uid == uid }) else { return }
+        ports[index].lastIn = nextPortSerial
+        nextPortSerial += 1
+    }
+
+    mutating func enumerateDevices(_ list: [Port], defaultOutput: String?, defaultInput: String?) {
+        ports = []
+        for port in list {
+            ports.removeAll { $0.port.uid == port.uid }
+            ports.append(PortRecord(port: port, available: true, lastIn: nextPortSerial))
+            nextPortSerial += 1
+        }
+        if let defaultInput { bumpLastIn(defaultInput) }
+        if let defaultOutput { bumpLastIn(defaultOutput) }
+        rerouteAll(reason: .routeConfigurationChange, lost: [])
+    }
+
+    mutating func addDevice(_ port: Port) {
+        ports.removeAll { $0.port.uid == port.uid }
+        ports.append(PortRecord(port: port, available: true, lastIn: nextPortSerial))
+        nextPortSerial += 1
+        plugged(port)
+    }
+
+    mutating func removeDevice(_ uid: String) {
+        guard let index = ports.firstIndex(where: { $0.port.uid == uid }) else { return }
+        let record = ports.remove(at: index)
+        if record.available { unplugged(uid) }
+    }
+
+    mutating func changeAvailability(_ uid: String, _ available: Bool) {
+        guard let index = ports.firstIndex(where: { $0.port.uid == uid }), ports[index].available != available else { return }
+        ports[index].available = available
+        if available {
+            bumpLastIn(uid)
+            plugged(ports[index].port)
+        } else {
+            unplugged(uid)
+        }
+    }
+
+    mutating func changeDefault(_ direction: PortDirection, _ uid: String) {
+        guard let record = ports.first(where: { $0.port.uid == uid }), record.port.direction == direction else { return }
+        bumpLastIn(uid)
+        clearOverrides()
+        rerouteAll(reason: .routeConfigurationChange, lost: [])
+    }
+
+    /// A new port: it wins (last in), a new microphone resets preferred inputs, and any
+    /// output override ends (it lasts until the next route change).
+    mutating func plugged(_ port: Port) {
+        if port.direction == .input && !port.type.isBuiltIn {
+            for id in sessionOrder { sessions[id]?.preferredInputUID = nil }
+        }
+        clearOverrides()
+        rerouteAll(reason: .newDeviceAvailable, lost: [])
+    }
+
+    mutating func unplugged(_ uid: String) {
+        clearOverrides()
+        for id in sessionOrder where sessions[id]?.preferredInputUID == uid { sessions[id]?.preferredInputUID = nil }
+        rerouteAll(reason: .oldDeviceUnavailable, lost: [uid])
+    }
+
+    mutating func clearOverrides() {
+        for id in sessionOrder where sessions[id]?.outputOverride != OutputOverride.none {
+            sessions[id]?.outputOverride = .none
+        }
+    }
+
+    /// Recomputes every session's route; links, notifies, and pauses on unplug.
+    mutating func rerouteAll(reason: RouteChangeReason, lost: Set<String>) {
+        let selector = routeSelector()
+        var cache: [RouteSelector.Request: RouteDescription] = [:]
+        var paused = false
+        for id in sessionOrder {
+            guard let state = sessions[id] else { continue }
+            let request = routeRequest(state)
+            let route: RouteDescription
+            if let cached = cache[request] {
+                route = cached
+            } else {
+                route = selector.route(for: request)
+                cache[request] = route
+            }
+            let previous = state.route
+            guard route != previous else { continue }
+            sessions[id]?.route = route
+            if !state.streams.isEmpty { emit(.link(id, route)) }
+            let lostOutput = previous.outputs.contains { lost.contains($0.uid) }
+            let noRoute = needsRoute(state) && route.isEmpty
+            if state.kind == .explicit {
+                emit(.routeChanged(id, reason: noRoute ? .noSuitableRouteForCategory : reason, previous: previous))
+            }
+            if reason == .oldDeviceUnavailable && lostOutput && state.kind == .implicit && state.activity == .active
+                && configuration.pauseOnUnplug.contains(state.configuration.category) {
+                emit(.pauseForRouteLoss(id, method: state.method(preferring: configuration.interruptionMethods)))
+                for index in state.streams.indices { sessions[id]?.streams[index].pausedByUser = true }
+                leaveContention(id, resumeHint: false)
+                paused = true
+            }
+        }
+        if paused { arbitrate(cause: nil) }
+    }
+
+    mutating func setPreferredInput(_ id: SessionID, _ uid: String?) {
+        guard existing(id), let state = sessions[id] else { return }
+        guard state.configuration.category.hasInput else {
+            emit(.failed(id, .incompatibleCategory))
+            return
+        }
+        if let uid, !routeSelector().availableInputs(for: state.configuration).contains(where: { $0.uid == uid }) {
+            emit(.failed(id, .badParam))
+            return
+        }
+        sessions[id]?.preferredInputUID = uid
+        reroute(id, reason: .routeConfigurationChange)
+    }
+
+    mutating func overrideOutput(_ id: SessionID, _ override: OutputOverride) {
+        guard existing(id), let state = sessions[id] else { return }
+        guard state.configuration.category == .playAndRecord else {
+            emit(.failed(id, .incompatibleCategory))
+            return
+        }
+        sessions[id]?.outputOverride = override
+        reroute(id, reason: .override)
+    }
+
+    /// One session's route changed by its own request.
+    mutating func reroute(_ id: SessionID, reason: RouteChangeReason) {
+        guard let state = sessions[id] else { return }
+        let route = routeSelector().route(for: routeRequest(state))
+        guard route != state.route else { return }
+        let previous = state.route
+        sessions[id]?.route = route
+        if !state.streams.isEmpty { emit(.link(id, route)) }
+        if state.kind == .explicit { emit(.routeChanged(id, reason: reason, previous: previous)) }
+    }
+}

@@ -1,0 +1,193 @@
+/// Session lifecycle and the session API (category, activation, preferences).
+extension PolicyEngine {
+
+    mutating func createSession(_ id: SessionID, _ descriptor: SessionDescriptor) {
+        guard sessions[id] == nil else {
+            emit(.failed(id, .badParam))
+            return
+        }
+        let configuration: SessionConfiguration
+        do {
+            configuration = try descriptor.classification.validated()
+        } catch {
+            emit(.failed(id, error))
+            configuration = .default
+        }
+        let key = appKey(for: descriptor.app)
+        var state = SessionState(
+            id: id, kind: descriptor.kind, app: descriptor.app, appKey: key, configuration: configuration,
+            priorityClass: descriptor.classification.priorityClass,
+            interaction: descriptor.classification.effectiveInteraction, capabilities: descriptor.capabilities)
+        state.route = routeSelector().route(for: routeRequest(state))
+        sessions[id] = state
+        sessionOrder.insert(id, at: sessionOrder.partitioningIndex { $0 >= id })
+        appSessions[descriptor.app, default: []].insert(id)
+        updateSilencing(of: id)
+    }
+
+    mutating func removeSession(_ id: SessionID) {
+        guard existing(id), let state = sessions[id] else { return }
+        leaveContention(id, resumeHint: state.kind == .implicit, notify: false)
+        for stream in state.streams { streamOwners[stream.id] = nil }
+        sessions[id] = nil
+        let index = sessionOrder.partitioningIndex { $0 >= id }
+        if index < sessionOrder.count, sessionOrder[index] == id { sessionOrder.remove(at: index) }
+        appSessions[state.app]?.remove(id)
+        arbitrate(cause: nil)
+    }
+
+    mutating func setCategory(_ id: SessionID, _ category: Category, _ mode: Mode, _ options: CategoryOptions) {
+        guard existing(id), var state = sessions[id] else { return }
+        let configuration: SessionConfiguration
+        do {
+            configuration = try SessionConfiguration(category: category, mode: mode, options: options)
+        } catch {
+            emit(.failed(id, error))
+            return
+        }
+        state.configuration = configuration
+        state.outputOverride = .none
+        if !category.hasInput { state.preferredInputUID = nil }
+        sessions[id] = state
+        applyConfigurationChange(id, routeReason: .categoryChange)
+    }
+
+    mutating func reclassify(_ id: SessionID, _ classification: Classification) {
+        guard existing(id), var state = sessions[id] else { return }
+        let configuration: SessionConfiguration
+        do {
+            configuration = try classification.validated()
+        } catch {
+            emit(.failed(id, error))
+            return
+        }
+        let oldPriority = state.priorityClass.priority
+        let categoryChanged = configuration != state.configuration
+        if state.activity != .inactive, let index = contenderIndex(priority: oldPriority, serial: state.serial) {
+            var contender = contenders.remove(at: index)
+            contender.priority = classification.priorityClass.priority
+            contenders.insert(contender, at: insertionIndex(priority: contender.priority, serial: contender.serial))
+        }
+        state.configuration = configuration
+        state.priorityClass = classification.priorityClass
+        state.interaction = classification.effectiveInteraction
+        if categoryChanged { state.outputOverride = .none }
+        sessions[id] = state
+        applyConfigurationChange(id, routeReason: categoryChanged ? .categoryChange : nil)
+    }
+
+    /// After category / class changes: effects, silencing, route, arbitration.
+    mutating func applyConfigurationChange(_ id: SessionID, routeReason: RouteChangeReason?) {
+        refreshContender(id)
+        updateSilencing(of: id)
+        updateCaptureSilencing(of: id)
+        if let routeReason, let state = sessions[id] {
+            let previous = state.route
+            let route = routeSelector().route(for: routeRequest(state))
+            sessions[id]?.route = route
+            if !state.streams.isEmpty && route != previous { emit(.link(id, route)) }
+            if state.activity == .active && state.kind == .explicit {
+                emit(.routeChanged(id, reason: route.isEmpty == false || !needsRoute(state) ? routeReason : .noSuitableRouteForCategory, previous: previous))
+            }
+        }
+        arbitrate(cause: id)
+    }
+
+    mutating func setActive(_ id: SessionID, _ active: Bool, _ options: SetActiveOptions) {
+        guard existing(id), let state = sessions[id] else { return }
+        if active {
+            guard !isGraphLost else {
+                emit(.failed(id, .mediaServicesFailed))
+                return
+            }
+            if state.activity == .active {
+                emit(.activated(id))
+                return
+            }
+            let audience = (state.isNonMixable ? 1 : 0) | (state.isSpoken ? 2 : 0)
+            if interrupter(forPriority: state.priorityClass.priority, audience: audience) != nil {
+                emit(.failed(id, .insufficientPriority))
+                return
+            }
+            if state.activity == .interrupted {
+                // Reactivating during (or after) an interruption: no ended will follow.
+                leaveContention(id, resumeHint: false, notify: false)
+            }
+            enterContention(id, waiting: false)
+            emit(.activated(id))
+            arbitrate(cause: id)
+        } else {
+            let notify = options.contains(.notifyOthersOnDeactivation)
+            if state.activity != .inactive {
+                leaveContention(id, resumeHint: notify)
+            }
+            emit(.deactivated(id))
+            arbitrate(cause: nil)
+        }
+    }
+
+    mutating func setPreferredHardware(_ id: SessionID, _ wish: HardwareWish) {
+        guard existing(id) else { return }
+        if let rate = wish.sampleRate, !(rate > 0 && rate <= 1_000_000) {
+            emit(.failed(id, .badParam))
+            return
+        }
+        if let duration = wish.ioBufferDuration, !(duration > 0 && duration <= 10) {
+            emit(.failed(id, .badParam))
+            return
+        }
+        sessions[id]?.wish = wish
+        refreshContender(id)
+        updateHardware()
+    }
+
+    mutating func changeCapabilities(_ id: SessionID, _ capabilities: Set<InterruptionMethod>) {
+        guard existing(id) else { return }
+        sessions[id]?.capabilities = capabilities
+    }
+
+    /// Silent mode and screen lock silence the configured categories (ambient, soloAmbient).
+    mutating func updateSilencing(of id: SessionID) {
+        guard let state = sessions[id] else { return }
+        let silenced = (silentMode || screenLocked)
+            && configuration.silencedBySilentMode.contains(state.configuration.category)
+        if silenced != state.silenced {
+            sessions[id]?.silenced = silenced
+            emit(.setSilenced(id, silenced))
+        }
+    }
+
+    mutating func updateSilencing() {
+        for id in sessionOrder { updateSilencing(of: id) }
+    }
+
+    /// Capture of an app without record permission records silence; so does capture in a
+    /// category without input.
+    mutating func updateCaptureSilencing(of id: SessionID) {
+        guard let state = sessions[id] else { return }
+        let permission = permissions[state.app] ?? .undetermined
+        let denied = permission == .denied || (permission == .undetermined && configuration.silenceUndeterminedCapture)
+        let silenced = state.hasRunningCapture && (denied || !state.configuration.category.hasInput)
+        if silenced != state.captureSilenced {
+            sessions[id]?.captureSilenced = silenced
+            emit(.setCaptureSilenced(id, silenced))
+        }
+    }
+
+    mutating func changePermission(_ app: String, _ permission: RecordPermission) {
+        permissions[app] = permission
+        for id in (appSessions[app] ?? []).sorted() { updateCaptureSilencing(of: id) }
+    }
+}
+
+extension Array {
+    /// First index whose element satisfies `predicate`, for a predicate that is false then true.
+    func partitioningIndex(where predicate: (Element) -> Bool) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if predicate(self[mid]) { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+}

@@ -1,0 +1,126 @@
+/// The control tower: every decision, no I/O.
+///
+/// Feed it events with timestamps from your clock; it returns the decisions to carry out,
+/// in order. Same configuration and same events give the same decisions.
+///
+/// Per event the work is linear in the number of *contending* sessions (active or
+/// interrupted) with a small constant — a walk over one contiguous array — plus
+/// logarithmic index updates; inactive sessions cost nothing except for events that
+/// concern every session (silent mode, device changes).
+public struct PolicyEngine: Sendable {
+    public internal(set) var configuration: PolicyConfiguration
+
+    var sessions: [SessionID: SessionState] = [:]
+    /// All session ids, sorted: the deterministic order of "for every session" work.
+    var sessionOrder: [SessionID] = []
+    /// Active and interrupted sessions, in dominance order.
+    var contenders: [Contender] = []
+    var streamOwners: [StreamID: SessionID] = [:]
+    /// blocker -> sessions it keeps interrupted.
+    var blocking: [SessionID: Set<SessionID>] = [:]
+    var nextSerial: UInt64 = 1
+    var appKeys: [String: Int] = [:]
+    var appSessions: [String: Set<SessionID>] = [:]
+    var permissions: [String: RecordPermission] = [:]
+
+    var ports: [PortRecord] = []
+    var nextPortSerial: UInt64 = 1
+
+    public internal(set) var silentMode = false
+    public internal(set) var screenLocked = false
+    public internal(set) var isAsleep = false
+    public internal(set) var isGraphLost = false
+    /// Last choice sent to the graph.
+    public internal(set) var hardwareChoice = HardwareChoice.systemDefault
+    /// What the graph reported it runs at.
+    public internal(set) var observedHardware: (sampleRate: Int, quantum: Int)?
+    /// Time of the event being handled (or last handled).
+    public internal(set) var now = Timestamp.zero
+
+    /// Decisions of the event being handled.
+    var output: [PolicyDecision] = []
+
+    public init(configuration: PolicyConfiguration = .desktop) {
+        self.configuration = configuration
+    }
+
+    /// Handles one event and returns what to do, in order.
+    public mutating func handle(_ event: PolicyEvent, at time: Timestamp) -> [PolicyDecision] {
+        now = time
+        output.removeAll(keepingCapacity: true)
+        switch event {
+        case .sessionCreated(let id, let descriptor): createSession(id, descriptor)
+        case .sessionRemoved(let id): removeSession(id)
+        case .setCategory(let id, let category, let mode, let options): setCategory(id, category, mode, options)
+        case .reclassify(let id, let classification): reclassify(id, classification)
+        case .setActive(let id, let active, let options): setActive(id, active, options)
+        case .setPreferredHardware(let id, let wish): setPreferredHardware(id, wish)
+        case .setPreferredInput(let id, let uid): setPreferredInput(id, uid)
+        case .overrideOutputAudioPort(let id, let override): overrideOutput(id, override)
+        case .capabilitiesChanged(let id, let capabilities): changeCapabilities(id, capabilities)
+        case .streamStarted(let id, let stream, let direction): startStream(id, stream, direction)
+        case .streamPausedByUser(let stream): pauseStream(stream)
+        case .streamStopped(let stream): stopStream(stream)
+        case .devicesEnumerated(let ports, let output, let input): enumerateDevices(ports, defaultOutput: output, defaultInput: input)
+        case .deviceAdded(let port): addDevice(port)
+        case .deviceRemoved(let uid): removeDevice(uid)
+        case .portAvailabilityChanged(let uid, let available): changeAvailability(uid, available)
+        case .defaultDeviceChanged(let direction, let uid): changeDefault(direction, uid)
+        case .silentMode(let on): silentMode = on; updateSilencing()
+        case .screenLocked(let on): screenLocked = on; updateSilencing()
+        case .sleep: isAsleep = true
+        case .wake: wake()
+        case .recordPermissionChanged(let app, let permission): changePermission(app, permission)
+        case .hardwareObserved(let rate, let quantum): observeHardware(rate, quantum)
+        case .graphLost: loseGraph()
+        case .graphRestored: restoreGraph()
+        }
+        return output
+    }
+
+    /// Replaces the configuration (a rules reload) and re-derives every session's effects.
+    public mutating func reconfigure(_ configuration: PolicyConfiguration, at time: Timestamp) -> [PolicyDecision] {
+        now = time
+        output.removeAll(keepingCapacity: true)
+        self.configuration = configuration
+        for index in contenders.indices {
+            let id = contenders[index].id
+            if let state = sessions[id] { contenders[index].effects = effects(of: state) }
+        }
+        updateSilencing()
+        arbitrate(cause: nil)
+        return output
+    }
+
+    // MARK: - Shared helpers
+
+    func effects(of state: SessionState) -> Contender.Effects {
+        Contender.Effects(
+            configuration: state.configuration, priorityClass: state.priorityClass,
+            interaction: state.interaction, rule: configuration.equalClassRule)
+    }
+
+    mutating func appKey(for app: String) -> Int {
+        if let key = appKeys[app] { return key }
+        let key = appKeys.count
+        appKeys[app] = key
+        return key
+    }
+
+    mutating func emit(_ decision: PolicyDecision) { output.append(decision) }
+
+    /// Refuses a request about a session we do not know (removed or never created).
+    mutating func existing(_ id: SessionID) -> Bool {
+        if sessions[id] != nil { return true }
+        emit(.failed(id, .expiredSession))
+        return false
+    }
+
+    /// Gain for a number of simultaneous duckers: like PulseAudio's groups they multiply.
+    /// Zero duckers is exactly 1.0.
+    func gain(forDuckCount count: Int32) -> Double {
+        var gain = 1.0
+        for _ in 0..<max(0, count) { gain *= configuration.duckLevel }
+        return gain
+    }
+}

@@ -1,0 +1,51 @@
+/// Everything the daemon tells the engine. Timestamps travel beside events
+/// (`PolicyEngine.handle(_:at:)`), from the caller's clock.
+public enum PolicyEvent: Hashable, Sendable {
+    // Sessions
+    case sessionCreated(SessionID, SessionDescriptor)
+    case sessionRemoved(SessionID)
+    /// `setCategory(_:mode:options:)`: validated; options reset to exactly these.
+    case setCategory(SessionID, Category, mode: Mode, options: CategoryOptions)
+    /// The rules (re)classified a session (implicit sessions, or a rules reload).
+    case reclassify(SessionID, Classification)
+    case setActive(SessionID, Bool, options: SetActiveOptions)
+    case setPreferredHardware(SessionID, HardwareWish)
+    /// `nil` clears the preference.
+    case setPreferredInput(SessionID, portUID: String?)
+    case overrideOutputAudioPort(SessionID, OutputOverride)
+    case capabilitiesChanged(SessionID, Set<InterruptionMethod>)
+
+    // Streams
+    /// A stream of the session runs (new, or un-paused by its user).
+    case streamStarted(SessionID, StreamID, StreamDirection)
+    /// Its user paused it (pulse `pulse.corked`). The daemon reports only pauses it did not
+    /// cause itself (its own MPRIS `Pause` for an interruption is not a user pause).
+    case streamPausedByUser(StreamID)
+    /// Stopped or gone.
+    case streamStopped(StreamID)
+
+    // Devices and routes
+    /// The full device list (startup, or after the graph came back): ports in discovery
+    /// order plus the defaults; replaces what the engine knew.
+    case devicesEnumerated([Port], defaultOutput: String?, defaultInput: String?)
+    /// Hot-plugged: last in wins.
+    case deviceAdded(Port)
+    case deviceRemoved(uid: String)
+    /// A device route's `available` changed (jack sensing): like plug / unplug, port kept.
+    case portAvailabilityChanged(uid: String, available: Bool)
+    /// The user chose a default device: it becomes the last in.
+    case defaultDeviceChanged(PortDirection, uid: String)
+
+    // Environment
+    case silentMode(Bool)
+    case screenLocked(Bool)
+    case sleep
+    case wake
+    case recordPermissionChanged(app: String, RecordPermission)
+    /// What the graph actually runs at.
+    case hardwareObserved(sampleRate: Int, quantum: Int)
+    /// The PipeWire daemon went away (media services lost).
+    case graphLost
+    /// It is back (media services reset); devices follow with `devicesEnumerated`.
+    case graphRestored
+}

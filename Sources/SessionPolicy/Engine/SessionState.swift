@@ -1,0 +1,58 @@
+/// Where a session stands in arbitration.
+public enum SessionActivity: String, Hashable, Sendable, CaseIterable, WireNamed {
+    /// Not playing, not waiting for anything.
+    case inactive
+    /// Granted: plays (possibly ducked or silenced).
+    case active
+    /// Interrupted (or held on arrival: "delayed focus"), waiting for its interrupters to end.
+    case interrupted
+    public var wireName: String { rawValue }
+}
+
+/// One stream of a session.
+struct StreamState: Hashable, Sendable {
+    var id: StreamID
+    var direction: StreamDirection
+    var pausedByUser: Bool
+}
+
+/// Everything the engine keeps about one session.
+struct SessionState: Sendable {
+    let id: SessionID
+    let kind: SessionKind
+    let app: String
+    let appKey: Int
+    var configuration: SessionConfiguration
+    var priorityClass: PriorityClass
+    var interaction: Interaction
+    var capabilities: Set<InterruptionMethod>
+    var activity: SessionActivity = .inactive
+    /// Activation order (higher = more recent); meaningful while active or interrupted.
+    var serial: UInt64 = 0
+    var activatedAt: Timestamp?
+    /// Few per session: an array keeps iteration order deterministic.
+    var streams: [StreamState] = []
+    var wish = HardwareWish()
+    var preferredInputUID: String?
+    var outputOverride: OutputOverride = .none
+    /// Sessions whose activity interrupted this one and have not ended yet.
+    var blockers: Set<SessionID> = []
+    /// Cleared when an interrupter ends without `notifyOthersOnDeactivation`.
+    var resumeHint = true
+    /// Its user paused it while it was interrupted: it is not resumed.
+    var userPausedWhileInterrupted = false
+    var silenced = false
+    var captureSilenced = false
+    /// The route last computed (and reported) for it.
+    var route = RouteDescription.empty
+
+    var hasRunningStreams: Bool { streams.contains { !$0.pausedByUser } }
+    var hasRunningCapture: Bool { streams.contains { !$0.pausedByUser && $0.direction == .capture } }
+    var isNonMixable: Bool { !configuration.isMixable }
+    var isSpoken: Bool { configuration.effectiveMode == .spokenAudio }
+
+    /// The first interruption method of the configured order the session supports.
+    func method(preferring order: [InterruptionMethod]) -> InterruptionMethod {
+        order.first(where: capabilities.contains) ?? (kind == .explicit ? .sessionAPI : .unlink)
+    }
+}
