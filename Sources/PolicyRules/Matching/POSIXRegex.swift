@@ -17,16 +17,19 @@ public final class POSIXRegex: @unchecked Sendable, Hashable, CustomStringConver
 
     /// Compiles `pattern`; throws the message `regerror` gives for an invalid one.
     public init(_ pattern: String) throws(RegexCompileError) {
-        self.pattern = pattern
-        compiled = .allocate(capacity: 1)
-        let status = regcomp(compiled, pattern, REG_EXTENDED | REG_NOSUB)
+        // Compile before initialising any stored property: a class whose init throws
+        // after full initialisation runs deinit, which would free this twice.
+        let candidate = UnsafeMutablePointer<regex_t>.allocate(capacity: 1)
+        let status = regcomp(candidate, pattern, REG_EXTENDED | REG_NOSUB)
         if status != 0 {
             var message = [CChar](repeating: 0, count: 256)
-            regerror(status, compiled, &message, message.count)
-            compiled.deallocate()
+            regerror(status, candidate, &message, message.count)
+            candidate.deallocate()
             let text = String(decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw RegexCompileError(pattern: pattern, message: text)
         }
+        self.pattern = pattern
+        self.compiled = candidate
     }
 
     deinit {

@@ -136,6 +136,7 @@ private struct Parser {
             if keyToken.pointee == CChar(UInt8(ascii: "{")) || keyToken.pointee == CChar(UInt8(ascii: "[")) {
                 throw diagnostic(at: keyOffset, "expected a key, found \(keyToken.pointee == CChar(UInt8(ascii: "{")) ? "an object" : "an array")")
             }
+            try checkClosed(keyToken, Int(keyLength), base: base)
             guard let key = SPAJSONReader.unescape(token: text(keyToken, Int(keyLength))) else {
                 throw diagnostic(at: keyOffset, "invalid key \(text(keyToken, Int(keyLength)))")
             }
@@ -178,6 +179,7 @@ private struct Parser {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             return try container(opening: token, parent: parent, base: base, depth: depth + 1)
         case UInt8(ascii: "\""):
+            try checkClosed(token, length, base: base)
             let raw = text(token, length)
             guard let unescaped = SPAJSONReader.unescape(token: raw) else {
                 throw diagnostic(at: offset, "invalid string \(raw)")
@@ -185,6 +187,20 @@ private struct Parser {
             return SPAJSONValue(.string(unescaped), line: line)
         default:
             return SPAJSONValue(.bare(text(token, length)), line: line)
+        }
+    }
+
+    /// libspa returns a string still open at the end of the data as a token; refuse it.
+    private func checkClosed(_ token: UnsafePointer<CChar>, _ length: Int, base: UnsafePointer<CChar>) throws(RulesDiagnostic) {
+        guard token.pointee == CChar(UInt8(ascii: "\"")) else { return }
+        var backslashes = 0
+        var index = length - 2
+        while index > 0 && token[index] == CChar(UInt8(ascii: "\\")) {
+            backslashes += 1
+            index -= 1
+        }
+        if length < 2 || token[length - 1] != CChar(UInt8(ascii: "\"")) || backslashes % 2 == 1 {
+            throw diagnostic(at: token - base, "string not closed before the end of the file")
         }
     }
 

@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+import Synchronization
+
+/// Tells when a rules file may have changed: inotify on every rule directory (and, for a
+/// directory that does not exist yet, on its nearest existing parent, so creating
+/// `~/.config/audiosession/policy-rules.d` is noticed too).
+///
+/// Editors save in bursts (write a temporary file, rename, chmod); events arriving within
+/// `settleTime` of each other are reported as one change. The daemon reacts by calling
+/// `LiveRules.reload()`, which validates the whole set before swapping it in.
+public final class RulesWatcher: Sendable {
+    /// One report per burst of file-system events.
+    public let changes: AsyncStream<Void>
+
+    private let inotify: Int32
+    /// Written to by `stop()` to wake the watching thread.
+    private let wakeup: (read: Int32, write: Int32)
+    private let directories: [String]
+    private let settleTime: Duration
+    private let continuation: AsyncStream<Void>.Continuation
+    private let stopped = Atomic<Bool>(false)
+
+    /// Starts watching. Throws the `errno` of `inotify_init1` or `pipe`.
+    public init(directories: [String], settleTime: Duration = .milliseconds(100)) throws(WatchError) {
+        self.directories = directories
+        self.settleTime = settleTime
+        let descriptor = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard descriptor >= 0 else { throw WatchError(operation: "inotify_init1", errno: errno) }
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw WatchError(operation: "pipe", errno: code)
+        }
+        for end in pipeEnds {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, O_NONBLOCK)
+        }
+        inotify = descriptor
+        wakeup = (pipeEnds[0], pipeEnds[1])
+        (changes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        addWatches()
+        let thread = Thread { [self] in run() }
+        thread.name = "rules-watcher"
+        thread.start()
+    }
+
+    /// Stops watching and finishes `changes`. Safe to call more than once; the watching
+    /// thread holds the watcher until then.
+    public func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        var byte: UInt8 = 1
+        _ = write(wakeup.write, &byte, 1)
+    }
+
+    /// Watch each directory, or the nearest existing ancestor of a missing one.
+    /// Re-adding an existing watch is harmless (inotify returns the same descriptor).
+    private func addWatches() {
+        let mask = UInt32(IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO
+            | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
+        for directory in directories {
+            var path = directory
+            while !path.isEmpty {
+                if inotify_add_watch(inotify, path, mask) >= 0 { break }
+                guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { break }
+                path = String(path[..<slash])
+            }
+        }
+    }
+
+    /// Runs until `stop()` writes its wake-up byte. The wake-up pipe is closed only after
+    /// that byte arrived, so `stop()` never writes to a closed (or reused) descriptor.
+    private func run() {
+        let woken = watchUntilWoken()
+        continuation.finish()
+        close(inotify)
+        if woken {
+            close(wakeup.read)
+            close(wakeup.write)
+        }
+    }
+
+    private func watchUntilWoken() -> Bool {
+        let settleMilliseconds = Int32(settleTime.components.seconds * 1000 + settleTime.components.attoseconds / 1_000_000_000_000_000)
+        var pending = false
+        while true {
+            var descriptors = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
+                               pollfd(fd: wakeup.read, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&descriptors, 2, pending ? settleMilliseconds : -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            if descriptors[1].revents != 0 { return true }
+            if ready == 0 {
+                // Quiet for `settleTime` after a burst: report it once.
+                pending = false
+                addWatches()
+                continuation.yield()
+                continue
+            }
+            if descriptors[0].revents != 0 {
+                drain()
+                pending = true
+            }
+        }
+    }
+
+    private func drain() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while read(inotify, &buffer, buffer.count) > 0 {}
+    }
+}
+
+/// A system call the watcher needs failed.
+public struct WatchError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var operation: String
+    public var errno: Int32
+    public var description: String { "\(operation): \(String(cString: strerror(errno)))" }
+}
