@@ -15,11 +15,13 @@ public enum PortPairing {
     }
 
     /// The pairs for linking node `output` into node `input`. A sink used as output contributes
-    /// its monitor ports; anything else its non-monitor output ports.
+    /// its monitor ports; anything else its non-monitor output ports, or its monitor ports when
+    /// that is all it has (a virtual source's capture ports are flagged as monitors).
     public static func pairs(in snapshot: GraphSnapshot, output: GlobalID, input: GlobalID) -> [Pair] {
         let allOutputs = snapshot.ports(of: output, direction: .output)
         let outputIsSink = snapshot.nodes[output]?.isSink ?? false
-        let outputs = allOutputs.filter { $0.isMonitor == outputIsSink }
+        var outputs = allOutputs.filter { !$0.isMonitor }
+        if outputIsSink || outputs.isEmpty { outputs = allOutputs.filter(\.isMonitor) }
         let inputs = snapshot.ports(of: input, direction: .input)
         return pairs(outputs: outputs, inputs: inputs)
     }

@@ -33,6 +33,13 @@ public struct GraphSnapshot: Sendable, Equatable {
             .sorted { ($0.portIndex, $0.id) < ($1.portIndex, $1.id) }
     }
 
+    /// True when every port the node's info announces is in the mirror (ports arrive one by one).
+    public func hasAllPorts(of node: GlobalID) -> Bool {
+        guard let info = nodes[node] else { return false }
+        let expected = info.inputPortCount + info.outputPortCount
+        return expected > 0 && ports(of: node).count == expected
+    }
+
     /// Links that start or end at `node`, by id.
     public func links(of node: GlobalID) -> [Link] {
         links.values.filter { $0.outputNode == node || $0.inputNode == node }.sorted { $0.id < $1.id }

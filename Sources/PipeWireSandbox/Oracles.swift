@@ -1,0 +1,122 @@
+import Foundation
+
+/// `pw-dump` output, parsed with Foundation: an oracle independent of PipeWireGraph.
+public struct PipeWireDump: @unchecked Sendable {
+    public struct Object: @unchecked Sendable {
+        public let id: UInt32
+        public let type: String
+        public let info: [String: Any]
+        public let properties: [String: Any]
+        /// Metadata objects: their entries.
+        public let metadata: [[String: Any]]
+
+        public var name: String? { properties["node.name"] as? String }
+        public var mediaClass: String? { properties["media.class"] as? String }
+        public var state: String? { info["state"] as? String }
+
+        /// The first `Props` param object, if the dump has it.
+        public var props: [String: Any]? {
+            ((info["params"] as? [String: Any])?["Props"] as? [[String: Any]])?.first
+        }
+        public var volume: Double? { (props?["volume"] as? NSNumber)?.doubleValue }
+        public var mute: Bool? { props?["mute"] as? Bool }
+        public var channelVolumes: [Double]? { (props?["channelVolumes"] as? [NSNumber])?.map(\.doubleValue) }
+
+        public func property(_ key: String) -> String? {
+            switch properties[key] {
+            case let string as String: string
+            case let number as NSNumber: number.stringValue
+            default: nil
+            }
+        }
+    }
+
+    public let objects: [Object]
+
+    public init(json: String) throws {
+        guard let array = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]] else {
+            throw SandboxError.commandFailed("pw-dump did not print a JSON array")
+        }
+        objects = array.compactMap { entry in
+            guard let id = (entry["id"] as? NSNumber)?.uint32Value, let type = entry["type"] as? String else { return nil }
+            let info = entry["info"] as? [String: Any] ?? [:]
+            let properties = info["props"] as? [String: Any] ?? entry["props"] as? [String: Any] ?? [:]
+            let metadata = entry["metadata"] as? [[String: Any]] ?? []
+            return Object(id: id, type: type, info: info, properties: properties, metadata: metadata)
+        }
+    }
+
+    public var nodes: [Object] { objects.filter { $0.type == "PipeWire:Interface:Node" } }
+    public var links: [Object] { objects.filter { $0.type == "PipeWire:Interface:Link" } }
+    public var ports: [Object] { objects.filter { $0.type == "PipeWire:Interface:Port" } }
+
+    public func node(named name: String) -> Object? { nodes.first { $0.name == name } }
+
+    public func ports(ofNode id: UInt32) -> [Object] {
+        ports.filter { $0.property("node.id") == String(id) }
+    }
+
+    /// Links as (output node, input node) ids, from the links' info.
+    public var nodeLinks: [(output: UInt32, input: UInt32)] {
+        links.compactMap { link in
+            guard let output = (link.info["output-node-id"] as? NSNumber)?.uint32Value,
+                let input = (link.info["input-node-id"] as? NSNumber)?.uint32Value
+            else { return nil }
+            return (output, input)
+        }
+    }
+
+    /// The value of a metadata key (subject 0 unless given) in the metadata named `name`.
+    public func metadataValue(_ name: String, key: String, subject: UInt32 = 0) -> String? {
+        guard let object = objects.first(where: {
+            $0.type == "PipeWire:Interface:Metadata" && $0.property("metadata.name") == name
+        }) else { return nil }
+        for entry in object.metadata
+        where (entry["subject"] as? NSNumber)?.uint32Value == subject && entry["key"] as? String == key {
+            switch entry["value"] {
+            case let string as String: return string
+            case let number as NSNumber: return number.stringValue
+            case let value? where JSONSerialization.isValidJSONObject(value):
+                if let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]) {
+                    return String(decoding: data, as: UTF8.self)
+                }
+                return "\(value)"
+            case let value?: return "\(value)"
+            case nil: return nil
+            }
+        }
+        return nil
+    }
+}
+
+/// `pw-link -l -I` output, parsed: which output port feeds which input port.
+public struct PortLinkListing: Sendable {
+    public struct Entry: Sendable, Equatable {
+        public let linkID: UInt32
+        public let outputPortID: UInt32
+        public let outputPort: String
+        public let inputPortID: UInt32
+        public let inputPort: String
+    }
+
+    public let entries: [Entry]
+
+    public init(output: String) {
+        var entries: [Entry] = []
+        var current: (id: UInt32, name: String)?
+        for line in output.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if fields.count >= 4, fields[1] == "|->", let linkID = UInt32(fields[0]), let port = UInt32(fields[2]),
+                let current
+            {
+                entries.append(
+                    Entry(
+                        linkID: linkID, outputPortID: current.id, outputPort: current.name, inputPortID: port,
+                        inputPort: fields[3...].joined(separator: " ")))
+            } else if fields.count >= 2, fields[1] != "|<-", fields[1] != "|->", let id = UInt32(fields[0]) {
+                current = (id, fields[1...].joined(separator: " "))
+            }
+        }
+        self.entries = entries
+    }
+}

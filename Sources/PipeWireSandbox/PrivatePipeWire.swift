@@ -1,0 +1,259 @@
+import Foundation
+
+/// A private, headless PipeWire daemon in a fresh temporary runtime dir, with virtual devices
+/// from its own conf dir. Never touches a user's PipeWire: clients get an environment with only
+/// the sandbox's runtime dir, and inherited PIPEWIRE_REMOTE / PULSE_SERVER /
+/// DBUS_SESSION_BUS_ADDRESS are dropped. Everything it starts is stopped by PID on `stop()`,
+/// on `deinit`, and at process exit.
+public final class PrivatePipeWire: @unchecked Sendable {
+    public let directory: URL
+    public let runtimeDirectory: URL
+    public let configDirectory: URL
+    public let logDirectory: URL
+    public let devices: [VirtualDevice]
+    private let lock = NSLock()
+    private var daemon: ManagedProcess?
+    private var pulse: ManagedProcess?
+    private var clients: [ManagedProcess] = []
+
+    /// Creates the directories and conf and starts `pipewire`; returns once its socket answers.
+    public init(devices: [VirtualDevice] = VirtualDevice.standard, startTimeout: Duration = .seconds(10)) throws {
+        self.devices = devices
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("audiosession-pw-\(getpid())-\(UUID().uuidString.prefix(8))")
+        runtimeDirectory = directory.appendingPathComponent("runtime")
+        configDirectory = directory.appendingPathComponent("config")
+        logDirectory = directory.appendingPathComponent("logs")
+        let fileManager = FileManager.default
+        for url in [runtimeDirectory, configDirectory, logDirectory] {
+            try fileManager.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        let confDirectory = configDirectory.appendingPathComponent("pipewire/pipewire.conf.d")
+        try fileManager.createDirectory(at: confDirectory, withIntermediateDirectories: true)
+        try Self.configuration(for: devices).write(
+            to: confDirectory.appendingPathComponent("50-audiosession-sandbox.conf"), atomically: true, encoding: .utf8)
+        try startDaemon(timeout: startTimeout)
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The daemon's socket: point `PIPEWIRE_REMOTE` (or `Configuration.remote`) here.
+    public var socketPath: String { runtimeDirectory.appendingPathComponent("pipewire-0").path }
+    public var pulseSocketPath: String { runtimeDirectory.appendingPathComponent("pulse/native").path }
+
+    /// The environment for clients of this sandbox (and nothing of the user's audio session).
+    public var environment: [String: String] {
+        var environment = Self.baseEnvironment()
+        environment["XDG_RUNTIME_DIR"] = runtimeDirectory.path
+        environment["XDG_CONFIG_HOME"] = configDirectory.path
+        environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
+        environment["PIPEWIRE_RUNTIME_DIR"] = runtimeDirectory.path
+        environment["PIPEWIRE_REMOTE"] = socketPath
+        if lock.withLock({ pulse != nil }) { environment["PULSE_SERVER"] = "unix:\(pulseSocketPath)" }
+        return environment
+    }
+
+    /// The PID of the running daemon, if any.
+    public var daemonPID: Int32? { lock.withLock { daemon?.isRunning == true ? daemon?.pid : nil } }
+    public var pulsePID: Int32? { lock.withLock { pulse?.isRunning == true ? pulse?.pid : nil } }
+
+    /// Every PID this sandbox started that is still registered (for cleanup checks).
+    public var startedPIDs: [Int32] {
+        lock.withLock { ([daemon, pulse] + clients.map(Optional.some)).compactMap { $0?.pid } }
+    }
+
+    // MARK: - Daemons
+
+    private func startDaemon(timeout: Duration) throws {
+        var environment = self.environment
+        environment["PIPEWIRE_REMOTE"] = nil  // the server names its own socket
+        environment["PULSE_SERVER"] = nil
+        let process = try ManagedProcess("pipewire", [], environment: environment, logDirectory: logDirectory)
+        lock.withLock { daemon = process }
+        let socket = socketPath
+        try waitUntil(timeout: timeout, "the private pipewire answers on \(socket)") {
+            guard process.isRunning else {
+                throw SandboxError.notRunning("pipewire exited at startup: \(process.errorOutput)")
+            }
+            return UnixSocket.accepts(path: socket)
+        }
+    }
+
+    /// Starts `pipewire-pulse` for pulse clients (`paplay`); `PULSE_SERVER` is then in `environment`.
+    public func startPulse(timeout: Duration = .seconds(10)) throws {
+        if lock.withLock({ pulse?.isRunning == true }) { return }
+        var environment = self.environment
+        environment["PULSE_SERVER"] = nil
+        let process = try ManagedProcess("pipewire-pulse", [], environment: environment, logDirectory: logDirectory)
+        lock.withLock { pulse = process }
+        let socket = pulseSocketPath
+        try waitUntil(timeout: timeout, "pipewire-pulse answers on \(socket)") {
+            guard process.isRunning else {
+                throw SandboxError.notRunning("pipewire-pulse exited at startup: \(process.errorOutput)")
+            }
+            return UnixSocket.accepts(path: socket)
+        }
+    }
+
+    /// Stops the daemon (SIGTERM) and starts a new one on the same runtime dir: "media services
+    /// were reset". pipewire-pulse is restarted too when it was running.
+    public func restart(timeout: Duration = .seconds(10)) throws {
+        let hadPulse = lock.withLock { pulse != nil }
+        stopPulse()
+        stopDaemon()
+        try startDaemon(timeout: timeout)
+        if hadPulse { try startPulse(timeout: timeout) }
+    }
+
+    /// Stops the daemon only (clients and pulse are left to notice); `startAgain()` brings it back.
+    public func stopDaemon() {
+        let process = lock.withLock { () -> ManagedProcess? in
+            defer { daemon = nil }
+            return daemon
+        }
+        process?.terminate()
+        try? FileManager.default.removeItem(atPath: socketPath)
+        try? FileManager.default.removeItem(atPath: socketPath + ".lock")
+    }
+
+    public func startAgain(timeout: Duration = .seconds(10)) throws {
+        guard lock.withLock({ daemon == nil }) else { return }
+        try startDaemon(timeout: timeout)
+    }
+
+    private func stopPulse() {
+        let process = lock.withLock { () -> ManagedProcess? in
+            defer { pulse = nil }
+            return pulse
+        }
+        process?.terminate()
+    }
+
+    /// Stops every client, pipewire-pulse and the daemon, by PID. Idempotent.
+    public func stop() {
+        let started = lock.withLock { () -> [ManagedProcess] in
+            defer { clients.removeAll() }
+            return clients
+        }
+        for client in started.reversed() { client.terminate() }
+        stopPulse()
+        stopDaemon()
+    }
+
+    // MARK: - Clients
+
+    /// Starts a client with the sandbox environment (plus `extraEnvironment`); stopped with the sandbox.
+    @discardableResult
+    public func spawn(_ executable: String, _ arguments: [String] = [], extraEnvironment: [String: String] = [:])
+        throws -> ManagedProcess
+    {
+        let environment = self.environment.merging(extraEnvironment) { $1 }
+        let process = try ManagedProcess(executable, arguments, environment: environment, logDirectory: logDirectory)
+        lock.withLock { clients.append(process) }
+        return process
+    }
+
+    /// `pw-cat -p --media-role <role> <file>`: a real playback stream.
+    @discardableResult
+    public func play(role: String?, file: URL, extraArguments: [String] = []) throws -> ManagedProcess {
+        var arguments = ["-p"]
+        if let role { arguments += ["--media-role", role] }
+        return try spawn("pw-cat", arguments + extraArguments + [file.path])
+    }
+
+    /// `paplay` through pipewire-pulse (started on demand), with `media.role` via PULSE_PROP.
+    @discardableResult
+    public func paplay(role: String?, file: URL) throws -> ManagedProcess {
+        try startPulse()
+        var extra: [String: String] = [:]
+        if let role { extra["PULSE_PROP"] = "media.role=\(role)" }
+        return try spawn("paplay", [file.path], extraEnvironment: extra)
+    }
+
+    /// Writes a test tone into the sandbox dir.
+    public func testTone(seconds: Double = 60, channels: Int = 2) throws -> URL {
+        try TestTone.write(
+            to: directory.appendingPathComponent("tone-\(channels)ch-\(Int(seconds))s.wav"), seconds: seconds,
+            channels: channels)
+    }
+
+    /// Runs a PipeWire tool (`pw-cli`, `pw-dump`, `pw-link`, `pactl`...) to completion; its stdout.
+    @discardableResult
+    public func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(10)) throws -> String {
+        try ManagedProcess.run(
+            executable, arguments, environment: environment, logDirectory: logDirectory, timeout: timeout)
+    }
+
+    // MARK: - Devices at run time
+
+    /// Creates a null sink at run time ("plugging in" a device); it lingers until destroyed.
+    public func createNullSink(named name: String, description: String? = nil, positions: [String] = ["FL", "FR"]) throws {
+        let device = VirtualDevice(name: name, description: description, positions: positions)
+        try run("pw-cli", ["create-node", "adapter", device.adapterArguments])
+        try waitUntil(timeout: .seconds(5), "node \(name) appears") { try dump().node(named: name) != nil }
+    }
+
+    /// Destroys a node by `node.name` ("unplugging" it).
+    public func destroyNode(named name: String) throws {
+        guard let node = try dump().node(named: name) else { throw SandboxError.commandFailed("no node named \(name)") }
+        try run("pw-cli", ["destroy", String(node.id)])
+        try waitUntil(timeout: .seconds(5), "node \(name) disappears") { try dump().node(named: name) == nil }
+    }
+
+    // MARK: - Oracles
+
+    /// `pw-dump`, parsed: an independent view of the graph.
+    public func dump() throws -> PipeWireDump { try PipeWireDump(json: run("pw-dump", [])) }
+
+    /// `pw-link -l -I`, parsed: every link as (output port, input port) ids and names.
+    public func portLinks() throws -> [PortLinkListing.Entry] { try PortLinkListing(output: run("pw-link", ["-l", "-I"])).entries }
+
+    // MARK: - Configuration
+
+    static func configuration(for devices: [VirtualDevice]) -> String {
+        let objects = devices.map { "    { factory = adapter args = \($0.adapterArguments) }" }
+        return """
+            # Written by PipeWireSandbox: virtual devices for a private, headless PipeWire.
+            context.objects = [
+            \(objects.joined(separator: "\n"))
+            ]
+            """
+    }
+
+    /// What clients inherit from the test process: only what they need to run, nothing that
+    /// points at the user's audio or session bus.
+    static func baseEnvironment() -> [String: String] {
+        let inherited = ProcessInfo.processInfo.environment
+        var environment: [String: String] = [:]
+        for key in ["PATH", "HOME", "USER", "LANG", "LC_ALL", "TMPDIR"] { environment[key] = inherited[key] }
+        environment["PATH"] = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        environment["PIPEWIRE_LOG_SYSTEMD"] = "false"
+        environment["DISABLE_RTKIT"] = "1"
+        return environment
+    }
+}
+
+/// Probes whether a Unix socket accepts connections.
+enum UnixSocket {
+    static func accepts(path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
+        }
+    }
+}

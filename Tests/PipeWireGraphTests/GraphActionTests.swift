@@ -1,0 +1,163 @@
+import Foundation
+import PipeWireGraph
+import PipeWireSandbox
+import Testing
+
+extension PipeWireIntegration {
+    /// Every action is checked through an oracle that does not use PipeWireGraph
+    /// (`pw-link -l`, `pw-dump`).
+    @Suite struct Actions {
+        /// Without a session manager a stream has no ports (pitfall 6): configurePorts gives it some.
+        @Test func configurePortsGivesAStreamDSPPorts() throws {
+            let harness = try GraphHarness()
+            let (_, stream) = try harness.playStream(role: "Music")
+            #expect(harness.graph.snapshot.ports(of: stream.id).isEmpty)
+            harness.graph.configurePorts(node: stream.id)
+            let snapshot = try harness.waitForSnapshot("the stream has FL and FR output ports") {
+                $0.ports(of: stream.id, direction: .output).compactMap(\.channel) == ["FL", "FR"]
+            }
+            let dumped = try harness.sandbox.dump().ports(ofNode: stream.id).compactMap { $0.property("audio.channel") }
+            #expect(Set(dumped) == ["FL", "FR"])
+            #expect(snapshot.nodes[stream.id]?.outputPortCount == 2)
+        }
+
+        @Test func linkConnectsPortsByChannelAndIsIdempotent() throws {
+            let harness = try GraphHarness()
+            let (_, stream) = try harness.playStream(role: "Music")
+            let speaker = try #require(harness.graph.snapshot.node(named: "speaker"))
+            harness.graph.configurePorts(node: stream.id)
+            _ = try harness.waitForSnapshot("stream ports") { $0.ports(of: stream.id, direction: .output).count == 2 }
+            harness.graph.link(output: stream.id, input: speaker.id)
+            harness.graph.link(output: stream.id, input: speaker.id)  // again: must not duplicate
+            let snapshot = try harness.waitForSnapshot("two links stream → speaker") {
+                $0.links(from: stream.id, to: speaker.id).count == 2
+            }
+            let listing = try harness.sandbox.portLinks()
+            let fromStream = listing.filter { $0.outputPort.hasSuffix("_FL") || $0.outputPort.hasSuffix("_FR") }
+                .filter { $0.inputPort.hasPrefix("speaker:") }
+            #expect(fromStream.count == 2)
+            for entry in fromStream {
+                #expect(entry.outputPort.suffix(3) == entry.inputPort.suffix(3), "\(entry)")
+            }
+            _ = try harness.waitForSnapshot("the stream runs") { $0.nodes[stream.id]?.state == .running }
+            #expect(Set(snapshot.links(from: stream.id, to: speaker.id).map(\.id)) == Set(fromStream.map(\.linkID)))
+            // A third call after everything exists creates nothing either.
+            harness.graph.link(output: stream.id, input: speaker.id)
+            #expect(try harness.sandbox.portLinks().filter { $0.inputPort.hasPrefix("speaker:") }.count == 2)
+        }
+
+        @Test func unlinkAndUnlinkAllRemoveLinks() throws {
+            let harness = try GraphHarness()
+            let (_, stream) = try harness.playStream(role: "Music")
+            let snapshot0 = harness.graph.snapshot
+            let speaker = try #require(snapshot0.node(named: "speaker"))
+            let headphones = try #require(snapshot0.node(named: "headphones"))
+            harness.graph.configurePorts(node: stream.id)
+            _ = try harness.waitForSnapshot("stream ports") { $0.ports(of: stream.id, direction: .output).count == 2 }
+            harness.graph.link(output: stream.id, input: speaker.id)
+            harness.graph.link(output: stream.id, input: headphones.id)
+            let linked = try harness.waitForSnapshot("linked to both") {
+                $0.links(from: stream.id, to: speaker.id).count == 2 && $0.links(from: stream.id, to: headphones.id).count == 2
+            }
+            let first = try #require(linked.links(from: stream.id, to: speaker.id).first)
+            harness.graph.unlink(first.id)
+            _ = try harness.waitForSnapshot("one link removed") { $0.links[first.id] == nil }
+            #expect(try harness.sandbox.portLinks().contains { $0.linkID == first.id } == false)
+            harness.graph.unlinkAll(between: stream.id, and: headphones.id)
+            _ = try harness.waitForSnapshot("no links to headphones") { $0.links(from: stream.id, to: headphones.id).isEmpty }
+            let remaining = try harness.sandbox.portLinks()
+            #expect(!remaining.contains { $0.inputPort.hasPrefix("headphones:") })
+            #expect(remaining.filter { $0.inputPort.hasPrefix("speaker:") }.count == 1)
+            // Relinking restores only the missing pair.
+            harness.graph.link(output: stream.id, input: speaker.id)
+            _ = try harness.waitForSnapshot("relinked") { $0.links(from: stream.id, to: speaker.id).count == 2 }
+        }
+
+        @Test func linksBelongToTheGraphConnection() throws {
+            let harness = try GraphHarness()
+            let (_, stream) = try harness.playStream(role: "Music")
+            let speaker = try #require(harness.graph.snapshot.node(named: "speaker"))
+            harness.graph.configurePorts(node: stream.id)
+            _ = try harness.waitForSnapshot("stream ports") { $0.ports(of: stream.id, direction: .output).count == 2 }
+            harness.graph.link(output: stream.id, input: speaker.id)
+            _ = try harness.waitForSnapshot("linked") { $0.links(from: stream.id, to: speaker.id).count == 2 }
+            harness.graph.stop()
+            try waitUntil(timeout: .seconds(5), "our links vanish with our connection") {
+                try harness.sandbox.portLinks().filter { $0.inputPort.hasPrefix("speaker:") }.isEmpty
+            }
+        }
+
+        @Test func setPropsChangesVolumeAndMute() throws {
+            let harness = try GraphHarness()
+            let speaker = try #require(
+                try harness.waitForSnapshot("speaker Props") { $0.node(named: "speaker")?.props != nil }.node(named: "speaker"))
+            harness.graph.setProps(node: speaker.id, volume: 0.5)
+            _ = try harness.waitForSnapshot("volume 0.5 mirrored") { $0.nodes[speaker.id]?.props?.volume == 0.5 }
+            var dumped = try #require(try harness.sandbox.dump().node(named: "speaker"))
+            #expect(dumped.volume == 0.5)
+            #expect(dumped.channelVolumes == [1, 1], "the user's channel volumes are untouched")
+            harness.graph.setProps(node: speaker.id, mute: true, channelVolumes: [0.25, 0.75])
+            _ = try harness.waitForSnapshot("mute and channel volumes mirrored") {
+                $0.nodes[speaker.id]?.props?.mute == true && $0.nodes[speaker.id]?.props?.channelVolumes == [0.25, 0.75]
+            }
+            dumped = try #require(try harness.sandbox.dump().node(named: "speaker"))
+            #expect(dumped.mute == true)
+            #expect(dumped.volume == 0.5)
+            #expect(dumped.channelVolumes == [0.25, 0.75])
+        }
+
+        @Test func setMetadataWritesAKeyAndRemovesIt() async throws {
+            let harness = try GraphHarness()
+            _ = try harness.waitForSnapshot("settings metadata") { $0.metadata["settings"] != nil }
+            harness.graph.setMetadata("settings", subject: 0, key: "clock.force-rate", type: nil, value: "96000")
+            await harness.graph.roundTrip()
+            try waitUntil(timeout: .seconds(5), "pw-dump shows clock.force-rate 96000") {
+                try harness.sandbox.dump().metadataValue("settings", key: "clock.force-rate") == "96000"
+            }
+            #expect(harness.graph.snapshot.metadata["settings"]?.value(for: "clock.force-rate") == "96000")
+            harness.graph.setMetadata("settings", subject: 0, key: "clock.force-rate", type: nil, value: nil)
+            try waitUntil(timeout: .seconds(5), "clock.force-rate removed") {
+                try harness.sandbox.dump().metadataValue("settings", key: "clock.force-rate") == nil
+            }
+            _ = try harness.waitForSnapshot("mirror drops the key") {
+                $0.metadata["settings"]?.value(for: "clock.force-rate") == nil
+            }
+        }
+
+        /// Pitfall 1: exporting and binding back on one connection deadlocks; we use two.
+        @Test func provideMetadataExportsADefaultMetadataWithoutDeadlock() async throws {
+            let harness = try GraphHarness()
+            #expect(harness.graph.snapshot.metadata["default"] == nil, "no session manager, no default metadata")
+            harness.graph.provideMetadata(named: "default")
+            _ = try harness.waitForSnapshot("our default metadata is mirrored") { $0.metadata["default"] != nil }
+            harness.graph.setMetadata(
+                "default", subject: 0, key: "default.audio.sink", type: "Spa:String:JSON", value: #"{"name":"speaker"}"#)
+            _ = try harness.waitForSnapshot("default sink is speaker") { $0.defaultAudioSinkName == "speaker" }
+            // The daemon still answers (no deadlock) and other clients see the value.
+            await harness.graph.roundTrip()
+            try waitUntil(timeout: .seconds(5), "pw-dump sees the default sink") {
+                try harness.sandbox.dump().metadataValue("default", key: "default.audio.sink")?.contains("speaker") == true
+            }
+            // Another client writes into our metadata; we see it.
+            try harness.sandbox.run("pw-metadata", ["-n", "default", "0", "default.audio.source", #"{"name":"mic"}"#, "Spa:String:JSON"])
+            _ = try harness.waitForSnapshot("default source is mic") { $0.defaultAudioSourceName == "mic" }
+        }
+
+        @Test func sendSuspendSuspendsARunningSink() throws {
+            let harness = try GraphHarness()
+            let (_, stream) = try harness.playStream(role: "Music")
+            let speaker = try #require(harness.graph.snapshot.node(named: "speaker"))
+            harness.graph.configurePorts(node: stream.id)
+            _ = try harness.waitForSnapshot("stream ports") { $0.ports(of: stream.id, direction: .output).count == 2 }
+            harness.graph.link(output: stream.id, input: speaker.id)
+            _ = try harness.waitForSnapshot("speaker runs") { $0.nodes[speaker.id]?.state == .running }
+            harness.graph.unlinkAll(between: stream.id, and: speaker.id)
+            _ = try harness.waitForSnapshot("speaker idles") { $0.nodes[speaker.id]?.state == .idle }
+            harness.graph.send(.suspend, to: speaker.id)
+            _ = try harness.waitForSnapshot("speaker suspended") { $0.nodes[speaker.id]?.state == .suspended }
+            try waitUntil(timeout: .seconds(5), "pw-dump shows the speaker suspended") {
+                try harness.sandbox.dump().node(named: "speaker")?.state == "suspended"
+            }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import PipeWireGraph
+import PipeWireSandbox
+import Testing
+
+extension PipeWireIntegration {
+    @Suite struct Mirror {
+        @Test func seesTheVirtualDevicesWithTheirPortsAndProps() throws {
+            let harness = try GraphHarness()
+            let snapshot = try harness.waitForSnapshot("speaker, headphones and mic with ports and Props") { s in
+                ["speaker", "headphones", "mic"].allSatisfy { name in
+                    guard let node = s.node(named: name) else { return false }
+                    return s.hasAllPorts(of: node.id) && node.props != nil
+                }
+            }
+            let speaker = try #require(snapshot.node(named: "speaker"))
+            #expect(speaker.isSink && !speaker.isStream)
+            #expect(speaker.mediaClass == "Audio/Sink")
+            #expect(speaker.displayName == "Speaker")
+            #expect(snapshot.ports(of: speaker.id, direction: .input).map(\.channel) == ["FL", "FR"])
+            #expect(snapshot.ports(of: speaker.id, direction: .output).allSatisfy { $0.isMonitor })
+            #expect(speaker.props?.channelVolumes == [1, 1])
+            #expect(speaker.props?.channelMap == ["FL", "FR"])
+            #expect(speaker.props?.mute == false)
+            let mic = try #require(snapshot.node(named: "mic"))
+            #expect(mic.isSource && !mic.isSink)
+            #expect(snapshot.ports(of: mic.id, direction: .output).map(\.channel) == ["MONO"])
+            // The independent oracle agrees on the set of audio nodes.
+            let dumped = Set(try harness.sandbox.dump().nodes.compactMap { $0.mediaClass == nil ? nil : $0.name })
+            let mirrored = Set(snapshot.nodes.values.filter { $0.mediaClass != nil }.map(\.name))
+            #expect(dumped == mirrored)
+            // Everything announced before initialSyncComplete already carried its info.
+            let events = harness.events.all
+            let complete = try #require(events.firstIndex(of: .initialSyncComplete))
+            #expect(events.first == .connected)
+            #expect(events[..<complete].contains { if case .added(.node(let n)) = $0 { n.name == "speaker" } else { false } })
+        }
+
+        @Test func seesAPlaybackStreamWithRoleApplicationAndState() throws {
+            let harness = try GraphHarness()
+            let (player, node) = try harness.playStream(role: "Music")
+            #expect(node.isStream && node.isPlaybackStream)
+            #expect(node.mediaRole == "Music")
+            #expect(node.applicationName == "pw-cat")
+            let snapshot = harness.graph.snapshot
+            let client = try #require(snapshot.client(of: node))
+            #expect(client.pid == player.pid)
+            #expect(client.applicationName == "pw-cat")
+            let dumped = try #require(try harness.sandbox.dump().nodes.first { $0.id == node.id })
+            #expect(dumped.state == harness.graph.snapshot.nodes[node.id]?.state.description)
+
+            player.terminate()
+            _ = try harness.waitForSnapshot("the stream is gone") { $0.nodes[node.id] == nil }
+            #expect(harness.events.contains(.removed(.node(harness.events.lastValue(ofNode: node.id)!))))
+        }
+
+        @Test func seesPropsChangedByAnotherClient() throws {
+            let harness = try GraphHarness()
+            let speaker = try #require(
+                try harness.waitForSnapshot("speaker") { $0.node(named: "speaker")?.props != nil }.node(named: "speaker"))
+            try harness.sandbox.run("pw-cli", ["set-param", String(speaker.id), "Props", "{ channelVolumes: [0.25, 0.5] }"])
+            _ = try harness.waitForSnapshot("channelVolumes [0.25, 0.5]") {
+                $0.nodes[speaker.id]?.props?.channelVolumes == [0.25, 0.5]
+            }
+            try harness.sandbox.run("pw-cli", ["set-param", String(speaker.id), "Props", "{ mute: true }"])
+            _ = try harness.waitForSnapshot("mute") { $0.nodes[speaker.id]?.props?.mute == true }
+            #expect(harness.events.count { if case .changed(.node(let n)) = $0 { n.id == speaker.id } else { false } } >= 2)
+        }
+
+        @Test func seesMetadataWrittenByAnotherClient() throws {
+            let harness = try GraphHarness()
+            _ = try harness.waitForSnapshot("settings metadata") { $0.metadata["settings"] != nil }
+            try harness.sandbox.run("pw-metadata", ["-n", "settings", "0", "clock.force-quantum", "256"])
+            let snapshot = try harness.waitForSnapshot("clock.force-quantum = 256") {
+                $0.metadata["settings"]?.value(for: "clock.force-quantum") == "256"
+            }
+            #expect(snapshot.metadata["settings"]?.entry(for: "clock.force-quantum")?.subject == 0)
+            #expect(
+                harness.events.contains(
+                    .metadataChanged(name: "settings", subject: 0, key: "clock.force-quantum", value: "256")))
+            try harness.sandbox.run("pw-metadata", ["-n", "settings", "-d", "0", "clock.force-quantum"])
+            _ = try harness.waitForSnapshot("clock.force-quantum removed") {
+                $0.metadata["settings"]?.value(for: "clock.force-quantum") == nil
+            }
+        }
+
+        @Test func seesDevicesPluggedAndUnpluggedAtRunTime() throws {
+            let harness = try GraphHarness()
+            try harness.sandbox.createNullSink(named: "usb-dac", description: "USB DAC")
+            let snapshot = try harness.waitForSnapshot("usb-dac with two input ports") { s in
+                s.node(named: "usb-dac").map { s.ports(of: $0.id, direction: .input).count == 2 } ?? false
+            }
+            let dac = try #require(snapshot.node(named: "usb-dac"))
+            try harness.sandbox.destroyNode(named: "usb-dac")
+            _ = try harness.waitForSnapshot("usb-dac and its ports are gone") { s in
+                s.nodes[dac.id] == nil && s.ports.values.allSatisfy { $0.nodeID != dac.id }
+            }
+            #expect(harness.events.count { if case .removed(.port(let p)) = $0 { p.nodeID == dac.id } else { false } } == 4)
+        }
+    }
+}
+
+extension EventRecorder {
+    /// The last value of node `id` that any event carried.
+    func lastValue(ofNode id: GlobalID) -> Node? {
+        all.reversed().lazy.compactMap { event -> Node? in
+            switch event {
+            case .added(.node(let node)), .changed(.node(let node)), .removed(.node(let node)):
+                node.id == id ? node : nil
+            default: nil
+            }
+        }.first
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Logging
+import PipeWireGraph
+import PipeWireSandbox
+import Synchronization
+
+/// A private PipeWire plus a PipeWireGraph connected to it, with every event recorded.
+final class GraphHarness: @unchecked Sendable {
+    let sandbox: PrivatePipeWire
+    let graph: PipeWireGraph
+    let events = EventRecorder()
+    let logs = LogRecorder()
+
+    init(devices: [VirtualDevice] = VirtualDevice.standard, start: Bool = true) throws {
+        sandbox = try PrivatePipeWire(devices: devices)
+        graph = Self.makeGraph(remote: sandbox.socketPath, logs: logs)
+        let events = self.events
+        graph.setObserver { event, snapshot in events.record(event, snapshot) }
+        if start {
+            graph.start()
+            try waitUntil(timeout: .seconds(10), "the initial sync completes") {
+                events.contains(.initialSyncComplete)
+            }
+        }
+    }
+
+    static func makeGraph(remote: String, logs: LogRecorder) -> PipeWireGraph {
+        var logger = Logger(label: "test.pipewire-graph") { _ in LogRecorderHandler(recorder: logs) }
+        logger.logLevel = .debug
+        return PipeWireGraph(
+            configuration: .init(
+                remote: remote, applicationName: "audiosession-tests",
+                reconnectBackoff: .init(initial: .milliseconds(20), maximum: .milliseconds(200))),
+            logger: logger)
+    }
+
+    deinit {
+        graph.stop()
+        sandbox.stop()
+    }
+
+    /// Waits until `condition` holds for the graph's published snapshot.
+    func waitForSnapshot(
+        timeout: Duration = .seconds(10), _ description: String, _ condition: (GraphSnapshot) -> Bool
+    ) throws -> GraphSnapshot {
+        var last = GraphSnapshot()
+        try waitUntil(timeout: timeout, description) {
+            last = graph.snapshot
+            return condition(last)
+        }
+        return last
+    }
+
+    /// Starts `pw-cat` playing a tone with `role` and waits for its node in the mirror.
+    func playStream(role: String?, channels: Int = 2) throws -> (ManagedProcess, Node) {
+        let tone = try sandbox.testTone(seconds: 60, channels: channels)
+        let player = try sandbox.play(role: role, file: tone)
+        let pid = player.pid
+        let snapshot = try waitForSnapshot("the pw-cat stream of pid \(pid) appears") { snapshot in
+            snapshot.streams.contains { snapshot.client(of: $0)?.pid == pid }
+        }
+        let node = snapshot.streams.first { snapshot.client(of: $0)?.pid == pid }!
+        return (player, node)
+    }
+}
+
+/// Every event the observer saw, with the snapshot it came with.
+final class EventRecorder: Sendable {
+    private let storage = Mutex<[(GraphEvent, GraphSnapshot)]>([])
+
+    func record(_ event: GraphEvent, _ snapshot: GraphSnapshot) { storage.withLock { $0.append((event, snapshot)) } }
+    var all: [GraphEvent] { storage.withLock { $0.map(\.0) } }
+    var withSnapshots: [(GraphEvent, GraphSnapshot)] { storage.withLock { $0 } }
+    func contains(_ event: GraphEvent) -> Bool { storage.withLock { $0.contains { $0.0 == event } } }
+    func count(where predicate: (GraphEvent) -> Bool) -> Int { storage.withLock { $0.filter { predicate($0.0) }.count } }
+    func clear() { storage.withLock { $0.removeAll() } }
+}
+
+/// Log lines, for asserting what an operator would read.
+final class LogRecorder: Sendable {
+    private let storage = Mutex<[(Logger.Level, String)]>([])
+    func append(_ level: Logger.Level, _ message: String) { storage.withLock { $0.append((level, message)) } }
+    var lines: [(Logger.Level, String)] { storage.withLock { $0 } }
+}
+
+struct LogRecorderHandler: LogHandler {
+    let recorder: LogRecorder
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .debug
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        recorder.append(event.level, "\(event.message)")
+    }
+}
+
+/// True when no process with this PID exists any more (reaped).
+func processIsGone(_ pid: Int32) -> Bool {
+    kill(pid, 0) != 0 && errno == ESRCH
+}
