@@ -108,7 +108,7 @@ extension SettingKey {
     static func duckLevel(_ value: SPAJSONValue) throws(FormatProblem) -> Double {
         if let linear = value.number {
             guard (0...1).contains(linear) else {
-                throw FormatProblem(value.line, "duck.level as a linear factor must be between 0 and 1, found \(linear) (write decibels as \"-12dB\")")
+                throw FormatProblem(value.line, "duck.level as a linear factor must be between 0 and 1, found \(value.text ?? "\(linear)") (write decibels as \"-12dB\")")
             }
             return linear
         }
