@@ -139,7 +139,9 @@ extension PolicyEngine {
                 plays = contender.isResumeCandidate && !interrupted && !contender.userPaused
                     && !contender.isExplicit && contender.hasRunningStreams
                     && configuration.resumeAfterInterruption
-                    && sessions[contender.id].map { $0.resumeHint && !$0.userPausedWhileInterrupted } ?? false
+                    && sessions[contender.id].map {
+                        $0.resumeHint && !$0.userPausedWhileInterrupted && $0.configuration.effectiveMode != .voicePrompt
+                    } ?? false
             } else {
                 plays = !interrupted
             }
@@ -283,7 +285,9 @@ extension PolicyEngine {
         let id = contenders[index].id
         guard var state = sessions[id] else { return false }
         let userPaused = state.userPausedWhileInterrupted || contenders[index].userPaused
-        let resume = configuration.resumeAfterInterruption && state.resumeHint && !userPaused
+        // A voice prompt is stale once interrupted: never resume it (reference §9).
+        let stale = state.configuration.effectiveMode == .voicePrompt
+        let resume = configuration.resumeAfterInterruption && state.resumeHint && !userPaused && !stale
         emit(.interruptionEnded(id, options: resume ? .shouldResume : [], method: state.method(preferring: configuration.interruptionMethods)))
         state.userPausedWhileInterrupted = false
         state.blockers = []

@@ -1,0 +1,78 @@
+import Testing
+@testable import SessionPolicy
+
+/// Reference §7: preferred sample rate and I/O buffer duration → one system choice.
+@Suite struct HardwareTests {
+    @Test func dawGetsItsValuesWhileActiveAndDefaultsComeBack() {
+        var h = EngineHarness()
+        let daw = h.explicit(1, .playAndRecord)
+        h.send(.setPreferredHardware(daw, HardwareWish(sampleRate: 96_000, ioBufferDuration: 64.0 / 96_000)))
+        #expect(h.log.hardware.isEmpty)  // a hint, applied at activation
+        #expect(h.activate(daw).hardware == [HardwareChoice(sampleRate: 96_000, quantum: 64)])
+        #expect(h.deactivate(daw).hardware == [.systemDefault])
+    }
+
+    @Test func nonMixableTakesPrecedenceOverMixable() {
+        var h = EngineHarness()
+        let player = h.explicit(1, .playback)
+        let game = h.explicit(2, .ambient)
+        h.send(.setPreferredHardware(player, HardwareWish(sampleRate: 48_000)))
+        h.send(.setPreferredHardware(game, HardwareWish(sampleRate: 44_100)))
+        h.activate(player)
+        h.activate(game)  // newer, but mixable
+        #expect(h.engine.hardwareChoice.sampleRate == 48_000)
+    }
+
+    @Test func amongEqualsTheMostRecentlyActivatedWins() {
+        var h = EngineHarness()
+        let a = h.implicit(1, .playback)
+        let b = h.implicit(2, .playback)
+        h.send(.setPreferredHardware(a, HardwareWish(ioBufferDuration: 0.005)))
+        h.send(.setPreferredHardware(b, HardwareWish(ioBufferDuration: 0.02)))
+        _ = h.play(a)
+        #expect(h.engine.hardwareChoice.quantum == 256)  // 240 frames -> 256
+        let sb = h.play(b)
+        #expect(h.engine.hardwareChoice.quantum == 1024)  // 960 -> 1024
+        h.send(.streamStopped(sb))
+        #expect(h.engine.hardwareChoice.quantum == 256)
+    }
+
+    @Test func quantumRoundsToAPowerOfTwoAndClamps() {
+        let arbiter = HardwareArbiter(limits: HardwareLimits())
+        #expect(arbiter.quantum(duration: 0.005, rate: 48_000) == 256)
+        #expect(arbiter.quantum(duration: 0.02, rate: 44_100) == 1024)  // 882
+        #expect(arbiter.quantum(duration: 0.0001, rate: 48_000) == 32)
+        #expect(arbiter.quantum(duration: 0.5, rate: 48_000) == 8192)
+        #expect(arbiter.quantum(duration: 64.0 / 48_000, rate: 48_000) == 64)
+        #expect(arbiter.quantum(duration: 90.0 / 48_000, rate: 48_000) == 64)  // below 64·√2
+        #expect(arbiter.quantum(duration: 91.0 / 48_000, rate: 48_000) == 128)
+        #expect(arbiter.snappedRate(47_000) == 48_000)
+        #expect(arbiter.snappedRate(8_000) == 8_000)
+    }
+
+    @Test func actualValuesAreReportedToSessions() {
+        var h = EngineHarness()
+        let app = h.explicit(1, .playback)
+        let implicit = h.implicit(2, .playback)
+        let report = h.send(.hardwareObserved(sampleRate: 48_000, quantum: 960))
+        #expect(report == [.reportHardware(app, HardwareValues(sampleRate: 48_000, ioBufferDuration: 0.02))])
+        #expect(h.engine.actualHardware() == HardwareValues(sampleRate: 48_000, ioBufferDuration: 0.02))
+        _ = implicit
+    }
+
+    @Test func badWishesAreRefused() {
+        var h = EngineHarness()
+        let app = h.explicit(1, .playback)
+        #expect(h.send(.setPreferredHardware(app, HardwareWish(sampleRate: -1))).failure(app) == .badParam)
+        #expect(h.send(.setPreferredHardware(app, HardwareWish(ioBufferDuration: 0))).failure(app) == .badParam)
+    }
+
+    @Test func arbitrationCanBeTurnedOff() {
+        var configuration = PolicyConfiguration.desktop
+        configuration.hardwareArbitration = false
+        var h = EngineHarness(configuration)
+        let daw = h.explicit(1, .playAndRecord)
+        h.send(.setPreferredHardware(daw, HardwareWish(sampleRate: 96_000)))
+        #expect(h.activate(daw).hardware.isEmpty)
+    }
+}
