@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+@testable import PolicyRules
+
+/// Waits for the next change report, or gives up at the deadline.
+private func nextChange(_ watcher: RulesWatcher, within deadline: Duration = .seconds(10)) async -> Bool {
+    await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            var iterator = watcher.changes.makeAsyncIterator()
+            return await iterator.next() != nil
+        }
+        group.addTask {
+            try? await Task.sleep(for: deadline)
+            return false
+        }
+        let first = await group.next() ?? false
+        group.cancelAll()
+        return first
+    }
+}
+
+@Suite("The rules watcher reports file changes", .serialized)
+struct WatcherTests {
+    @Test("writing, replacing and deleting a file are each reported")
+    func changes() async throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        try FileManager.default.createDirectory(atPath: root.path + "/rules", withIntermediateDirectories: true)
+        let watcher = try RulesWatcher(directories: [root.path + "/rules"], settleTime: .milliseconds(20))
+        defer { watcher.stop() }
+
+        try root.write("rules/50.conf", "audiosession.settings = { }")
+        #expect(await nextChange(watcher))
+        try root.write("rules/50.conf", "audiosession.settings = { duck.level = 0.2 }")
+        #expect(await nextChange(watcher))
+        try FileManager.default.removeItem(atPath: root.path + "/rules/50.conf")
+        #expect(await nextChange(watcher))
+    }
+
+    @Test("a directory created after the watcher started is noticed, and then its files")
+    func directoryCreatedLater() async throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let watcher = try RulesWatcher(directories: [root.path + "/config/policy-rules.d"], settleTime: .milliseconds(20))
+        defer { watcher.stop() }
+
+        try FileManager.default.createDirectory(atPath: root.path + "/config", withIntermediateDirectories: true)
+        #expect(await nextChange(watcher))
+        try FileManager.default.createDirectory(atPath: root.path + "/config/policy-rules.d", withIntermediateDirectories: true)
+        #expect(await nextChange(watcher))
+        try root.write("config/policy-rules.d/10.conf", "")
+        #expect(await nextChange(watcher))
+    }
+
+    @Test("stop finishes the stream")
+    func stop() async throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let watcher = try RulesWatcher(directories: [root.path])
+        watcher.stop()
+        watcher.stop()
+        var iterator = watcher.changes.makeAsyncIterator()
+        #expect(await iterator.next() == nil)
+    }
+}
