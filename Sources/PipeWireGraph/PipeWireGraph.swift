@@ -47,6 +47,7 @@ public final class PipeWireGraph: @unchecked Sendable {
     private let logger: Logger
     private let published = Mutex(GraphSnapshot())
     private let connected = Mutex(false)
+    private let problem = Mutex<String?>(nil)
     private let observer = Mutex<Observer?>(nil)
     private let subscribers = Mutex<[UUID: AsyncStream<GraphEvent>.Continuation]>([:])
     private let lifecycle = Mutex<Lifecycle>(.idle)
@@ -58,10 +59,15 @@ public final class PipeWireGraph: @unchecked Sendable {
     public init(configuration: Configuration, logger: Logger) {
         self.logger = logger
         loopThread = LoopThread(name: "pipewire-graph")
-        session = GraphSession(loopThread: loopThread, configuration: configuration, logger: logger) {
-            [unowned self] event, snapshot in
-            self.deliver(event, snapshot)
-        }
+        session = GraphSession(
+            loopThread: loopThread, configuration: configuration, logger: logger,
+            deliver: { [unowned self] event, snapshot in self.deliver(event, snapshot) },
+            reportProblem: { [unowned self] problem in self.problem.withLock { $0 = problem } })
+    }
+
+    /// For tools: no log output at all (they report `connectionProblem` themselves).
+    public convenience init(configuration: Configuration) {
+        self.init(configuration: configuration, logger: Logger(label: "PipeWireGraph") { _ in SwiftLogNoOpLogHandler() })
     }
 
     deinit { stop() }
@@ -103,6 +109,10 @@ public final class PipeWireGraph: @unchecked Sendable {
 
     /// The latest published state; thread-safe.
     public var snapshot: GraphSnapshot { published.withLock { $0 } }
+
+    /// Why the last connection attempt failed ("PipeWire is not running: ... remote ... runtime
+    /// dir ..."), nil once connected. Lets a one-shot tool say so and exit instead of retrying.
+    public var connectionProblem: String? { problem.withLock { $0 } }
 
     /// True between `connected` and `disconnected`.
     public var isConnected: Bool { connected.withLock { $0 } }
@@ -205,5 +215,12 @@ public final class PipeWireGraph: @unchecked Sendable {
         if let observer = observer.withLock({ $0 }) { observer(event, snapshot) }
         let continuations = subscribers.withLock { Array($0.values) }
         for continuation in continuations { continuation.yield(event) }
+    }
+}
+
+extension PipeWireGraph {
+    /// "remote 'pipewire-0' in '/run/user/1000'": where a connection with `remote` goes.
+    public static func describeRemote(_ remote: String?) -> String {
+        "remote '\(PipeWireRemote.name(remote))' in '\(PipeWireRemote.runtimeDirectory(remote))'"
     }
 }

@@ -1,1 +1,3 @@
-print("audiosessionctl")
+import AudioSessionControl
+
+await AudioSessionCtl.runFromCommandLine()

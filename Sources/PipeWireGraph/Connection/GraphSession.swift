@@ -13,6 +13,8 @@ final class GraphSession: @unchecked Sendable {
     let configuration: PipeWireGraph.Configuration
     let logger: Logger
     private let deliver: (GraphEvent, GraphSnapshot) -> Void
+    /// Told the current connection problem (nil once connected), for tools that give up early.
+    private let reportProblem: (String?) -> Void
 
     private var context: OpaquePointer?
     private(set) var core: OpaquePointer?
@@ -43,12 +45,13 @@ final class GraphSession: @unchecked Sendable {
 
     init(
         loopThread: LoopThread, configuration: PipeWireGraph.Configuration, logger: Logger,
-        deliver: @escaping (GraphEvent, GraphSnapshot) -> Void
+        deliver: @escaping (GraphEvent, GraphSnapshot) -> Void, reportProblem: @escaping (String?) -> Void
     ) {
         self.loopThread = loopThread
         self.configuration = configuration
         self.logger = logger
         self.deliver = deliver
+        self.reportProblem = reportProblem
         self.nextBackoff = configuration.reconnectBackoff.initial
     }
 
@@ -94,13 +97,17 @@ final class GraphSession: @unchecked Sendable {
         var properties: [String: String] = [:]
         if let remote = configuration.remote { properties["remote.name"] = remote }
         guard let newCore = pw_context_connect(context, Self.makeProperties(properties), 0) else {
-            let reason = String(cString: strerror(errno))
+            let socket = PipeWireRemote.socketPath(configuration.remote)
+            let reason =
+                FileManager.default.fileExists(atPath: socket)
+                ? String(cString: strerror(errno)) : "no socket at \(socket)"
             let delay = nextBackoff
             if !outageReported {
                 outageReported = true
-                logger.error(
-                    "PipeWire is not running: cannot connect to remote '\(PipeWireRemote.name(configuration.remote))' in runtime dir '\(PipeWireRemote.runtimeDirectory(configuration.remote))' (\(reason)); retrying with backoff"
-                )
+                let problem =
+                    "PipeWire is not running: cannot connect to remote '\(PipeWireRemote.name(configuration.remote))' in runtime dir '\(PipeWireRemote.runtimeDirectory(configuration.remote))' (\(reason))"
+                reportProblem(problem)
+                logger.error("\(problem); retrying with backoff")
             } else {
                 logger.debug("PipeWire still unreachable (\(reason)); next attempt in \(delay)")
             }
@@ -122,6 +129,7 @@ final class GraphSession: @unchecked Sendable {
         }
         outageReported = false
         wasConnected = true
+        reportProblem(nil)
         emit(.connected)
 
         registry = pws_core_get_registry(newCore)
@@ -275,6 +283,11 @@ final class GraphSession: @unchecked Sendable {
 enum PipeWireRemote {
     static func name(_ configured: String?) -> String {
         configured ?? ProcessInfo.processInfo.environment["PIPEWIRE_REMOTE"] ?? "pipewire-0"
+    }
+
+    static func socketPath(_ configured: String?) -> String {
+        let remote = name(configured)
+        return remote.hasPrefix("/") ? remote : "\(runtimeDirectory(configured))/\(remote)"
     }
 
     static func runtimeDirectory(_ configured: String?) -> String {

@@ -1,0 +1,17 @@
+import ArgumentParser
+
+/// `audiosessionctl`: the command line of audiosession.
+public struct AudioSessionCtl: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "audiosessionctl",
+        abstract: "Inspect and control the audiosession manager.",
+        subcommands: [GraphCommand.self])
+
+    public init() {}
+
+    /// The entry point `main.swift` calls: parses the arguments and runs the (async) subcommand.
+    public static func runFromCommandLine() async {
+        let main: () async -> Void = main
+        await main()
+    }
+}

@@ -1,1 +1,0 @@
-// AudioSessionControl: the audiosessionctl commands.

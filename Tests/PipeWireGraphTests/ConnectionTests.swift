@@ -1,0 +1,114 @@
+import Foundation
+import Logging
+import PipeWireGraph
+import PipeWireSandbox
+import Testing
+
+extension PipeWireIntegration {
+    @Suite struct Connection {
+        @Test func withoutPipeWireLogsOneClearLineThenConnectsWhenItStarts() throws {
+            let sandbox = try PrivatePipeWire()
+            sandbox.stopDaemon()
+            let logs = LogRecorder()
+            let graph = GraphHarness.makeGraph(remote: sandbox.socketPath, logs: logs)
+            defer { graph.stop() }
+            let events = EventRecorder()
+            graph.setObserver { event, snapshot in events.record(event, snapshot) }
+            graph.start()
+            try waitUntil(timeout: .seconds(10), "several reconnect attempts were made") {
+                logs.lines.filter { $0.0 == .debug && $0.1.contains("still unreachable") }.count >= 3
+            }
+            let problems = logs.lines.filter { $0.0 >= .warning }
+            #expect(problems.count == 1, "one line, not one per retry: \(problems)")
+            let line = try #require(problems.first?.1)
+            #expect(line.contains("PipeWire is not running"))
+            #expect(line.contains(sandbox.socketPath), "says which remote")
+            #expect(line.contains(sandbox.runtimeDirectory.path), "says which runtime dir")
+            #expect(!graph.isConnected)
+            #expect(events.all.isEmpty)
+
+            try sandbox.startAgain()
+            try waitUntil(timeout: .seconds(10), "connected once PipeWire is up") {
+                events.contains(.initialSyncComplete)
+            }
+            #expect(graph.isConnected)
+            #expect(graph.snapshot.node(named: "speaker") != nil)
+            #expect(events.all.first == .connected)
+        }
+
+        @Test func daemonRestartEmptiesTheMirrorThenRebuildsIt() throws {
+            let harness = try GraphHarness()
+            harness.graph.provideMetadata(named: "default")
+            let before = try harness.waitForSnapshot("speaker and our default metadata") {
+                $0.node(named: "speaker") != nil && $0.metadata["default"] != nil
+            }
+            #expect(before.metadata["settings"] != nil)
+            harness.events.clear()
+            try harness.sandbox.restart()
+            try waitUntil(timeout: .seconds(10), "disconnected, then connected and synced again") {
+                let events = harness.events.all
+                guard let lost = events.firstIndex(where: { if case .disconnected = $0 { true } else { false } }),
+                    let synced = events.lastIndex(of: .initialSyncComplete)
+                else { return false }
+                return lost < synced
+            }
+            let recorded = harness.events.withSnapshots
+            let lost = try #require(recorded.firstIndex { if case .disconnected = $0.0 { true } else { false } })
+            #expect(recorded[lost].1.isEmpty, "the snapshot is empty at `disconnected`")
+            #expect(recorded[lost + 1].0 == .connected)
+            let after = try harness.waitForSnapshot("rebuilt with speaker and re-exported default metadata") { s in
+                s.node(named: "speaker").map { s.hasAllPorts(of: $0.id) } == true && s.metadata["default"] != nil
+            }
+            #expect(Set(after.nodes.values.map(\.name)) == Set(before.nodes.values.map(\.name)))
+            #expect(harness.graph.isConnected)
+        }
+
+        @Test func stopIsCleanAndIdempotentAndLaterCallsAreHarmless() async throws {
+            let harness = try GraphHarness()
+            let stream = harness.graph.events()
+            harness.graph.stop()
+            harness.graph.stop()
+            #expect(!harness.graph.isConnected)
+            #expect(harness.graph.snapshot.isEmpty)
+            // The stream ends at stop; actions and round-trips after stop return at once.
+            var iterator = stream.makeAsyncIterator()
+            #expect(await iterator.next() == nil)
+            harness.graph.setProps(node: 1, volume: 0.5)
+            await harness.graph.roundTrip()
+            // Our client is gone from the daemon.
+            try waitUntil(timeout: .seconds(5), "our client leaves the graph") {
+                try !harness.sandbox.dump().objects.contains {
+                    $0.type == "PipeWire:Interface:Client" && $0.property("application.name") == "audiosession-tests"
+                }
+            }
+        }
+
+        @Test func eventStreamDeliversInOrder() async throws {
+            let harness = try GraphHarness()
+            let stream = harness.graph.events()
+            try harness.sandbox.createNullSink(named: "usb-dac")
+            var seenNode = false
+            var seenPorts = 0
+            for await event in stream {
+                if case .added(.node(let node)) = event, node.name == "usb-dac" { seenNode = true }
+                if case .added(.port(let port)) = event, port.properties["object.path"]?.contains("usb-dac") == true
+                    || harness.graph.snapshot.nodes[port.nodeID]?.name == "usb-dac"
+                {
+                    seenPorts += 1
+                }
+                if seenNode && seenPorts == 4 { break }
+            }
+            #expect(seenNode && seenPorts == 4)
+        }
+
+        @Test func roundTripWaitsForTheDaemon() async throws {
+            let harness = try GraphHarness()
+            let speaker = try #require(harness.graph.snapshot.node(named: "speaker"))
+            harness.graph.setProps(node: speaker.id, volume: 0.3)
+            await harness.graph.roundTrip()
+            // After the round-trip the daemon has applied the change (pw-dump is a separate client).
+            let dumped = try #require(try harness.sandbox.dump().node(named: "speaker"))
+            #expect(abs((dumped.volume ?? 0) - 0.3) < 0.0001)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import PipeWireGraph
+import PipeWireSandbox
+import Testing
+
+extension PipeWireIntegration {
+    @Suite struct Sandbox {
+        @Test func stopKillsEveryProcessItStarted() throws {
+            var pids: [Int32] = []
+            do {
+                let sandbox = try PrivatePipeWire()
+                let tone = try sandbox.testTone(seconds: 30)
+                try sandbox.play(role: "Music", file: tone)
+                try sandbox.paplay(role: "phone", file: tone)
+                pids = sandbox.startedPIDs
+                #expect(pids.count == 4, "pipewire, pipewire-pulse, pw-cat, paplay: \(pids)")
+                #expect(pids.allSatisfy { kill($0, 0) == 0 })
+                sandbox.stop()
+                #expect(pids.allSatisfy(processIsGone))
+                sandbox.stop()  // idempotent
+            }
+        }
+
+        @Test func deinitStopsEverything() throws {
+            var pids: [Int32] = []
+            var directory: URL?
+            do {
+                let sandbox = try PrivatePipeWire()
+                try sandbox.play(role: nil, file: sandbox.testTone(seconds: 30))
+                pids = sandbox.startedPIDs
+                directory = sandbox.directory
+            }
+            #expect(pids.count == 2)
+            #expect(pids.allSatisfy(processIsGone))
+            #expect(!FileManager.default.fileExists(atPath: try #require(directory).path))
+        }
+
+        @Test func clientsGetOnlyTheSandboxEnvironment() throws {
+            let sandbox = try PrivatePipeWire(devices: [])
+            let environment = sandbox.environment
+            #expect(environment["XDG_RUNTIME_DIR"] == sandbox.runtimeDirectory.path)
+            #expect(environment["PIPEWIRE_REMOTE"] == sandbox.socketPath)
+            #expect(environment["DBUS_SESSION_BUS_ADDRESS"] == nil)
+            #expect(environment["PULSE_SERVER"] == nil, "no pulse until asked for")
+            try sandbox.startPulse()
+            #expect(sandbox.environment["PULSE_SERVER"] == "unix:\(sandbox.pulseSocketPath)")
+            // A client really reaches the private daemon: pw-dump lists its core, and only it.
+            let dump = try sandbox.dump()
+            #expect(dump.objects.contains { $0.type == "PipeWire:Interface:Core" })
+            #expect(dump.node(named: "speaker") == nil, "no devices were asked for")
+        }
+
+        @Test func pulseClientsAppearWithTheirRole() throws {
+            let harness = try GraphHarness()
+            let player = try harness.sandbox.paplay(role: "phone", file: harness.sandbox.testTone(seconds: 30))
+            let snapshot = try harness.waitForSnapshot("the paplay stream appears") { s in
+                s.streams.contains { $0.properties["application.process.id"] == String(player.pid) }
+            }
+            let stream = try #require(snapshot.streams.first { $0.properties["application.process.id"] == String(player.pid) })
+            #expect(stream.isPlaybackStream)
+            #expect(stream.mediaRole?.lowercased() == "phone" || stream.mediaRole == "Communication")
+        }
+
+        @Test func testToneIsAValidWAVOfTheRequestedLength() throws {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("tone-\(UUID()).wav")
+            defer { try? FileManager.default.removeItem(at: url) }
+            _ = try TestTone.write(to: url, seconds: 2, sampleRate: 48_000, channels: 2)
+            let data = try Data(contentsOf: url)
+            #expect(data.count == 44 + 2 * 48_000 * 2 * 2)
+            #expect(String(decoding: data[0..<4], as: UTF8.self) == "RIFF")
+            #expect(String(decoding: data[8..<12], as: UTF8.self) == "WAVE")
+            let info = try ManagedProcess.run(
+                "soxi", ["-D", url.path], environment: ProcessInfo.processInfo.environment,
+                logDirectory: FileManager.default.temporaryDirectory)
+            #expect(info.trimmingCharacters(in: .whitespacesAndNewlines) == "2.000000")
+        }
+
+        @Test func waitUntilFailsWithAClearMessageAtItsDeadline() {
+            #expect {
+                try waitUntil(timeout: .milliseconds(30), "pigs fly") { false }
+            } throws: { error in
+                "\(error)".contains("waiting until pigs fly")
+            }
+        }
+    }
+}
