@@ -62,4 +62,21 @@ struct CheckerTests {
             #expect(RulesChecker.check(paths: [shippedRulesDirectory + "/profiles/" + profile], shipped: shippedRulesDirectory) == [])
         }
     }
+
+    @Test("the command's output and exit status")
+    func commandResult() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let good = try directory.write("good.conf", "audiosession.settings = { duck.level = 0.5 }")
+        let bad = try directory.write("bad.conf", "audiosession.settings = {\n  duck.level = 5\n}")
+        let ok = RulesChecker.run(paths: [good], shipped: shippedRulesDirectory)
+        #expect(ok.exitCode == 0)
+        #expect(ok.output == "1 file OK")
+        let failed = RulesChecker.run(paths: [good, bad], shipped: shippedRulesDirectory)
+        #expect(failed.exitCode == 1)
+        #expect(failed.output == "\(bad):2: duck.level as a linear factor must be between 0 and 1, found 5 (write decibels as \"-12dB\")")
+        // No shipped directory on this machine: the files are checked alone.
+        let alone = RulesChecker.run(paths: [good], shipped: directory.path + "/not-installed")
+        #expect(alone.exitCode == 0)
+    }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// `audiosessionctl rules check FILE...`: validates files as the daemon would load them.
 ///
 /// Each file is read and checked on its own (syntax, keys, types, names, regexes,
@@ -44,5 +46,18 @@ public enum RulesChecker {
             return "\(paths.count) file\(paths.count == 1 ? "" : "s") OK"
         }
         return diagnostics.map(\.description).joined(separator: "\n")
+    }
+
+    /// What `audiosessionctl rules check` prints and its exit status (0 valid, 1 any
+    /// problem). The shipped directory is layered under the files only when it exists,
+    /// so checking works on a machine where audiosession is not installed.
+    public static func run(paths: [String], shipped: String?) -> (output: String, exitCode: Int32) {
+        var base: String?
+        if let shipped {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: shipped, isDirectory: &isDirectory), isDirectory.boolValue { base = shipped }
+        }
+        let diagnostics = check(paths: paths, shipped: base)
+        return (report(diagnostics, checked: paths), diagnostics.isEmpty ? 0 : 1)
     }
 }
