@@ -3,67 +3,82 @@ import Synchronization
 
 /// A child process we started: output captured to files, stopped by PID (SIGTERM, then
 /// SIGKILL after a deadline) on `terminate()`, on `deinit`, and at the test process's exit.
+///
+/// Spawned with `posix_spawn`, a clean signal mask and default signal dispositions: the test
+/// runner's threads block signals, and a child inheriting a blocked SIGTERM (paplay does)
+/// would only ever die by SIGKILL.
 public final class ManagedProcess: @unchecked Sendable {
     public let executable: String
     public let arguments: [String]
     public let pid: Int32
     public let outputURL: URL
     public let errorURL: URL
-    private let process: Process
+    private let state = Mutex<Int32?>(nil)  // exit status once reaped
 
     /// Starts `executable` (a name looked up in PATH, or a path) with exactly `environment`.
-    public init(
-        _ executable: String, _ arguments: [String] = [], environment: [String: String],
-        workingDirectory: URL? = nil, logDirectory: URL
-    ) throws {
+    public init(_ executable: String, _ arguments: [String] = [], environment: [String: String], logDirectory: URL)
+        throws
+    {
         let path = try Self.resolve(executable, path: environment["PATH"])
         self.executable = executable
         self.arguments = arguments
         let stem = "\(URL(fileURLWithPath: executable).lastPathComponent)-\(UUID().uuidString.prefix(8))"
         outputURL = logDirectory.appendingPathComponent("\(stem).out")
         errorURL = logDirectory.appendingPathComponent("\(stem).err")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.environment = environment
-        if let workingDirectory { process.currentDirectoryURL = workingDirectory }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorURL)
-        try process.run()
-        pid = process.processIdentifier
+        pid = try Self.spawn(
+            path: path, arguments: [executable] + arguments, environment: environment,
+            stdout: outputURL.path, stderr: errorURL.path)
         ProcessRegistry.shared.register(pid)
     }
 
     deinit { terminate() }
 
-    public var isRunning: Bool { process.isRunning }
+    /// Reaps the child if it has exited; true while it runs.
+    public var isRunning: Bool {
+        state.withLock { status in
+            guard status == nil else { return false }
+            var raw: Int32 = 0
+            let result = waitpid(pid, &raw, WNOHANG)
+            if result == pid {
+                status = Self.exitCode(raw)
+                return false
+            }
+            if result < 0 {
+                status = -1  // not our child any more (already reaped elsewhere)
+                return false
+            }
+            return true
+        }
+    }
 
-    /// The exit status once it has exited (nil while running).
-    public var exitStatus: Int32? { process.isRunning ? nil : process.terminationStatus }
+    /// The exit status once it has exited (nil while running); 128+N for signal N.
+    public var exitStatus: Int32? { isRunning ? nil : state.withLock { $0 } }
 
     public var output: String { (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" }
     public var errorOutput: String { (try? String(contentsOf: errorURL, encoding: .utf8)) ?? "" }
 
     /// SIGTERM, wait up to `grace`, then SIGKILL; reaps the child. Idempotent.
     public func terminate(grace: Duration = .seconds(3)) {
-        if process.isRunning {
+        if isRunning {
             kill(pid, SIGTERM)
             let deadline = ContinuousClock.now + grace
-            while process.isRunning && ContinuousClock.now < deadline { usleep(5_000) }
-            if process.isRunning { kill(pid, SIGKILL) }
-            process.waitUntilExit()
+            while isRunning && ContinuousClock.now < deadline { usleep(2_000) }
+            if isRunning {
+                kill(pid, SIGKILL)
+                state.withLock { status in
+                    var raw: Int32 = 0
+                    if status == nil { status = waitpid(pid, &raw, 0) == pid ? Self.exitCode(raw) : -1 }
+                }
+            }
         }
         ProcessRegistry.shared.unregister(pid)
     }
 
     /// Waits for a process that is expected to exit on its own.
     public func waitForExit(timeout: Duration) throws -> Int32 {
-        try waitUntil(timeout: timeout, "\(executable) exits") { !process.isRunning }
+        try waitUntil(timeout: timeout, poll: .milliseconds(2), "\(executable) exits") { !isRunning }
         ProcessRegistry.shared.unregister(pid)
-        return process.terminationStatus
+        return state.withLock { $0 } ?? -1
     }
 
     /// Runs a command to completion and returns its standard output; throws on failure.
@@ -89,6 +104,48 @@ public final class ManagedProcess: @unchecked Sendable {
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
         throw SandboxError.missingExecutable(executable)
+    }
+
+    private static func exitCode(_ raw: Int32) -> Int32 {
+        let signal = raw & 0x7f
+        return signal == 0 ? (raw >> 8) & 0xff : 128 + signal
+    }
+
+    private static func spawn(
+        path: String, arguments: [String], environment: [String: String], stdout: String, stderr: String
+    ) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        sigdelset(&defaults, SIGKILL)
+        sigdelset(&defaults, SIGSTOP)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var pid: Int32 = 0
+        let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        guard result == 0 else {
+            throw SandboxError.commandFailed("posix_spawn \(path): \(String(cString: strerror(result)))")
+        }
+        return pid
     }
 }
 

@@ -118,7 +118,21 @@ public final class PrivateSessionBus: @unchecked Sendable {
         let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let result = posix_spawnp(&pid, program, &actions, nil, argv, environ)
+        // Threads of the test runner may block signals; the child must start with none blocked
+        // and default dispositions, or SIGTERM would never reach it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        sigdelset(&defaults, SIGKILL)
+        sigdelset(&defaults, SIGSTOP)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let result = posix_spawnp(&pid, program, &actions, &attributes, argv, environ)
         close(fds[1])
         guard result == 0 else {
             close(fds[0])
