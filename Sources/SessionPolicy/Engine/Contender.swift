@@ -14,7 +14,7 @@ struct Contender: Sendable {
     var appKey: Int
     /// Interrupted and waiting (else active).
     var isWaiting: Bool
-    /// Waiting with no interrupter left: may resume when nothing interrupts it now.
+    /// Waiting and judged each walk: resumes when nothing above interrupts it now.
     var isResumeCandidate: Bool
     var userPaused: Bool
     var hasRunningStreams: Bool

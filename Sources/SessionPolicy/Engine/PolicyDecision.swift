@@ -4,8 +4,10 @@
 /// stream of that session, including streams that appear later.
 public enum PolicyDecision: Hashable, Sendable {
     /// An activation request was granted (reply to `SetActive(true)`, or a stream started).
+    /// Closes any interruption of the session: it took its audio back itself.
     case activated(SessionID)
-    /// The session is inactive now (reply to `SetActive(false)`).
+    /// The session is inactive now: reply to `SetActive(false)`, or an implicit session whose
+    /// streams stopped, paused or vanished. Closes any interruption without an ended.
     case deactivated(SessionID)
     /// A request was refused, or a stream did something its category forbids.
     case failed(SessionID, AudioSessionError)

@@ -4,8 +4,10 @@
 /// first). Each contender is judged by the effects of the playing contenders above it;
 /// an interrupted one stops contributing, so whoever it was ducking or interrupting is
 /// judged without it — the walk is the fixpoint. Waiting contenders whose interrupters
-/// have all ended are judged the same way at their old position and resume when
-/// nothing above interrupts them.
+/// are judged the same way at their old position and resume as soon as nothing above
+/// interrupts them (whether their interrupter ended, was reclassified or was itself
+/// interrupted). Who interrupted whom is remembered only to know whether the end of the
+/// interruption carries `shouldResume`.
 extension PolicyEngine {
 
     // MARK: Contender index (sorted array, binary search)
@@ -42,7 +44,7 @@ extension PolicyEngine {
             audience: (state.isNonMixable ? 1 : 0) | (state.isSpoken ? 2 : 0),
             effects: effects(of: state), isExplicit: state.kind == .explicit,
             isNonMixable: state.isNonMixable, appKey: state.appKey, isWaiting: waiting,
-            isResumeCandidate: waiting && state.blockers.isEmpty,
+            isResumeCandidate: waiting,
             userPaused: state.userPausedWhileInterrupted,
             hasRunningStreams: state.hasRunningStreams, hasWish: !state.wish.isEmpty)
     }
@@ -103,9 +105,6 @@ extension PolicyEngine {
             state.blockers.remove(id)
             if !resumeHint { state.resumeHint = false }
             sessions[waiter] = state
-            if state.blockers.isEmpty, let index = contenderIndex(of: waiter) {
-                contenders[index].isResumeCandidate = true
-            }
         }
     }
 
@@ -259,7 +258,7 @@ extension PolicyEngine {
             state.blockers.insert(interrupter)
             blocking[interrupter, default: []].insert(id)
         }
-        contenders[index].isResumeCandidate = state.blockers.isEmpty
+        contenders[index].isResumeCandidate = true
         sessions[id] = state
         emit(.interruptionBegan(id, reason: .default, method: state.method(preferring: configuration.interruptionMethods)))
         if contenders[index].appliedDuckCount != 0 {
@@ -275,7 +274,6 @@ extension PolicyEngine {
         guard interrupter != id else { return }
         sessions[id]?.blockers.insert(interrupter)
         blocking[interrupter, default: []].insert(id)
-        contenders[index].isResumeCandidate = false
     }
 
     /// Nothing interrupts a waiting contender any more: tell it. Returns whether it plays

@@ -35,7 +35,8 @@ extension PolicyEngine {
             sessions[id]?.captureSilenced = false
             sessions[id]?.route = .empty
             if state.kind == .implicit && state.activity != .inactive {
-                leaveContention(id, resumeHint: true, notify: false)
+                leaveContention(id, resumeHint: true)
+                emit(.deactivated(id))
             }
         }
         for index in contenders.indices { contenders[index].hasRunningStreams = false }

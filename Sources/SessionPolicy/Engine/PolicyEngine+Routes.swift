@@ -126,6 +126,7 @@ extension PolicyEngine {
                 emit(.pauseForRouteLoss(id, method: state.method(preferring: configuration.interruptionMethods)))
                 for index in state.streams.indices { sessions[id]?.streams[index].pausedByUser = true }
                 leaveContention(id, resumeHint: false)
+                emit(.deactivated(id))
                 paused = true
             }
         }

@@ -84,10 +84,12 @@ extension PolicyEngine {
         switch state.activity {
         case .active where !state.hasRunningStreams:
             leaveContention(id, resumeHint: true)
+            emit(.deactivated(id))
             arbitrate(cause: nil)
         case .interrupted where state.streams.isEmpty:
-            // Gone while held: nothing to resume.
+            // Gone while held: nothing to resume, no ended.
             leaveContention(id, resumeHint: true, notify: false)
+            emit(.deactivated(id))
             arbitrate(cause: nil)
         case .interrupted:
             refreshContender(id)

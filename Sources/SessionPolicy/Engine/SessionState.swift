@@ -35,7 +35,8 @@ struct SessionState: Sendable {
     var wish = HardwareWish()
     var preferredInputUID: String?
     var outputOverride: OutputOverride = .none
-    /// Sessions whose activity interrupted this one and have not ended yet.
+    /// Sessions that interrupted this one and have not ended yet: their way of ending
+    /// (with or without `notifyOthersOnDeactivation`) decides `shouldResume`.
     var blockers: Set<SessionID> = []
     /// Cleared when an interrupter ends without `notifyOthersOnDeactivation`.
     var resumeHint = true
