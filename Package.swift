@@ -21,6 +21,12 @@ let package = Package(
             name: "CPipeWire", pkgConfig: "libpipewire-0.3",
             providers: [.apt(["libpipewire-0.3-dev", "libspa-0.2-dev"])]),
         .target(name: "PipeWireShim", dependencies: ["CPipeWire"]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .target(name: "SessionBusShim", dependencies: ["CSystemd"]),
+        // D-Bus mechanism (sd-bus on its own thread): serve objects, call, subscribe. Decides nothing.
+        .target(
+            name: "SessionBus",
+            dependencies: ["SessionBusShim", "CSystemd", .product(name: "Logging", package: "swift-log")]),
 
         // --- Mechanism: the PipeWire graph, observed and acted on (decides nothing) --------
         .target(
@@ -67,6 +73,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(name: "PolicyRulesTests", dependencies: ["PolicyRules"]),
+        .testTarget(name: "SessionBusTests", dependencies: ["SessionBus", "PipeWireSandbox"]),
         .testTarget(
             name: "PipeWireGraphTests",
             dependencies: ["PipeWireGraph", "PipeWireSandbox"]),

@@ -1,0 +1,128 @@
+// BusValue: one D-Bus value of any type, as sent and received by SessionBus. Arrays carry their
+// element signature so that an empty array still has a type on the wire.
+
+/// A D-Bus value. Basic types map one to one; containers nest.
+///
+/// Dictionaries are arrays of `.dictEntry` (signature `a{kv}`): use ``dictionary(_:)`` for the
+/// common `a{sv}`, and ``dictionaryValue`` to read one back.
+public indirect enum BusValue: Sendable, Hashable {
+    case byte(UInt8)
+    case bool(Bool)
+    case int16(Int16)
+    case uint16(UInt16)
+    case int32(Int32)
+    case uint32(UInt32)
+    case int64(Int64)
+    case uint64(UInt64)
+    case double(Double)
+    case string(String)
+    case objectPath(String)
+    case signature(String)
+    /// An array; `element` is the signature of one element (`"s"`, `"{sv}"`, `"(ss)"`).
+    case array(element: String, [BusValue])
+    /// A dictionary entry; valid only as the element of an array with element signature `{kv}`.
+    case dictEntry(key: BusValue, value: BusValue)
+    case structure([BusValue])
+    case variant(BusValue)
+
+    /// The D-Bus signature of this value (one complete type).
+    public var signature: String {
+        switch self {
+        case .byte: "y"
+        case .bool: "b"
+        case .int16: "n"
+        case .uint16: "q"
+        case .int32: "i"
+        case .uint32: "u"
+        case .int64: "x"
+        case .uint64: "t"
+        case .double: "d"
+        case .string: "s"
+        case .objectPath: "o"
+        case .signature: "g"
+        case .array(let element, _): "a" + element
+        case .dictEntry(let key, let value): "{" + key.signature + value.signature + "}"
+        case .structure(let fields): "(" + fields.map(\.signature).joined() + ")"
+        case .variant: "v"
+        }
+    }
+
+    /// The concatenated signature of a list of values (a message body).
+    public static func signature(of values: [BusValue]) -> String {
+        values.map(\.signature).joined()
+    }
+}
+
+// MARK: - Building
+
+extension BusValue {
+    /// An `a{sv}` dictionary; entries are sorted by key so that the wire form is deterministic.
+    public static func dictionary(_ entries: [String: BusValue]) -> BusValue {
+        .array(
+            element: "{sv}",
+            entries.sorted { $0.key < $1.key }.map { .dictEntry(key: .string($0.key), value: .variant($0.value)) })
+    }
+
+    /// An `as` array.
+    public static func strings(_ strings: [String]) -> BusValue {
+        .array(element: "s", strings.map(BusValue.string))
+    }
+}
+
+// MARK: - Reading
+
+extension BusValue {
+    /// The text of a string, object path or signature.
+    public var stringValue: String? {
+        switch self {
+        case .string(let s), .objectPath(let s), .signature(let s): s
+        default: nil
+        }
+    }
+    public var boolValue: Bool? { if case .bool(let v) = self { v } else { nil } }
+    public var byteValue: UInt8? { if case .byte(let v) = self { v } else { nil } }
+    public var int32Value: Int32? { if case .int32(let v) = self { v } else { nil } }
+    public var uint32Value: UInt32? { if case .uint32(let v) = self { v } else { nil } }
+    public var int64Value: Int64? { if case .int64(let v) = self { v } else { nil } }
+    public var uint64Value: UInt64? { if case .uint64(let v) = self { v } else { nil } }
+    public var doubleValue: Double? { if case .double(let v) = self { v } else { nil } }
+    /// The elements of an array.
+    public var arrayValue: [BusValue]? { if case .array(_, let v) = self { v } else { nil } }
+    /// The fields of a structure.
+    public var structureValue: [BusValue]? { if case .structure(let v) = self { v } else { nil } }
+    /// The content of a variant.
+    public var variantValue: BusValue? { if case .variant(let v) = self { v } else { nil } }
+
+    /// An `a{s*}` array as a dictionary; variant values are unwrapped (`a{sv}` gives the contents).
+    public var dictionaryValue: [String: BusValue]? {
+        guard case .array(let element, let entries) = self, element.hasPrefix("{s") else { return nil }
+        var result: [String: BusValue] = [:]
+        for entry in entries {
+            guard case .dictEntry(.string(let key), let value) = entry else { return nil }
+            result[key] = value.variantValue ?? value
+        }
+        return result
+    }
+}
+
+extension BusValue: CustomStringConvertible {
+    /// A compact, busctl-like rendering for logs and test failures.
+    public var description: String {
+        switch self {
+        case .byte(let v): "\(v)"
+        case .bool(let v): "\(v)"
+        case .int16(let v): "\(v)"
+        case .uint16(let v): "\(v)"
+        case .int32(let v): "\(v)"
+        case .uint32(let v): "\(v)"
+        case .int64(let v): "\(v)"
+        case .uint64(let v): "\(v)"
+        case .double(let v): "\(v)"
+        case .string(let v), .objectPath(let v), .signature(let v): "\"\(v)\""
+        case .array(_, let items): "[" + items.map(\.description).joined(separator: ", ") + "]"
+        case .dictEntry(let key, let value): "\(key): \(value)"
+        case .structure(let fields): "(" + fields.map(\.description).joined(separator: ", ") + ")"
+        case .variant(let inner): "<\(inner.signature)> \(inner)"
+        }
+    }
+}
