@@ -17,7 +17,12 @@ public struct RuleSet: Hashable, Sendable {
     ///
     /// Every matching rule applies, in order, so later rules override earlier ones part by
     /// part (as PipeWire applies `update-props` actions).
+    ///
+    /// An empty `media.role` is no role (`pw-cat --media-role ""` and some pulse clients
+    /// send one), so `media.role = null` rules see it as absent.
     public func classify(properties: [String: String]) -> StreamClassification {
+        var properties = properties
+        if properties["media.role"]?.isEmpty == true { properties["media.role"] = nil }
         var result = Classification.unconfigured
         var matched: [RuleMatch] = []
         var origins: [StreamClassification.Field: RuleReference] = [:]
@@ -58,6 +63,12 @@ public struct RuleSet: Hashable, Sendable {
             result.options.subtract(refused)
         }
         return StreamClassification(classification: result, matchedRules: matched, origins: origins, notes: notes)
+    }
+
+    /// Classifies a stream node: its own properties over its client's (where
+    /// `application.process.binary` and the Flatpak app id live).
+    public func classify(node: [String: String], client: [String: String]) -> StreamClassification {
+        classify(properties: client.merging(node) { _, nodeValue in nodeValue })
     }
 
     init(configuration: PolicyConfiguration, rules: [ClassificationRule], files: [String]) {
