@@ -87,7 +87,14 @@ public final class PipeWireGraph: @unchecked Sendable {
     }
 
     /// Disconnects, joins the loop thread and ends every event stream. Safe to call twice.
+    /// Called from the observer (on the loop thread), it finishes on another thread instead:
+    /// a thread cannot join itself.
     public func stop() {
+        if loopThread.isOnLoopThread {
+            let thread = Thread { [self] in stop() }
+            thread.start()
+            return
+        }
         let wasRunning = lifecycle.withLock { state in
             defer { state = .stopped }
             return state == .running

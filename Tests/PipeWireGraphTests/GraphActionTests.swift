@@ -46,6 +46,28 @@ extension PipeWireIntegration {
             #expect(try harness.sandbox.portLinks().filter { $0.inputPort.hasPrefix("speaker:") }.count == 2)
         }
 
+        @Test func captureStreamGetsInputPortsAndAMonoSourceFeedsEveryChannel() throws {
+            let harness = try GraphHarness()
+            let recorder = try harness.sandbox.spawn(
+                "pw-cat", ["-r", "--media-role", "Communication", harness.sandbox.directory.appendingPathComponent("rec.wav").path])
+            let pid = recorder.pid
+            let found = try harness.waitForSnapshot("the capture stream appears") { s in
+                s.streams.contains { s.client(of: $0)?.pid == pid }
+            }
+            let stream = try #require(found.streams.first { found.client(of: $0)?.pid == pid })
+            #expect(stream.isCaptureStream && stream.mediaRole == "Communication")
+            let mic = try #require(found.node(named: "mic"))
+            harness.graph.configurePorts(node: stream.id)
+            _ = try harness.waitForSnapshot("the capture stream has input ports") {
+                $0.ports(of: stream.id, direction: .input).count == 2
+            }
+            harness.graph.link(output: mic.id, input: stream.id)
+            _ = try harness.waitForSnapshot("mic feeds both channels") { $0.links(from: mic.id, to: stream.id).count == 2 }
+            let listing = try harness.sandbox.portLinks().filter { $0.outputPort.hasPrefix("mic:") }
+            #expect(listing.count == 2)
+            #expect(Set(listing.map(\.outputPortID)).count == 1, "one MONO port fans out")
+        }
+
         @Test func unlinkAndUnlinkAllRemoveLinks() throws {
             let harness = try GraphHarness()
             let (_, stream) = try harness.playStream(role: "Music")

@@ -84,6 +84,43 @@ extension PipeWireIntegration {
             }
         }
 
+        /// Pitfall 2: a client-exported device pushes nothing to subscribers; the mirror must
+        /// re-enumerate EnumRoute / Route when the info's param SERIAL bits flip.
+        @Test func seesDeviceRoutesAndTheirAvailabilityChanges() throws {
+            let harness = try GraphHarness()
+            let device = try harness.sandbox.startRouteDevice(name: "test-card", description: "Test Card")
+            var snapshot = try harness.waitForSnapshot("the device with two routes and an active route") {
+                $0.devices[device.globalID].map { $0.enumRoutes.count == 2 && $0.activeRoutes.count == 1 } ?? false
+            }
+            var mirrored = try #require(snapshot.devices[device.globalID])
+            #expect(mirrored.name == "test-card" && mirrored.displayName == "Test Card")
+            #expect(mirrored.enumRoutes.map(\.name) == ["analog-output-speaker", "analog-output-headphones"])
+            #expect(mirrored.enumRoutes.map(\.available) == [.yes, .no])
+            #expect(mirrored.enumRoutes.allSatisfy { $0.direction == .output && $0.device == nil })
+            #expect(mirrored.activeRoutes.first?.name == "analog-output-speaker")
+            #expect(mirrored.activeRoutes.first?.device == 0)
+            #expect(mirrored.activeRoutes.first?.props?.volume == 1)
+
+            try device.plugHeadphones()
+            snapshot = try harness.waitForSnapshot("headphones available and active") {
+                $0.devices[device.globalID]?.enumRoutes.last?.available == .yes
+                    && $0.devices[device.globalID]?.activeRoutes.first?.name == "analog-output-headphones"
+            }
+            mirrored = try #require(snapshot.devices[device.globalID])
+            #expect(mirrored.activeRoutes.first?.props?.volume == 0.5)
+
+            try device.unplugHeadphones()
+            _ = try harness.waitForSnapshot("headphones unavailable again") {
+                $0.devices[device.globalID]?.enumRoutes.last?.available == .no
+                    && $0.devices[device.globalID]?.activeRoutes.first?.name == "analog-output-speaker"
+            }
+            // Each flip produced changed(device) events carrying the new routes.
+            let changes = harness.events.count {
+                if case .changed(.device(let d)) = $0 { d.id == device.globalID } else { false }
+            }
+            #expect(changes >= 4)
+        }
+
         @Test func seesDevicesPluggedAndUnpluggedAtRunTime() throws {
             let harness = try GraphHarness()
             try harness.sandbox.createNullSink(named: "usb-dac", description: "USB DAC")

@@ -89,9 +89,13 @@ extension GraphSession {
     func configurePorts(node nodeID: GlobalID) {
         guard let proxy = boundProxy(nodeID, .node, action: "configurePorts"), let node = mirror.nodes[nodeID]
         else { return }
-        let seq = nextSequence()
+        // Replies carry the value the method returns (the message's async seq).
+        let seq = pws_node_enum_params(proxy.proxy, 0, SPA_PARAM_EnumFormat.rawValue)
+        guard seq >= 0 else {
+            logger.warning("configurePorts: enum formats of node \(nodeID) failed: \(seq)")
+            return
+        }
         proxy.pendingFormats[seq] = []
-        _ = pws_node_enum_params(proxy.proxy, seq, SPA_PARAM_EnumFormat.rawValue)
         sync { [weak self, weak proxy] completed in
             guard completed, let self, let proxy else { return }
             let formats = proxy.pendingFormats.removeValue(forKey: seq) ?? []

@@ -194,10 +194,15 @@ extension GraphSession {
             let flags = params[index].flags
             guard flags & ParamFlag.read != 0, proxy.paramFlags[id] != flags else { continue }
             proxy.paramFlags[id] = flags
-            let seq = nextSequence()
+            // Replies carry the value the method returns (the message's async seq), not our argument.
+            let seq = pws_device_enum_params(proxy.proxy, 0, id)
+            guard seq >= 0 else {
+                logger.warning("device \(proxy.id): enum params \(id) failed: \(seq)")
+                continue
+            }
             proxy.pendingEnumerations[id] = (seq, [])
             pendingWork += 1
-            _ = pws_device_enum_params(proxy.proxy, seq, id)
+            logger.trace("device \(proxy.id): re-reading param \(id) (flags \(flags), seq \(seq))")
             sync { [weak self, weak proxy] completed in
                 guard completed, let self, let proxy else { return }
                 self.commitRoutes(proxy, paramID: id, seq: seq)
@@ -206,6 +211,7 @@ extension GraphSession {
     }
 
     func deviceParam(_ proxy: BoundProxy, seq: Int32, id: UInt32, pod: UnsafePointer<spa_pod>?) {
+        logger.trace("device \(proxy.id): param \(id) seq \(seq)")
         guard let pending = proxy.pendingEnumerations[id], pending.seq == seq, let route = Route(parsing: pod)
         else { return }
         proxy.pendingEnumerations[id]?.pods.append(route)

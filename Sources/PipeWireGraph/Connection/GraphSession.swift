@@ -35,7 +35,6 @@ final class GraphSession: @unchecked Sendable {
     /// Counts requests whose replies belong to the current state (binds, enumerations):
     /// the initial sync repeats until a round-trip adds none.
     var pendingWork = 0
-    private var nextSeq: Int32 = 1
 
     /// Metadata objects we implement, exported on a second connection (pitfall 1).
     var providedMetadataNames: [String] = []
@@ -256,11 +255,6 @@ final class GraphSession: @unchecked Sendable {
                 handler(true)
             }
         }
-    }
-
-    func nextSequence() -> Int32 {
-        defer { nextSeq = nextSeq == Int32.max ? 1 : nextSeq + 1 }
-        return nextSeq
     }
 
     // MARK: - Publishing

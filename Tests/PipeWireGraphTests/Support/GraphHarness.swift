@@ -26,7 +26,7 @@ final class GraphHarness: @unchecked Sendable {
 
     static func makeGraph(remote: String, logs: LogRecorder) -> PipeWireGraph {
         var logger = Logger(label: "test.pipewire-graph") { _ in LogRecorderHandler(recorder: logs) }
-        logger.logLevel = .debug
+        logger.logLevel = .trace
         return PipeWireGraph(
             configuration: .init(
                 remote: remote, applicationName: "audiosession-tests",
@@ -86,7 +86,7 @@ final class LogRecorder: Sendable {
 struct LogRecorderHandler: LogHandler {
     let recorder: LogRecorder
     var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .debug
+    var logLevel: Logger.Level = .trace
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }

@@ -1,0 +1,285 @@
+import Foundation
+
+/// A device with two output routes ("analog-output-speaker", "analog-output-headphones"),
+/// exported into the sandbox by a real client process, the way a session manager exports ALSA
+/// cards. Plugging and unplugging the headphones flips that route's `available` and toggles the
+/// param SERIAL bits, exactly what a jack does; subscriptions do not push such changes
+/// (pitfall 2), so this is how route handling is exercised without audio hardware.
+///
+/// The client is a small C program (spa_device methods and hook emission are C macros), built
+/// once with `cc` and pkg-config and cached by content hash.
+public final class RouteDevice: @unchecked Sendable {
+    public let name: String
+    public let process: ManagedProcess
+    /// The device's registry id.
+    public let globalID: UInt32
+
+    init(name: String, process: ManagedProcess) throws {
+        self.name = name
+        self.process = process
+        var id: UInt32?
+        try waitUntil(timeout: .seconds(10), "route device \(name) is exported") {
+            guard process.isRunning else {
+                throw SandboxError.notRunning("route-device exited: \(process.errorOutput)")
+            }
+            id = process.output.split(separator: "\n").lazy.compactMap { line -> UInt32? in
+                line.hasPrefix("bound ") ? UInt32(line.dropFirst(6)) : nil
+            }.first
+            return id != nil
+        }
+        globalID = id!
+    }
+
+    /// Headphones plugged in: their route becomes available and active.
+    public func plugHeadphones() throws { try setHeadphones(available: true) }
+
+    /// Headphones pulled out: their route becomes unavailable; the speaker route is active.
+    public func unplugHeadphones() throws { try setHeadphones(available: false) }
+
+    private func setHeadphones(available: Bool) throws {
+        let line = "headphones \(available ? "yes" : "no")"
+        let before = process.output.components(separatedBy: line).count
+        kill(process.pid, available ? SIGUSR1 : SIGUSR2)
+        try waitUntil(timeout: .seconds(5), "route device reports '\(line)'") {
+            process.output.components(separatedBy: line).count > before
+        }
+    }
+
+    /// Builds the helper (once per source version) and returns its path.
+    static func executable(environment: [String: String], logDirectory: URL) throws -> String {
+        var hasher = Hasher32()
+        hasher.combine(source)
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("audiosession-route-device-\(hasher.value)")
+        let binary = directory.appendingPathComponent("route-device")
+        if FileManager.default.isExecutableFile(atPath: binary.path) { return binary.path }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let sourceFile = directory.appendingPathComponent("route-device-\(getpid()).c")
+        try source.write(to: sourceFile, atomically: true, encoding: .utf8)
+        let partial = directory.appendingPathComponent("route-device-\(getpid()).partial")
+        let flags = try ManagedProcess.run(
+            "pkg-config", ["--cflags", "--libs", "libpipewire-0.3"], environment: environment,
+            logDirectory: logDirectory)
+        let arguments = ["-O1", "-o", partial.path, sourceFile.path]
+            + flags.split(whereSeparator: \.isWhitespace).map(String.init)
+        try ManagedProcess.run("cc", arguments, environment: environment, logDirectory: logDirectory, timeout: .seconds(60))
+        // rename(2) is atomic: a concurrent builder never sees a half-written binary.
+        guard rename(partial.path, binary.path) == 0 else {
+            throw SandboxError.commandFailed("cannot install \(binary.path): \(String(cString: strerror(errno)))")
+        }
+        try? FileManager.default.removeItem(at: sourceFile)
+        return binary.path
+    }
+
+    static let source = #"""
+/* A device with two output routes (speaker, headphones), exported by a real client the way
+ * ALSA devices are exported by a session manager. SIGUSR1 plugs the headphones in, SIGUSR2
+ * pulls them out: the route's `available` flips and the param SERIAL bits toggle.
+ * Usage: route-device NAME DESCRIPTION */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <pipewire/pipewire.h>
+#include <spa/monitor/device.h>
+#include <spa/monitor/utils.h>
+#include <spa/param/param.h>
+#include <spa/param/props.h>
+#include <spa/param/route.h>
+#include <spa/pod/builder.h>
+#include <spa/utils/result.h>
+
+struct route { const char *name, *description; int priority; bool available; };
+
+struct impl {
+    struct pw_main_loop *loop;
+    struct pw_core *core;
+    struct spa_device device;
+    struct spa_hook_list hooks;
+    struct spa_device_info info;
+    struct spa_param_info params[2];
+    struct spa_dict_item items[4];
+    struct spa_dict dict;
+    struct route routes[2];
+    struct pw_proxy *proxy;
+    struct spa_hook proxy_listener;
+};
+
+static uint32_t active_route(struct impl *d) { return d->routes[1].available ? 1 : 0; }
+
+static struct spa_pod *build_route(struct spa_pod_builder *b, uint32_t param_id, uint32_t i, struct impl *d) {
+    struct route *r = &d->routes[i];
+    struct spa_pod_frame f;
+    spa_pod_builder_push_object(b, &f, SPA_TYPE_OBJECT_ParamRoute, param_id);
+    spa_pod_builder_add(b,
+        SPA_PARAM_ROUTE_index, SPA_POD_Int(i),
+        SPA_PARAM_ROUTE_direction, SPA_POD_Id(SPA_DIRECTION_OUTPUT),
+        SPA_PARAM_ROUTE_name, SPA_POD_String(r->name),
+        SPA_PARAM_ROUTE_description, SPA_POD_String(r->description),
+        SPA_PARAM_ROUTE_priority, SPA_POD_Int(r->priority),
+        SPA_PARAM_ROUTE_available, SPA_POD_Id(r->available ? SPA_PARAM_AVAILABILITY_yes : SPA_PARAM_AVAILABILITY_no),
+        0);
+    if (param_id == SPA_PARAM_Route) {
+        spa_pod_builder_add(b, SPA_PARAM_ROUTE_device, SPA_POD_Int(0), 0);
+        spa_pod_builder_prop(b, SPA_PARAM_ROUTE_props, 0);
+        spa_pod_builder_add_object(b, SPA_TYPE_OBJECT_Props, SPA_PARAM_Route,
+            SPA_PROP_volume, SPA_POD_Float(i == 1 ? 0.5f : 1.0f),
+            SPA_PROP_mute, SPA_POD_Bool(false));
+    }
+    return spa_pod_builder_pop(b, &f);
+}
+
+static void emit_info(struct impl *d, bool full) {
+    d->info.change_mask = full ? SPA_DEVICE_CHANGE_MASK_PROPS | SPA_DEVICE_CHANGE_MASK_PARAMS
+                               : SPA_DEVICE_CHANGE_MASK_PARAMS;
+    spa_device_emit_info(&d->hooks, &d->info);
+    d->info.change_mask = 0;
+}
+
+static int impl_add_listener(void *object, struct spa_hook *listener,
+                             const struct spa_device_events *events, void *data) {
+    struct impl *d = object;
+    struct spa_hook_list save;
+    spa_hook_list_isolate(&d->hooks, &save, listener, events, data);
+    emit_info(d, true);
+    spa_hook_list_join(&d->hooks, &save);
+    return 0;
+}
+
+static int impl_sync(void *object, int seq) {
+    struct impl *d = object;
+    spa_device_emit_result(&d->hooks, seq, 0, 0, NULL);
+    return 0;
+}
+
+static int impl_enum_params(void *object, int seq, uint32_t id, uint32_t start, uint32_t num,
+                            const struct spa_pod *filter) {
+    struct impl *d = object;
+    uint8_t buffer[4096];
+    uint32_t count = 0;
+    (void)filter;
+    for (uint32_t index = start; index < 2 && count < num; index++) {
+        struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
+        struct spa_result_device_params result = { .id = id, .index = index, .next = index + 1 };
+        if (id == SPA_PARAM_EnumRoute) {
+            result.param = build_route(&b, id, index, d);
+        } else if (id == SPA_PARAM_Route) {
+            if (index > 0) break;
+            result.param = build_route(&b, id, active_route(d), d);
+        } else {
+            return -ENOENT;
+        }
+        spa_device_emit_result(&d->hooks, seq, 0, SPA_RESULT_TYPE_DEVICE_PARAMS, &result);
+        count++;
+    }
+    return 0;
+}
+
+static int impl_set_param(void *object, uint32_t id, uint32_t flags, const struct spa_pod *param) {
+    (void)object; (void)id; (void)flags; (void)param;
+    return -ENOTSUP;
+}
+
+static const struct spa_device_methods methods = {
+    SPA_VERSION_DEVICE_METHODS,
+    .add_listener = impl_add_listener,
+    .sync = impl_sync,
+    .enum_params = impl_enum_params,
+    .set_param = impl_set_param,
+};
+
+static void set_headphones(struct impl *d, bool available) {
+    if (d->routes[1].available == available) return;
+    d->routes[1].available = available;
+    for (int i = 0; i < 2; i++) d->params[i].flags ^= SPA_PARAM_INFO_SERIAL;
+    emit_info(d, false);
+    printf("headphones %s\n", available ? "yes" : "no");
+    fflush(stdout);
+}
+
+static void on_plug(void *data, int signal) { (void)signal; set_headphones(data, true); }
+static void on_unplug(void *data, int signal) { (void)signal; set_headphones(data, false); }
+static void on_quit(void *data, int signal) { (void)signal; struct impl *d = data; pw_main_loop_quit(d->loop); }
+
+static void on_bound(void *data, uint32_t global_id) {
+    (void)data;
+    printf("bound %u\n", global_id);
+    fflush(stdout);
+}
+
+static const struct pw_proxy_events proxy_events = { PW_VERSION_PROXY_EVENTS, .bound = on_bound };
+
+int main(int argc, char *argv[]) {
+    static struct impl d;
+    const char *name = argc > 1 ? argv[1] : "test-card";
+    const char *description = argc > 2 ? argv[2] : "Test Card";
+    /* Block the control signals before libpipewire starts threads: signalfd delivers them. */
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGUSR1);
+    sigaddset(&mask, SIGUSR2);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &mask, NULL);
+    pw_init(&argc, &argv);
+    d.loop = pw_main_loop_new(NULL);
+    struct pw_loop *loop = pw_main_loop_get_loop(d.loop);
+    struct pw_context *context = pw_context_new(loop, NULL, 0);
+    d.core = pw_context_connect(context, NULL, 0);
+    if (d.core == NULL) { fprintf(stderr, "cannot connect: %m\n"); return 1; }
+
+    d.routes[0] = (struct route){ "analog-output-speaker", "Speakers", 100, true };
+    d.routes[1] = (struct route){ "analog-output-headphones", "Headphones", 200, false };
+    spa_hook_list_init(&d.hooks);
+    d.device.iface = SPA_INTERFACE_INIT(SPA_TYPE_INTERFACE_Device, SPA_VERSION_DEVICE, &methods, &d);
+    d.items[0] = SPA_DICT_ITEM_INIT(PW_KEY_DEVICE_NAME, name);
+    d.items[1] = SPA_DICT_ITEM_INIT(PW_KEY_DEVICE_DESCRIPTION, description);
+    d.items[2] = SPA_DICT_ITEM_INIT(PW_KEY_MEDIA_CLASS, "Audio/Device");
+    d.items[3] = SPA_DICT_ITEM_INIT(PW_KEY_DEVICE_API, "audiosession-test");
+    d.dict = SPA_DICT_INIT(d.items, 4);
+    d.params[0] = SPA_PARAM_INFO(SPA_PARAM_EnumRoute, SPA_PARAM_INFO_READ);
+    d.params[1] = SPA_PARAM_INFO(SPA_PARAM_Route, SPA_PARAM_INFO_READWRITE);
+    d.info = SPA_DEVICE_INFO_INIT();
+    d.info.props = &d.dict;
+    d.info.params = d.params;
+    d.info.n_params = 2;
+
+    d.proxy = pw_core_export(d.core, SPA_TYPE_INTERFACE_Device, &d.dict, &d.device, 0);
+    if (d.proxy == NULL) { fprintf(stderr, "cannot export: %m\n"); return 1; }
+    pw_proxy_add_listener(d.proxy, &d.proxy_listener, &proxy_events, &d);
+
+    pw_loop_add_signal(loop, SIGUSR1, on_plug, &d);
+    pw_loop_add_signal(loop, SIGUSR2, on_unplug, &d);
+    pw_loop_add_signal(loop, SIGTERM, on_quit, &d);
+    pw_loop_add_signal(loop, SIGINT, on_quit, &d);
+    pw_main_loop_run(d.loop);
+
+    pw_proxy_destroy(d.proxy);
+    pw_core_disconnect(d.core);
+    pw_context_destroy(context);
+    pw_main_loop_destroy(d.loop);
+    pw_deinit();
+    return 0;
+}
+"""#
+}
+
+extension PrivatePipeWire {
+    /// Starts a route-bearing device client named `name`; it stops with the sandbox.
+    public func startRouteDevice(name: String = "test-card", description: String = "Test Card") throws -> RouteDevice {
+        let binary = try RouteDevice.executable(environment: environment, logDirectory: logDirectory)
+        return try RouteDevice(name: name, process: spawn(binary, [name, description]))
+    }
+}
+
+/// FNV-1a, for a stable cache key across runs (Swift's Hasher is seeded per process).
+struct Hasher32 {
+    private(set) var value: UInt32 = 2_166_136_261
+
+    mutating func combine(_ text: String) {
+        for byte in text.utf8 {
+            value ^= UInt32(byte)
+            value = value &* 16_777_619
+        }
+    }
+}
