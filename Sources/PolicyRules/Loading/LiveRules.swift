@@ -11,7 +11,8 @@ public final class LiveRules: Sendable {
         public var generation: Int
     }
 
-    private let loader: RuleSetLoader
+    /// Where the rules come from (`loader.locations.directories` is what to watch).
+    public let loader: RuleSetLoader
     private let state: Mutex<State>
 
     /// Loads the initial set; a daemon must not start without a valid one.
