@@ -1,1 +1,0 @@
-// AudioSessionDaemon: wires the PipeWire mechanism to the policy engine.

@@ -1,0 +1,78 @@
+import Foundation
+import PipeWireGraph
+import SessionPolicy
+
+/// Reads what the linking policy needs out of a graph snapshot: which nodes are streams,
+/// which are devices, what a stream asked for, and what the `default` metadata says.
+enum GraphEndpoints {
+    static let defaultMetadata = "default"
+    static let sinkKeys = DefaultKeys(effective: "default.audio.sink", configured: "default.configured.audio.sink")
+    static let sourceKeys = DefaultKeys(effective: "default.audio.source", configured: "default.configured.audio.source")
+
+    struct DefaultKeys {
+        let effective: String
+        let configured: String
+    }
+
+    static func keys(for direction: StreamDirection) -> DefaultKeys {
+        direction == .playback ? sinkKeys : sourceKeys
+    }
+
+    /// The direction of an application stream, or nil if the node is not an audio stream.
+    static func streamDirection(of node: Node) -> StreamDirection? {
+        switch node.mediaClass {
+        case "Stream/Output/Audio": .playback
+        case "Stream/Input/Audio": .capture
+        default: nil
+        }
+    }
+
+    /// The direction a device node serves, or nil if it is not an audio sink or source.
+    static func endpointDirection(of node: Node) -> StreamDirection? {
+        switch node.mediaClass {
+        case "Audio/Sink", "Audio/Duplex": .playback
+        case "Audio/Source", "Audio/Source/Virtual": .capture
+        default: nil
+        }
+    }
+
+    static func endpoints(in snapshot: GraphSnapshot) -> [LinkEndpoint] {
+        snapshot.nodes.values.compactMap { node in
+            guard let direction = endpointDirection(of: node) else { return nil }
+            let priority = Int(node.properties["priority.session"] ?? "")
+                ?? Int(node.properties["priority.driver"] ?? "") ?? 0
+            return LinkEndpoint(
+                id: node.id, name: node.name, serial: node.serial, direction: direction, priority: priority)
+        }
+    }
+
+    /// What a stream asks for: a target named in the `default` metadata by a mixer, else by
+    /// its own `target.object`, else by the legacy `node.target`.
+    static func request(for node: Node, direction: StreamDirection, in snapshot: GraphSnapshot) -> StreamLinkRequest {
+        let metadata = snapshot.metadata[defaultMetadata]
+        let fromMetadata = metadata?.value(for: "target.object", subject: node.id)
+            ?? metadata?.value(for: "target.node", subject: node.id)
+        let target = [fromMetadata, node.properties["target.object"], node.properties["node.target"]]
+            .compactMap { $0.map(unquoted) }
+            .first { !$0.isEmpty && $0 != "-1" }
+        let dontReconnect = node.properties["node.dont-reconnect"] == "true"
+        return StreamLinkRequest(direction: direction, requestedTarget: target, dontReconnect: dontReconnect)
+    }
+
+    /// The device name in a `default` metadata value: `{"name":"speaker"}` (Spa:String:JSON).
+    static func deviceName(inMetadataValue value: String?) -> String? {
+        guard let value, let data = value.data(using: .utf8),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return object["name"] as? String
+    }
+
+    static func metadataValue(forDeviceNamed name: String) -> String {
+        let escaped = name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return "{\"name\":\"\(escaped)\"}"
+    }
+
+    private static func unquoted(_ value: String) -> String {
+        value.count >= 2 && value.hasPrefix("\"") && value.hasSuffix("\"") ? String(value.dropFirst().dropLast()) : value
+    }
+}

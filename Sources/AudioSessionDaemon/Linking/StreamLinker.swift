@@ -1,0 +1,189 @@
+import Logging
+import PipeWireGraph
+import SessionPolicy
+
+/// Carries out the linking policy on PipeWire: keeps every audio stream linked to the device
+/// ``LinkTargetResolver`` chooses, and keeps the `default` metadata's effective defaults current.
+///
+/// It reacts to graph events and reconciles: for each affected stream, the wanted device is
+/// computed from the snapshot and the stream's links are made to match. Links it makes belong
+/// to the daemon's connection, so they disappear with the daemon; nothing is left behind.
+///
+/// Confined to PipeWire's loop thread: every call comes from the graph observer.
+final class StreamLinker: @unchecked Sendable {
+    private let graph: PipeWireGraph
+    private let logger: Logger
+    /// The device each stream is linked to by us.
+    private var linked: [GlobalID: GlobalID] = [:]
+    /// Streams we already asked to create their ports.
+    private var portsRequested: Set<GlobalID> = []
+    /// False until the first registry burst is complete: reconciling half a graph would move
+    /// streams to whatever device happened to be announced first.
+    private var ready = false
+    private var providedDefaultMetadata = false
+
+    init(graph: PipeWireGraph, logger: Logger) {
+        self.graph = graph
+        self.logger = logger
+    }
+
+    func handle(_ event: GraphEvent, in snapshot: GraphSnapshot) {
+        switch event {
+        case .connected, .disconnected:
+            linked.removeAll()
+            portsRequested.removeAll()
+            ready = false
+            providedDefaultMetadata = false
+        case .initialSyncComplete:
+            ready = true
+            ensureDefaultMetadata(in: snapshot)
+            reconcileAll(in: snapshot)
+        case .added(let object), .changed(let object):
+            guard ready else { return }
+            objectAppearedOrChanged(object, in: snapshot)
+        case .removed(let object):
+            guard ready else { return }
+            objectRemoved(object, in: snapshot)
+        case .metadataChanged(let name, let subject, let key, _):
+            guard ready else { return }
+            metadataChanged(name: name, subject: subject, key: key, in: snapshot)
+        }
+    }
+
+    // MARK: - Events
+
+    private func objectAppearedOrChanged(_ object: GraphObject, in snapshot: GraphSnapshot) {
+        switch object {
+        case .node(let node):
+            if GraphEndpoints.streamDirection(of: node) != nil {
+                reconcile(streamID: node.id, in: snapshot)
+            } else if GraphEndpoints.endpointDirection(of: node) != nil {
+                reconcileAll(in: snapshot)
+            }
+        case .port(let port):
+            // Ports arrive after their node: a stream's or a device's ports make links possible.
+            guard let node = snapshot.nodes[port.nodeID] else { return }
+            if GraphEndpoints.streamDirection(of: node) != nil {
+                reconcile(streamID: node.id, in: snapshot)
+            } else if GraphEndpoints.endpointDirection(of: node) != nil {
+                for (stream, device) in linked where device == node.id {
+                    reconcile(streamID: stream, in: snapshot)
+                }
+                reconcileAll(in: snapshot)
+            }
+        case .metadata(let metadata) where metadata.name == GraphEndpoints.defaultMetadata:
+            reconcileAll(in: snapshot)
+        default:
+            break
+        }
+    }
+
+    private func objectRemoved(_ object: GraphObject, in snapshot: GraphSnapshot) {
+        guard case .node(let node) = object else { return }
+        if GraphEndpoints.streamDirection(of: node) != nil {
+            linked[node.id] = nil
+            portsRequested.remove(node.id)
+        } else if GraphEndpoints.endpointDirection(of: node) != nil {
+            // The device's links died with it: its streams move to their new target.
+            for (stream, device) in linked where device == node.id { linked[stream] = nil }
+            reconcileAll(in: snapshot)
+        }
+    }
+
+    private func metadataChanged(name: String, subject: GlobalID, key: String?, in snapshot: GraphSnapshot) {
+        guard name == GraphEndpoints.defaultMetadata else { return }
+        if let key, key.hasPrefix("target."), snapshot.nodes[subject] != nil {
+            reconcile(streamID: subject, in: snapshot)
+        } else {
+            reconcileAll(in: snapshot)
+        }
+    }
+
+    // MARK: - Reconciliation
+
+    private func reconcileAll(in snapshot: GraphSnapshot) {
+        publishEffectiveDefaults(in: snapshot)
+        for node in snapshot.nodes.values where GraphEndpoints.streamDirection(of: node) != nil {
+            reconcile(streamID: node.id, in: snapshot)
+        }
+    }
+
+    private func reconcile(streamID: GlobalID, in snapshot: GraphSnapshot) {
+        guard let stream = snapshot.nodes[streamID], let direction = GraphEndpoints.streamDirection(of: stream)
+        else { return }
+        if snapshot.ports(of: streamID).isEmpty {
+            // Without a session manager a stream has no ports until someone configures them.
+            if portsRequested.insert(streamID).inserted { graph.configurePorts(node: streamID) }
+            return
+        }
+        let endpoints = GraphEndpoints.endpoints(in: snapshot)
+        let request = GraphEndpoints.request(for: stream, direction: direction, in: snapshot)
+        let target = LinkTargetResolver.target(
+            for: request, endpoints: endpoints,
+            defaultEndpoint: effectiveDefault(direction, endpoints: endpoints, in: snapshot))
+        let wanted = target.endpoint?.id
+        if let previous = linked[streamID], previous != wanted, snapshot.nodes[previous] != nil {
+            direction == .playback
+                ? graph.unlinkAll(between: streamID, and: previous) : graph.unlinkAll(between: previous, and: streamID)
+        }
+        guard let wanted else {
+            if linked.removeValue(forKey: streamID) != nil {
+                logger.info("stream \(streamID) '\(stream.name)' unlinked: \(target)")
+            }
+            return
+        }
+        if linked[streamID] != wanted {
+            let device = snapshot.nodes[wanted]?.name ?? "\(wanted)"
+            logger.info("linking \(direction) stream \(streamID) '\(stream.name)' → \(device) (\(describe(target)))")
+        }
+        linked[streamID] = wanted
+        direction == .playback ? graph.link(output: streamID, input: wanted) : graph.link(output: wanted, input: streamID)
+    }
+
+    // MARK: - Defaults
+
+    /// The default device of a direction: the user's configured one if it exists, else the
+    /// highest-priority device.
+    private func effectiveDefault(
+        _ direction: StreamDirection, endpoints: [LinkEndpoint], in snapshot: GraphSnapshot
+    ) -> LinkEndpoint? {
+        let metadata = snapshot.metadata[GraphEndpoints.defaultMetadata]
+        let configured = GraphEndpoints.deviceName(
+            inMetadataValue: metadata?.value(for: GraphEndpoints.keys(for: direction).configured, subject: 0))
+        return LinkTargetResolver.defaultEndpoint(direction: direction, configuredName: configured, endpoints: endpoints)
+    }
+
+    /// Writes the effective defaults to the `default` metadata when they changed, so pulse
+    /// clients (`pactl info`), `wpctl` and mixers see the device streams actually follow.
+    private func publishEffectiveDefaults(in snapshot: GraphSnapshot) {
+        guard let metadata = snapshot.metadata[GraphEndpoints.defaultMetadata] else { return }
+        let endpoints = GraphEndpoints.endpoints(in: snapshot)
+        for direction in StreamDirection.allCases {
+            let key = GraphEndpoints.keys(for: direction).effective
+            let current = GraphEndpoints.deviceName(inMetadataValue: metadata.value(for: key, subject: 0))
+            let wanted = effectiveDefault(direction, endpoints: endpoints, in: snapshot)?.name
+            guard current != wanted else { continue }
+            graph.setMetadata(
+                GraphEndpoints.defaultMetadata, subject: 0, key: key,
+                type: wanted == nil ? nil : "Spa:String:JSON",
+                value: wanted.map(GraphEndpoints.metadataValue(forDeviceNamed:)))
+        }
+    }
+
+    /// Without a session manager there is no `default` metadata; pulse clients and mixers need
+    /// one to read and set defaults, so the daemon provides it while it is the linker.
+    private func ensureDefaultMetadata(in snapshot: GraphSnapshot) {
+        guard snapshot.metadata[GraphEndpoints.defaultMetadata] == nil, !providedDefaultMetadata else { return }
+        providedDefaultMetadata = true
+        logger.info("no 'default' metadata in the graph: providing it")
+        graph.provideMetadata(named: GraphEndpoints.defaultMetadata)
+    }
+
+    private func describe(_ target: LinkTarget) -> String {
+        switch target {
+        case .requested: "its requested target"
+        case .followingDefault: "following the default"
+        case .none(let reason): "\(reason)"
+        }
+    }
+}

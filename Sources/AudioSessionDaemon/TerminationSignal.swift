@@ -1,0 +1,32 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+
+/// Blocks the calling thread until SIGINT or SIGTERM arrives.
+///
+/// The signals are blocked for the process's default handling and delivered through
+/// dispatch sources, so PipeWire's loop thread never sees them.
+enum TerminationSignal {
+    static func wait() -> String {
+        let signals: [(Int32, String)] = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")]
+        let queue = DispatchQueue(label: "audiosessiond.signals")
+        let received = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var name = ""
+        var sources: [DispatchSourceSignal] = []
+        for (number, label) in signals {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler {
+                name = label
+                received.signal()
+            }
+            source.resume()
+            sources.append(source)
+        }
+        received.wait()
+        let result = queue.sync { name }
+        sources.forEach { $0.cancel() }
+        return result
+    }
+}

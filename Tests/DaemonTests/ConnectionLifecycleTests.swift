@@ -1,0 +1,50 @@
+import Foundation
+import PipeWireSandbox
+import Testing
+
+/// The daemon before PipeWire exists, across a PipeWire restart, and on SIGTERM.
+@Suite("audiosessiond connection lifecycle", .serialized)
+struct ConnectionLifecycleTests {
+    @Test func withoutPipeWireItSaysSoOnceKeepsRetryingAndAttachesWhenItStarts() throws {
+        let sandbox = try PrivatePipeWire()
+        sandbox.stopDaemon()
+        let daemon = try DaemonProcess(in: sandbox)
+        try daemon.waitForLog("PipeWire is not running")
+        #expect(daemon.log.contains(sandbox.runtimeDirectory.path), "names the runtime dir it looked in")
+        try sandbox.startAgain()
+        try daemon.waitForLog("attached to PipeWire")
+        #expect(daemon.log.components(separatedBy: "PipeWire is not running").count - 1 == 1, "one line, not one per retry")
+        try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
+        try waitUntil(timeout: .seconds(5), "music is linked") { try !sandbox.linkedDevices(of: "music").isEmpty }
+        #expect(try daemon.terminate() == 0)
+    }
+
+    @Test func pipeWireRestartIsMediaServicesLostAndReset() throws {
+        let sandbox = try PrivatePipeWire()
+        let daemon = try DaemonProcess(in: sandbox)
+        try daemon.waitForLog("attached to PipeWire")
+        try sandbox.restart()
+        try daemon.waitForLog("media services lost")
+        try daemon.waitForLog("attached to PipeWire", count: 2)
+        // State is rebuilt: a new stream on the new PipeWire is linked, and defaults are provided again.
+        try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = after-restart }"])
+        try waitUntil(timeout: .seconds(5), "the new stream is linked") {
+            try !sandbox.linkedDevices(of: "after-restart").isEmpty
+        }
+        #expect(try sandbox.defaultDevice("default.audio.sink") != nil)
+        #expect(try daemon.terminate() == 0)
+    }
+
+    @Test func sigtermExitsZeroAndTakesItsLinksWithIt() throws {
+        let sandbox = try PrivatePipeWire()
+        let daemon = try DaemonProcess(in: sandbox)
+        try daemon.waitForLog("attached to PipeWire")
+        try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
+        try waitUntil(timeout: .seconds(5), "music is linked") { try !sandbox.linkedDevices(of: "music").isEmpty }
+        #expect(try daemon.terminate() == 0)
+        #expect(daemon.log.contains("received SIGTERM"))
+        try waitUntil(timeout: .seconds(5), "the daemon's links are gone with it") {
+            try sandbox.linkedDevices(of: "music").isEmpty
+        }
+    }
+}

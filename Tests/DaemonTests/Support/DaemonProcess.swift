@@ -1,0 +1,67 @@
+import Foundation
+import PipeWireSandbox
+
+/// The real `audiosessiond` binary, built next to this test bundle, run against a sandbox.
+struct DaemonProcess {
+    let process: ManagedProcess
+
+    /// Where SwiftPM put our executables: beside the test bundle.
+    static var binaryDirectory: URL {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return executable.deletingLastPathComponent()
+    }
+
+    static func path(of binary: String) -> String {
+        binaryDirectory.appendingPathComponent(binary).path
+    }
+
+    init(in sandbox: PrivatePipeWire, arguments: [String] = ["--verbose"]) throws {
+        process = try sandbox.spawn(Self.path(of: "audiosessiond"), arguments)
+    }
+
+    var log: String { process.errorOutput }
+
+    /// Waits until the daemon's log has a line containing `text`, `count` times.
+    func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(10)) throws {
+        try waitUntil(timeout: timeout, "the daemon logs '\(text)' (\(count)x); log so far:\n\(log)") {
+            log.components(separatedBy: text).count - 1 >= count
+        }
+    }
+
+    /// SIGTERM, and the exit status (0 when it shut down cleanly).
+    func terminate() throws -> Int32 {
+        kill(process.pid, SIGTERM)
+        return try process.waitForExit(timeout: .seconds(5))
+    }
+}
+
+extension PrivatePipeWire {
+    /// The device node names each stream port of `nodeName` is linked to, from `pw-link` (an
+    /// independent oracle): e.g. ["speaker"] when pw-cat plays there.
+    func linkedDevices(of nodeName: String) throws -> Set<String> {
+        var devices = Set<String>()
+        for entry in try portLinks() {
+            let output = entry.outputPort.split(separator: ":").first.map(String.init)
+            let input = entry.inputPort.split(separator: ":").first.map(String.init)
+            if output == nodeName, let input { devices.insert(input) }
+            if input == nodeName, let output { devices.insert(output) }
+        }
+        return devices
+    }
+
+    /// Waits until `nodeName` is linked to exactly `devices`.
+    func waitUntilLinked(_ nodeName: String, to devices: Set<String>, timeout: Duration = .seconds(5)) throws {
+        try waitUntil(timeout: timeout, "\(nodeName) is linked to \(devices.sorted()) (now: \((try? linkedDevices(of: nodeName))?.sorted() ?? []))") {
+            try linkedDevices(of: nodeName) == devices
+        }
+    }
+
+    /// The device name in the `default` metadata under `key`, if any.
+    func defaultDevice(_ key: String) throws -> String? {
+        guard let value = try dump().metadataValue("default", key: key),
+            let data = value.data(using: .utf8),
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return object["name"] as? String
+    }
+}
