@@ -46,11 +46,19 @@ extension GraphSession {
 
     func ownedLinkRemoved(_ link: OwnedLink) { dropOwnedLink(link) }
 
-    /// Defers the proxy's destruction: we are inside one of its own events.
+    /// Defers the proxy's destruction (we are inside one of its own events) but keeps it
+    /// reachable, so a teardown in between destroys it before the core frees it.
     private func dropOwnedLink(_ link: OwnedLink) {
         guard ownedLinks[link.pair] === link else { return }
         ownedLinks[link.pair] = nil
-        loopThread.enqueue { link.destroy() }
+        retiredLinks.append(link)
+        loopThread.enqueue { [self] in destroyRetiredLinks() }
+    }
+
+    func destroyRetiredLinks() {
+        let links = retiredLinks
+        retiredLinks = []
+        for link in links { link.destroy() }
     }
 
     // MARK: - Node params and commands

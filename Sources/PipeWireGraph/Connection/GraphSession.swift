@@ -29,6 +29,8 @@ final class GraphSession: @unchecked Sendable {
 
     var bound: [GlobalID: BoundProxy] = [:]
     var ownedLinks: [PortPairing.Pair: OwnedLink] = [:]
+    /// Owned links whose proxies are to be destroyed once the current callback returns.
+    var retiredLinks: [OwnedLink] = []
     /// The mirror being built; published (copied) after each change.
     var mirror = GraphSnapshot()
     private var syncHandlers: [Int32: (Bool) -> Void] = [:]
@@ -182,6 +184,7 @@ final class GraphSession: @unchecked Sendable {
         for (_, handler) in handlers.sorted(by: { $0.key < $1.key }) { handler(false) }
         for link in ownedLinks.values { link.destroy() }
         ownedLinks = [:]
+        destroyRetiredLinks()
         for proxy in bound.values { proxy.destroy() }
         bound = [:]
         tearDownExports()
