@@ -5,7 +5,7 @@ public struct AudioSessionCtl: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "audiosessionctl",
         abstract: "Inspect and control the audiosession manager.",
-        subcommands: [GraphCommand.self, RulesCommand.self])
+        subcommands: [GraphCommand.self, RulesCommand.self, DemoCommand.self])
 
     public init() {}
 

@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+
+/// `audiosessionctl demo`: the main job, shown on a private PipeWire with virtual devices.
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Run a scripted scenario on a private PipeWire with virtual devices and print its timeline.",
+        discussion: """
+            Starts its own PipeWire in a temporary runtime dir (your session's audio is never touched), \
+            a virtual speaker, headphones and microphone, audiosessiond, and real clients (pw-cat); then acts like \
+            a user and apps would and prints what the daemon did, as seen by an independent observer. \
+            Stops every process it started before it exits.
+            """)
+
+    @Option(help: ArgumentHelp("The audiosessiond binary to run (default: next to audiosessionctl, else PATH).", valueName: "path"))
+    var daemon: String?
+
+    func run() throws {
+        let timeline = DemoTimeline()
+        let scenario = DemoScenario(timeline: timeline, daemonPath: try daemonPath())
+        try scenario.run()
+        timeline.heading("demo done: every process it started is stopped.")
+    }
+
+    private func daemonPath() throws -> String {
+        if let daemon { return daemon }
+        let sibling = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("audiosessiond").path
+        if FileManager.default.isExecutableFile(atPath: sibling) { return sibling }
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            let candidate = "\(directory)/audiosessiond"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        throw DemoError.daemonNotFound(sibling)
+    }
+}
