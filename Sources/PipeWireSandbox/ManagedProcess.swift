@@ -60,11 +60,11 @@ public final class ManagedProcess: @unchecked Sendable {
     /// SIGTERM, wait up to `grace`, then SIGKILL; reaps the child. Idempotent.
     public func terminate(grace: Duration = .seconds(3)) {
         if isRunning {
-            kill(pid, SIGTERM)
+            signalGroup(SIGTERM)
             let deadline = ContinuousClock.now + grace
             while isRunning && ContinuousClock.now < deadline { usleep(2_000) }
             if isRunning {
-                kill(pid, SIGKILL)
+                signalGroup(SIGKILL)
                 state.withLock { status in
                     var raw: Int32 = 0
                     if status == nil { status = waitpid(pid, &raw, 0) == pid ? Self.exitCode(raw) : -1 }
@@ -72,6 +72,11 @@ public final class ManagedProcess: @unchecked Sendable {
             }
         }
         ProcessRegistry.shared.unregister(pid)
+    }
+
+    /// Signals the child's process group (the child leads it), or the child alone.
+    private func signalGroup(_ signal: Int32) {
+        if kill(-pid, signal) != 0 { kill(pid, signal) }
     }
 
     /// Waits for a process that is expected to exit on its own.
@@ -132,7 +137,11 @@ public final class ManagedProcess: @unchecked Sendable {
         sigdelset(&defaults, SIGKILL)
         sigdelset(&defaults, SIGSTOP)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        // Its own process group: a child signalling its group never reaches the test runner,
+        // and terminate() reaches the child's own children too.
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -156,7 +165,9 @@ final class ProcessRegistry: Sendable {
 
     private init() {
         atexit {
-            for pid in ProcessRegistry.shared.pids.withLock({ $0 }) { kill(pid, SIGKILL) }
+            for pid in ProcessRegistry.shared.pids.withLock({ $0 }) {
+                if kill(-pid, SIGKILL) != 0 { kill(pid, SIGKILL) }
+            }
         }
     }
 
