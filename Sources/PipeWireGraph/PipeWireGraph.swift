@@ -199,6 +199,14 @@ public final class PipeWireGraph: @unchecked Sendable {
         }
     }
 
+    /// Runs `work` on the loop thread, in order with the observer and the actions: how other
+    /// threads (timers, D-Bus replies) hand results to code confined to the loop. Runs at once
+    /// when called on the loop thread; dropped after `stop()`.
+    public func perform(_ work: @escaping @Sendable () -> Void) {
+        guard lifecycle.withLock({ $0 != .stopped }) else { return }
+        loopThread.perform(work)
+    }
+
     // MARK: - Plumbing
 
     private func run(_ action: @escaping @Sendable (GraphSession) -> Void) {
