@@ -68,6 +68,29 @@ extension PipeWireIntegration {
             #expect(Set(listing.map(\.outputPortID)).count == 1, "one MONO port fans out")
         }
 
+        /// What the daemon does: react in the observer (on the loop thread) to each new port by
+        /// calling `link` again; the snapshot handed over already contains the port.
+        @Test func linkingFromTheObserverOnEveryNewPortIsIdempotent() throws {
+            let harness = try GraphHarness()
+            let (_, stream) = try harness.playStream(role: "Music")
+            let speaker = try #require(harness.graph.snapshot.node(named: "speaker"))
+            let graph = harness.graph
+            let mismatches = EventRecorder()
+            let events = harness.events
+            graph.setObserver { event, snapshot in
+                events.record(event, snapshot)
+                guard case .added(.port(let port)) = event, port.nodeID == stream.id else { return }
+                if snapshot.ports[port.id] != port { mismatches.record(event, snapshot) }
+                graph.link(output: stream.id, input: speaker.id)
+            }
+            graph.configurePorts(node: stream.id)
+            _ = try harness.waitForSnapshot("two links") { $0.links(from: stream.id, to: speaker.id).count == 2 }
+            _ = try harness.waitForSnapshot("stream running") { $0.nodes[stream.id]?.state == .running }
+            #expect(mismatches.all.isEmpty)
+            #expect(try harness.sandbox.portLinks().filter { $0.inputPort.hasPrefix("speaker:") }.count == 2)
+            #expect(graph.snapshot.links(from: stream.id, to: speaker.id).count == 2)
+        }
+
         @Test func unlinkAndUnlinkAllRemoveLinks() throws {
             let harness = try GraphHarness()
             let (_, stream) = try harness.playStream(role: "Music")

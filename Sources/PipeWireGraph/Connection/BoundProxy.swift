@@ -25,9 +25,12 @@ final class BoundProxy {
     /// EnumFormat replies for `configurePorts`, by seq.
     var pendingFormats: [Int32: [(rate: UInt32, positions: [UInt32])]] = [:]
 
-    init?(session: GraphSession, registry: OpaquePointer, id: GlobalID, kind: Kind, properties: [String: String]) {
+    init?(
+        session: GraphSession, registry: OpaquePointer, id: GlobalID, kind: Kind, serverVersion: UInt32,
+        properties: [String: String]
+    ) {
         let (type, version) = kind.interface
-        guard let proxy = pws_registry_bind(registry, id, type, version) else { return nil }
+        guard let proxy = pws_registry_bind(registry, id, type, min(version, serverVersion)) else { return nil }
         self.id = id
         self.kind = kind
         self.proxy = proxy

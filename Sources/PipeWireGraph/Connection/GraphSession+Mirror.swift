@@ -13,7 +13,9 @@ extension GraphSession {
             return
         }
         guard let kind = BoundProxy.Kind(interfaceType: type), let registry, bound[id] == nil else { return }
-        guard let proxy = BoundProxy(session: self, registry: registry, id: id, kind: kind, properties: properties)
+        guard
+            let proxy = BoundProxy(
+                session: self, registry: registry, id: id, kind: kind, serverVersion: version, properties: properties)
         else {
             logger.warning("Could not bind \(type) \(id)")
             return
