@@ -101,6 +101,23 @@ extension PipeWireIntegration {
             #expect(seenNode && seenPorts == 4)
         }
 
+        @Test func performRunsOnTheLoopThreadInOrderWithEvents() async throws {
+            let harness = try GraphHarness()
+            let graph = harness.graph
+            let order = EventRecorder()
+            graph.setObserver { event, snapshot in order.record(event, snapshot) }
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                graph.perform {
+                    // Inside the loop: an action issued here and a nested perform run in call order.
+                    graph.setProps(node: graph.snapshot.node(named: "speaker")!.id, volume: 0.75)
+                    graph.perform { done.resume() }
+                }
+            }
+            _ = try harness.waitForSnapshot("volume 0.75") { $0.node(named: "speaker")?.props?.volume == 0.75 }
+            graph.stop()
+            graph.perform { Issue.record("perform after stop must not run") }
+        }
+
         @Test func roundTripWaitsForTheDaemon() async throws {
             let harness = try GraphHarness()
             let speaker = try #require(harness.graph.snapshot.node(named: "speaker"))
