@@ -91,6 +91,24 @@ extension PipeWireIntegration {
             #expect(graph.snapshot.links(from: stream.id, to: speaker.id).count == 2)
         }
 
+        @Test func aPulseStreamIsConfiguredAndLinkedLikeANativeOne() throws {
+            let harness = try GraphHarness()
+            let player = try harness.sandbox.paplay(role: "music", file: harness.sandbox.testTone(seconds: 30))
+            let pid = String(player.pid)
+            let found = try harness.waitForSnapshot("the paplay stream appears") { s in
+                s.streams.contains { $0.properties["application.process.id"] == pid }
+            }
+            let stream = try #require(found.streams.first { $0.properties["application.process.id"] == pid })
+            let speaker = try #require(found.node(named: "speaker"))
+            harness.graph.configurePorts(node: stream.id)
+            _ = try harness.waitForSnapshot("paplay stream ports") { $0.ports(of: stream.id, direction: .output).count == 2 }
+            harness.graph.link(output: stream.id, input: speaker.id)
+            _ = try harness.waitForSnapshot("paplay stream runs into the speaker") {
+                $0.links(from: stream.id, to: speaker.id).count == 2 && $0.nodes[stream.id]?.state == .running
+            }
+            #expect(try harness.sandbox.portLinks().filter { $0.inputPort.hasPrefix("speaker:") }.count == 2)
+        }
+
         @Test func unlinkAndUnlinkAllRemoveLinks() throws {
             let harness = try GraphHarness()
             let (_, stream) = try harness.playStream(role: "Music")
