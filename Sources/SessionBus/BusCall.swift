@@ -32,16 +32,19 @@ public final class BusCall: @unchecked Sendable {
 
     private let engine: BusEngine
     private let message: MessageRef
+    /// Kept until the answer is sent: the message refers to the object's vtable.
+    private let object: BusObject
     private let outputSignature: String
     private let answered = Mutex(false)
 
     init(
-        engine: BusEngine, message: MessageRef, path: String, interface: String, method: BusMethod,
+        engine: BusEngine, message: MessageRef, object: BusObject, interface: String, method: BusMethod,
         arguments: [BusValue], caller: BusCaller, expectsReply: Bool
     ) {
         self.engine = engine
         self.message = message
-        self.path = path
+        self.object = object
+        self.path = object.path
         self.interface = interface
         self.member = method.name
         self.outputSignature = method.outputSignature
@@ -54,17 +57,21 @@ public final class BusCall: @unchecked Sendable {
     /// gets `org.freedesktop.DBus.Error.Failed` and the mismatch is logged).
     public func reply(_ values: [BusValue] = []) {
         guard claim() else { return }
-        let (message, signature, sender) = (self.message, outputSignature, caller.uniqueName)
+        let (message, signature, sender, object) = (self.message, outputSignature, caller.uniqueName, object)
         engine.enqueue { engine in
-            engine.sendReply(message, values: values, expectedSignature: signature, sender: sender)
+            withExtendedLifetime(object) {
+                engine.sendReply(message, values: values, expectedSignature: signature, sender: sender)
+            }
         }
     }
 
     /// Replies with an error (name, message and optional code).
     public func fail(_ error: BusError) {
         guard claim() else { return }
-        let (message, sender) = (self.message, caller.uniqueName)
-        engine.enqueue { engine in engine.sendFailure(message, error: error, sender: sender) }
+        let (message, sender, object) = (self.message, caller.uniqueName, object)
+        engine.enqueue { engine in
+            withExtendedLifetime(object) { engine.sendFailure(message, error: error, sender: sender) }
+        }
     }
 
     private func claim() -> Bool {
@@ -76,9 +83,11 @@ public final class BusCall: @unchecked Sendable {
 
     deinit {
         if claim() {
-            let (message, sender) = (self.message, caller.uniqueName)
+            let (message, sender, object) = (self.message, caller.uniqueName, object)
             engine.enqueue { engine in
-                engine.sendFailure(message, error: .failed("the service did not answer the call"), sender: sender)
+                withExtendedLifetime(object) {
+                    engine.sendFailure(message, error: .failed("the service did not answer the call"), sender: sender)
+                }
             }
         }
     }

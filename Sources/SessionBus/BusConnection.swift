@@ -103,6 +103,16 @@ public final class BusConnection: Sendable {
         return object
     }
 
+    /// Returns once the bus thread has carried out everything queued before this call (exports,
+    /// removals, property changes, signals, replies). `export` and `remove` return at once and take
+    /// effect in order with this connection's other work; before telling *another* connection
+    /// about a new object by some other route, await this.
+    public func flush() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            if !engine.enqueue({ _ in done.resume() }) { done.resume() }
+        }
+    }
+
     /// Called on the bus thread with the unique name of every peer that leaves the bus, in order
     /// with the method calls it sent before (a session created by a call is never reported gone
     /// before that call). Must not block.

@@ -56,11 +56,12 @@ extension BusEngine {
         objects[object.path] = object
     }
 
+    /// Stops serving the object. Its vtables stay allocated until the object itself goes away:
+    /// calls already delivered point into them (sd-bus checks replies against the vtable's result
+    /// signature), and every BusCall keeps its object alive until it is answered.
     func uninstall(_ object: BusObject) {
         for slot in object.slots { sd_bus_slot_unref(slot) }
-        for table in object.vtables { sbs_vtable_free(table) }
         object.slots.removeAll()
-        object.vtables.removeAll()
         if objects[object.path] === object { objects[object.path] = nil }
     }
 
@@ -151,7 +152,7 @@ extension BusEngine {
         _ ref: MessageRef, object: BusObject, method: BusMethod, arguments: [BusValue], caller: BusCaller
     ) {
         let call = BusCall(
-            engine: self, message: ref, path: object.path,
+            engine: self, message: ref, object: object,
             interface: sd_bus_message_get_interface(ref.pointer).map { String(cString: $0) } ?? "",
             method: method, arguments: arguments, caller: caller,
             expectsReply: sd_bus_message_get_expect_reply(ref.pointer) > 0)

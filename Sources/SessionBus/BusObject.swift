@@ -2,6 +2,7 @@
 // mutex, so the daemon can update them from any thread and sd-bus reads them on the bus thread
 // without calling back into the daemon.
 
+import SessionBusShim
 import Synchronization
 
 /// An exported object. Thread-safe; mutations are carried out on the bus thread in call order.
@@ -15,6 +16,11 @@ public final class BusObject: @unchecked Sendable {
     // Bus thread only: the sd-bus slots and vtables, one per interface.
     var slots: [OpaquePointer] = []
     var vtables: [OpaquePointer] = []
+
+    deinit {
+        // Only memory by now: the slots were released on the bus thread and no call is pending.
+        for table in vtables { sbs_vtable_free(table) }
+    }
 
     init(
         engine: BusEngine, path: String, interfaces: [BusInterface], values: [String: [String: BusValue]],
@@ -80,7 +86,8 @@ public final class BusObject: @unchecked Sendable {
         }
     }
 
-    /// Stops serving the object. Calls already delivered can still be answered.
+    /// Stops serving the object, in order with this connection's other work (see
+    /// ``BusConnection/flush()``). Calls already delivered can still be answered.
     public func remove() {
         let removed = engine.exportedPaths.withLock { $0.remove(path) != nil }
         guard removed else { return }

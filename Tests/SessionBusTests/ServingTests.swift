@@ -124,9 +124,11 @@ import Testing
             let object = try fixture.server.export(
                 path: "/org/audiosession/Session/1", interfaces: [BusInterface("org.audiosession.Session1", methods: [BusMethod("Poke")])]
             ) { $0.reply() }
+            await fixture.server.flush()  // the client learns of the object by another route than this connection
             _ = try await fixture.client.call(
                 testBusName, path: object.path, interface: "org.audiosession.Session1", member: "Poke")
             object.remove()
+            await fixture.server.flush()
             let error = await #expect(throws: BusError.self) {
                 try await fixture.client.call(
                     testBusName, path: object.path, interface: "org.audiosession.Session1", member: "Poke")
