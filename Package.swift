@@ -26,7 +26,8 @@ let package = Package(
         // D-Bus mechanism (sd-bus on its own thread): serve objects, call, subscribe. Decides nothing.
         .target(
             name: "SessionBus",
-            dependencies: ["SessionBusShim", "CSystemd", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["SessionBusShim", "CSystemd", .product(name: "Logging", package: "swift-log")],
+            exclude: ["README.md"]),
 
         // --- Mechanism: the PipeWire graph, observed and acted on (decides nothing) --------
         .target(
