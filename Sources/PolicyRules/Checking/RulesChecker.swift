@@ -14,9 +14,8 @@ public enum RulesChecker {
         var problems: [RulesDiagnostic] = []
         var base: [RulesFile] = []
         if let shipped {
-            let loader = RuleSetLoader(locations: RuleLocations(shipped: shipped, system: "", user: nil))
             do {
-                for path in try loader.ruleFiles() where !paths.contains(path) {
+                for path in try RuleSetLoader.ruleFiles(in: shipped) where !paths.contains(path) {
                     base.append(try RuleSetLoader.read(path: path))
                 }
             } catch {

@@ -28,14 +28,23 @@ public struct RuleSetLoader: Hashable, Sendable {
                 continue
             }
             do {
-                let names = try FileManager.default.contentsOfDirectory(atPath: directory)
-                paths += Self.ruleFileNames(names).map { directory + "/" + $0 }
+                paths += try Self.ruleFiles(in: directory)
             } catch {
-                problems.append(RulesDiagnostic(file: directory, line: nil, reason: "cannot list: \(error.localizedDescription)"))
+                problems += error.diagnostics
             }
         }
         guard problems.isEmpty else { throw RulesError(problems) }
         return paths
+    }
+
+    /// The `*.conf` files of one directory, in the order they layer.
+    public static func ruleFiles(in directory: String) throws(RulesError) -> [String] {
+        do {
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+            return ruleFileNames(names).map { directory + "/" + $0 }
+        } catch {
+            throw RulesError([RulesDiagnostic(file: directory, line: nil, reason: "cannot list: \(error.localizedDescription)")])
+        }
     }
 
     /// `*.conf`, not hidden (editor swap files, `.#foo.conf`), sorted by their bytes.
