@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "AudioSessionDaemon", "AudioSessionControl", "PipeWireSandbox",
+                "AudioSessionDaemon", "AudioSessionControl", "PipeWireSandbox", "PipeWireGraph",
                 "audiosessiond", "audiosessionctl",
             ]),
     ]

@@ -1,6 +1,8 @@
 import Dispatch
+import Foundation
 import Logging
 import PipeWireGraph
+import PolicyRules
 
 /// The daemon: attaches to PipeWire and wires the graph mechanism to the policy.
 ///
@@ -10,21 +12,38 @@ public final class AudioSessionDaemon: Sendable {
     public let options: DaemonOptions
     private let logger: Logger
     private let graph: PipeWireGraph
-    private let linker: StreamLinker?
+    private let backend: PipeWireBackend
+    private let coordinator: PolicyCoordinator
+    private let rules: LiveRules
+    private let watcher: RulesWatcher?
 
-    public init(options: DaemonOptions, logger: Logger) {
+    /// Loads the rules (a daemon never runs without a valid set) and prepares the connection.
+    public init(options: DaemonOptions, logger: Logger) throws(RulesError) {
         self.options = options
         self.logger = logger
-        self.graph = PipeWireGraph(
+        let locations = RuleLocations.standard(extra: options.extraRulesDirectories)
+        rules = try LiveRules(loader: RuleSetLoader(locations: locations))
+        logger.info("policy rules: \(rules.ruleSet.files.count) files from \(locations.directories.joined(separator: ", "))")
+        graph = PipeWireGraph(
             configuration: .init(remote: options.remote, applicationName: "audiosessiond"), logger: logger)
-        self.linker = options.linksStreams ? StreamLinker(graph: graph, logger: logger) : nil
+        backend = PipeWireBackend(
+            graph: graph, linksStreams: options.linksStreams, stateDirectory: options.stateDirectory, logger: logger)
+        coordinator = PolicyCoordinator(ruleSet: rules.ruleSet, backend: backend, logger: logger)
+        do {
+            watcher = try RulesWatcher(directories: locations.directories)
+        } catch {
+            logger.warning("not watching rules directories (\(error)); reload with SIGHUP")
+            watcher = nil
+        }
     }
 
     /// Connects and reacts to the graph until `stop()`; returns at once.
     public func start() {
-        let linker = self.linker
+        let backend = self.backend
+        let coordinator = self.coordinator
         let logger = self.logger
         let linksStreams = options.linksStreams
+        backend.onEvent = { coordinator.handle($0) }
         graph.setObserver { event, snapshot in
             switch event {
             case .initialSyncComplete:
@@ -36,21 +55,53 @@ public final class AudioSessionDaemon: Sendable {
             default:
                 break
             }
-            linker?.handle(event, in: snapshot)
+            backend.handle(event, in: snapshot)
         }
         graph.start()
+        if let watcher {
+            Task.detached { [weak self] in
+                for await _ in watcher.changes { self?.reloadRules(because: "a rules file changed") }
+            }
+        }
     }
 
-    /// Detaches from PipeWire. Everything the daemon created on its connection (links, the
-    /// metadata it provides) goes with it.
+    /// Re-reads the rules; a valid set is swapped in and every stream re-classified, an invalid
+    /// one is reported and changes nothing.
+    public func reloadRules(because reason: String) {
+        let previous = rules.ruleSet
+        switch rules.reload() {
+        case .success(let fresh) where fresh == previous:
+            logger.debug("rules unchanged (\(reason))")
+        case .success(let fresh):
+            logger.info("rules reloaded (\(reason)): \(fresh.files.count) files")
+            let coordinator = self.coordinator
+            graph.perform { coordinator.reload(fresh) }
+        case .failure(let error):
+            logger.error("rules reload (\(reason)) failed; keeping the previous rules:\n\(error)")
+        }
+    }
+
+    /// Undoes everything the daemon changed on PipeWire, then detaches.
     public func stop() {
+        watcher?.stop()
+        let done = DispatchSemaphore(value: 0)
+        let backend = self.backend
+        let graph = self.graph
+        graph.perform { backend.undoAll() }
+        Task.detached {
+            await graph.roundTrip()  // our last writes reached PipeWire
+            done.signal()
+        }
+        if done.wait(timeout: .now() + .seconds(2)) == .timedOut {
+            logger.warning("PipeWire did not confirm the final restore in time")
+        }
         graph.stop()
     }
 
-    /// Runs until SIGINT or SIGTERM, then stops cleanly.
+    /// Runs until SIGINT or SIGTERM (reloading rules on SIGHUP), then stops cleanly.
     public func runUntilTerminated() {
         start()
-        let signal = TerminationSignal.wait()
+        let signal = TerminationSignal.wait(onHangUp: { [weak self] in self?.reloadRules(because: "SIGHUP") })
         logger.info("received \(signal), shutting down")
         stop()
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How `audiosessiond` was asked to run. Filled from the command line by the thin executable.
 public struct DaemonOptions: Sendable {
     /// Link streams to devices ourselves (the default), or leave linking to another session
@@ -6,9 +8,27 @@ public struct DaemonOptions: Sendable {
     /// The PipeWire remote to attach to; `nil` means the usual environment
     /// (`PIPEWIRE_REMOTE`, else `pipewire-0` in `XDG_RUNTIME_DIR`).
     public var remote: String?
+    /// Rules directories added after the standard layers (`--rules DIR`, highest precedence).
+    public var extraRulesDirectories: [String]
+    /// Where the daemon keeps what must survive it (the enforcement journal).
+    public var stateDirectory: URL
 
-    public init(linksStreams: Bool = true, remote: String? = nil) {
+    public init(
+        linksStreams: Bool = true, remote: String? = nil, extraRulesDirectories: [String] = [],
+        stateDirectory: URL = DaemonOptions.defaultStateDirectory()
+    ) {
         self.linksStreams = linksStreams
         self.remote = remote
+        self.extraRulesDirectories = extraRulesDirectories
+        self.stateDirectory = stateDirectory
+    }
+
+    /// `$XDG_STATE_HOME/audiosession`, `XDG_STATE_HOME` defaulting to `~/.local/state`.
+    public static func defaultStateDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+            return URL(fileURLWithPath: state).appendingPathComponent("audiosession")
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home).appendingPathComponent(".local/state/audiosession")
     }
 }

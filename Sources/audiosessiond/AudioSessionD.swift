@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import AudioSessionDaemon
 import Logging
 
@@ -11,7 +12,8 @@ struct AudioSessionD: ParsableCommand {
         discussion: """
             Attaches to the PipeWire named by PIPEWIRE_REMOTE (else pipewire-0 in XDG_RUNTIME_DIR) as a \
             session-manager peer. If PipeWire is not running yet it says so once and keeps retrying; if PipeWire \
-            restarts it reconnects and re-applies everything. Stops cleanly on SIGINT or SIGTERM.
+            restarts it reconnects and re-applies everything. SIGHUP reloads the policy rules (so does editing them). SIGINT or SIGTERM \
+            undo everything the daemon changed, then it exits.
             """)
 
     @Flag(name: .customLong("no-linking"),
@@ -20,6 +22,15 @@ struct AudioSessionD: ParsableCommand {
 
     @Option(help: ArgumentHelp("PipeWire remote (socket name or absolute path) to attach to.", valueName: "name"))
     var remote: String?
+
+    @Option(name: .customLong("rules"), help: ArgumentHelp(
+        "Add a policy-rules directory, read after the standard ones (repeatable).", valueName: "dir"))
+    var rulesDirectories: [String] = []
+
+    @Option(name: .customLong("state-dir"), help: ArgumentHelp(
+        "Where to journal changes that must not outlive the daemon (default: $XDG_STATE_HOME/audiosession).",
+        valueName: "dir"))
+    var stateDirectory: String?
 
     @Flag(name: .shortAndLong, help: "Log every decision and graph change (debug level).")
     var verbose = false
@@ -32,7 +43,15 @@ struct AudioSessionD: ParsableCommand {
             return handler
         }
         let logger = Logger(label: "audiosessiond")
-        let daemon = AudioSessionDaemon(options: DaemonOptions(linksStreams: !noLinking, remote: remote), logger: logger)
+        var options = DaemonOptions(linksStreams: !noLinking, remote: remote, extraRulesDirectories: rulesDirectories)
+        if let stateDirectory { options.stateDirectory = URL(fileURLWithPath: stateDirectory) }
+        let daemon: AudioSessionDaemon
+        do {
+            daemon = try AudioSessionDaemon(options: options, logger: logger)
+        } catch {
+            logger.critical("cannot start: the policy rules are invalid:\n\(error)")
+            throw ExitCode(2)
+        }
         daemon.runUntilTerminated()
     }
 }

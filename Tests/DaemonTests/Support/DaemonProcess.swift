@@ -15,8 +15,14 @@ struct DaemonProcess {
         binaryDirectory.appendingPathComponent(binary).path
     }
 
+    /// Starts the daemon with its state and user config inside the sandbox: a test never reads
+    /// or writes the real user's `~/.config` or `~/.local/state`.
     init(in sandbox: PrivatePipeWire, arguments: [String] = ["--verbose"]) throws {
-        process = try sandbox.spawn(Self.path(of: "audiosessiond"), arguments)
+        let state = sandbox.directory.appendingPathComponent("state").path
+        let config = sandbox.directory.appendingPathComponent("config").path
+        process = try sandbox.spawn(
+            Self.path(of: "audiosessiond"), ["--state-dir", state] + arguments,
+            extraEnvironment: ["XDG_CONFIG_HOME": config, "XDG_STATE_HOME": state])
     }
 
     var log: String { process.errorOutput }

@@ -21,6 +21,8 @@ final class StreamLinker: @unchecked Sendable {
     /// streams to whatever device happened to be announced first.
     private var ready = false
     private var providedDefaultMetadata = false
+    /// Streams the policy holds (interrupted by unlinking): kept off every device until released.
+    private var held: Set<GlobalID> = []
 
     init(graph: PipeWireGraph, logger: Logger) {
         self.graph = graph
@@ -32,15 +34,19 @@ final class StreamLinker: @unchecked Sendable {
         case .connected, .disconnected:
             linked.removeAll()
             portsRequested.removeAll()
+            held.removeAll()
             ready = false
             providedDefaultMetadata = false
         case .initialSyncComplete:
             ready = true
             ensureDefaultMetadata(in: snapshot)
             reconcileAll(in: snapshot)
-        case .added(let object), .changed(let object):
+        case .added(let object):
             guard ready else { return }
-            objectAppearedOrChanged(object, in: snapshot)
+            objectAppearedOrChanged(object, isNew: true, in: snapshot)
+        case .changed(let object):
+            guard ready else { return }
+            objectAppearedOrChanged(object, isNew: false, in: snapshot)
         case .removed(let object):
             guard ready else { return }
             objectRemoved(object, in: snapshot)
@@ -52,12 +58,13 @@ final class StreamLinker: @unchecked Sendable {
 
     // MARK: - Events
 
-    private func objectAppearedOrChanged(_ object: GraphObject, in snapshot: GraphSnapshot) {
+    private func objectAppearedOrChanged(_ object: GraphObject, isNew: Bool, in snapshot: GraphSnapshot) {
         switch object {
         case .node(let node):
             if GraphEndpoints.streamDirection(of: node) != nil {
                 reconcile(streamID: node.id, in: snapshot)
-            } else if GraphEndpoints.endpointDirection(of: node) != nil {
+            } else if isNew, GraphEndpoints.endpointDirection(of: node) != nil {
+                // A device's state changes (running, idle) do not move streams; its arrival may.
                 reconcileAll(in: snapshot)
             }
         case .port(let port):
@@ -66,9 +73,6 @@ final class StreamLinker: @unchecked Sendable {
             if GraphEndpoints.streamDirection(of: node) != nil {
                 reconcile(streamID: node.id, in: snapshot)
             } else if GraphEndpoints.endpointDirection(of: node) != nil {
-                for (stream, device) in linked where device == node.id {
-                    reconcile(streamID: stream, in: snapshot)
-                }
                 reconcileAll(in: snapshot)
             }
         case .metadata(let metadata) where metadata.name == GraphEndpoints.defaultMetadata:
@@ -83,6 +87,7 @@ final class StreamLinker: @unchecked Sendable {
         if GraphEndpoints.streamDirection(of: node) != nil {
             linked[node.id] = nil
             portsRequested.remove(node.id)
+            held.remove(node.id)
         } else if GraphEndpoints.endpointDirection(of: node) != nil {
             // The device's links died with it: its streams move to their new target.
             for (stream, device) in linked where device == node.id { linked[stream] = nil }
@@ -99,6 +104,27 @@ final class StreamLinker: @unchecked Sendable {
         }
     }
 
+    // MARK: - Holding (interruption by unlinking)
+
+    /// Takes a stream off its device and keeps it off: its app's clock stops, it freezes.
+    func hold(_ stream: GlobalID, in snapshot: GraphSnapshot) {
+        guard held.insert(stream).inserted else { return }
+        logger.info("holding stream \(stream): unlinked until released")
+        unlinkEverything(of: stream, in: snapshot)
+        linked[stream] = nil
+    }
+
+    /// Lets a held stream be linked again, where the linking policy says.
+    func release(_ stream: GlobalID, in snapshot: GraphSnapshot) {
+        guard held.remove(stream) != nil else { return }
+        logger.info("releasing stream \(stream)")
+        reconcile(streamID: stream, in: snapshot)
+    }
+
+    private func unlinkEverything(of stream: GlobalID, in snapshot: GraphSnapshot) {
+        for link in snapshot.links(of: stream) { graph.unlink(link.id) }
+    }
+
     // MARK: - Reconciliation
 
     private func reconcileAll(in snapshot: GraphSnapshot) {
@@ -111,6 +137,12 @@ final class StreamLinker: @unchecked Sendable {
     private func reconcile(streamID: GlobalID, in snapshot: GraphSnapshot) {
         guard let stream = snapshot.nodes[streamID], let direction = GraphEndpoints.streamDirection(of: stream)
         else { return }
+        if held.contains(streamID) {
+            // A held stream that got linked anyway (its ports came late, someone linked it) is
+            // taken off again.
+            if !snapshot.links(of: streamID).isEmpty { unlinkEverything(of: streamID, in: snapshot) }
+            return
+        }
         if snapshot.ports(of: streamID).isEmpty {
             // Without a session manager a stream has no ports until someone configures them.
             if portsRequested.insert(streamID).inserted { graph.configurePorts(node: streamID) }

@@ -1,0 +1,71 @@
+import SessionPolicy
+
+/// The daemon's view of an audio server: what the policy needs to observe, and the actions
+/// that carry out its decisions. PipeWire implements it today; a libpulse backend can
+/// implement the same protocol and feed the same engine.
+///
+/// Every call happens on the backend's own event-loop thread, and the backend delivers its
+/// events there too, so the coordinator needs no locks.
+protocol AudioBackend: AnyObject {
+    /// Sets *our* gain factor of a stream (1.0 = untouched). The backend combines it with the
+    /// stream's own volume without ever overwriting the user's.
+    func setGainFactor(_ factor: Double, of stream: UInt32)
+    /// Stops a stream's audio by taking it off its device (PipeWire: unlink; it freezes).
+    func hold(_ stream: UInt32)
+    /// Puts a held stream back on its device.
+    func release(_ stream: UInt32)
+    /// Mutes or unmutes a stream on our behalf (the last-resort interruption method).
+    func setMutedByPolicy(_ muted: Bool, stream: UInt32)
+    /// Writes the system's hardware choice (nil fields: back to the system default).
+    func applyHardware(_ choice: HardwareChoice)
+    /// How this backend can stop a stream's audio for an app that has no session API.
+    var interruptionMethods: Set<InterruptionMethod> { get }
+    /// Runs `work` on the loop thread after `delay`; cancel with the returned token.
+    func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork
+}
+
+/// A pending timer; `cancel()` is safe after it fired.
+protocol ScheduledWork: AnyObject {
+    func cancel()
+}
+
+/// What happened on the audio server, in the policy's terms.
+enum BackendEvent: Sendable {
+    /// The server is there and this is all of it (first attach, or back after a restart).
+    case attached(streams: [BackendStream], ports: [Port], defaultOutput: String?, defaultInput: String?)
+    /// The server went away: every stream and device is gone (media services lost).
+    case lost
+    case streamAppeared(BackendStream)
+    case streamChanged(BackendStream)
+    case streamRemoved(UInt32)
+    case portAppeared(Port)
+    case portRemoved(uid: String)
+    case defaultChanged(PortDirection, uid: String)
+    /// Someone else set the stream's volume while we had it ducked: theirs wins, and our
+    /// factor for it is back to 1.0 until the policy asks again.
+    case volumeTakenOver(UInt32)
+}
+
+/// One application stream as any backend sees it.
+struct BackendStream: Hashable, Sendable {
+    var id: UInt32
+    /// The app connection it belongs to (PipeWire client id, pulse client index).
+    var client: UInt32
+    var direction: StreamDirection
+    /// The stream's own properties over its client's: what rules match on.
+    var properties: [String: String]
+    var activity: StreamActivity
+    /// Who it is, for logs, permission and "someone else": the app name or binary.
+    var appName: String
+    var processID: Int32?
+}
+
+/// Whether a stream is producing or consuming audio, as far as the server can tell.
+enum StreamActivity: String, Hashable, Sendable {
+    /// Running.
+    case playing
+    /// Its app or user paused it (pulse `pulse.corked`): a deliberate pause, not an interruption.
+    case pausedByUser
+    /// Exists but does not run (not yet linked, or stopped by its app).
+    case idle
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Logging
+
+/// Everything the daemon has changed on PipeWire that must not outlive it, written to the
+/// state dir on every change, so that after a crash (`kill -9`) the next start undoes it:
+/// ducked volumes go back to their base, policy mutes are lifted, a forced quantum or rate is
+/// released. Links need no entry: they belong to the daemon's connection and die with it.
+struct EnforcementJournal: Codable, Equatable {
+    struct StreamEntry: Codable, Equatable {
+        /// `object.serial`: unlike the node id it is never reused, so a new stream with a
+        /// recycled id is never "restored" by mistake.
+        var serial: UInt64
+        /// The volume to put back, if we changed it.
+        var baseVolume: Float?
+        /// We muted it (and it was not muted before).
+        var mutedByPolicy = false
+    }
+
+    /// By node id (as the daemon knew it).
+    var streams: [String: StreamEntry] = [:]
+    /// What we forced into the `settings` metadata (nil: nothing).
+    var forcedQuantum: Int?
+    var forcedRate: Int?
+
+    var isEmpty: Bool { streams.isEmpty && forcedQuantum == nil && forcedRate == nil }
+}
+
+/// Reads and writes the journal file atomically (write to a temp file, then rename).
+struct JournalFile {
+    let url: URL
+    let logger: Logger
+
+    init(directory: URL, logger: Logger) {
+        url = directory.appendingPathComponent("enforcement.json")
+        self.logger = logger
+    }
+
+    func read() -> EnforcementJournal {
+        guard let data = try? Data(contentsOf: url) else { return EnforcementJournal() }
+        do {
+            return try JSONDecoder().decode(EnforcementJournal.self, from: data)
+        } catch {
+            logger.warning("ignoring unreadable journal \(url.path): \(error)")
+            return EnforcementJournal()
+        }
+    }
+
+    func write(_ journal: EnforcementJournal) {
+        do {
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            if journal.isEmpty {
+                if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+                return
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+            let temporary = url.appendingPathExtension("tmp")
+            try encoder.encode(journal).write(to: temporary)
+            _ = rename(temporary.path, url.path)
+        } catch {
+            logger.error("cannot write journal \(url.path): \(error); a crash now could leave changes behind")
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import SessionPolicy
+
+/// Steps each stream's gain factor along a ``DuckingRamp`` (PipeWire 0.3.65 has no native
+/// volume ramps), one backend write per step, and always ends exactly on the target.
+///
+/// Confined to the backend's loop thread.
+final class GainRamps: @unchecked Sendable {
+    private struct Ramp {
+        var ramp: DuckingRamp
+        var started: ContinuousClock.Instant
+        var timer: ScheduledWork?
+    }
+
+    private unowned let backend: AudioBackend
+    /// The factor last written for each stream we touched.
+    private(set) var current: [UInt32: Double] = [:]
+    private var ramps: [UInt32: Ramp] = [:]
+    private let step: Duration
+
+    init(backend: AudioBackend, step: Duration = .milliseconds(10)) {
+        self.backend = backend
+        self.step = step
+    }
+
+    /// Moves a stream's factor to `target` over `duration` (at once when zero).
+    func ramp(_ stream: UInt32, to target: Double, over duration: Duration) {
+        let from = current[stream] ?? 1.0
+        ramps[stream]?.timer?.cancel()
+        ramps[stream] = nil
+        if from == target { return }
+        guard duration > .zero else {
+            write(stream, target)
+            return
+        }
+        ramps[stream] = Ramp(ramp: DuckingRamp(from: from, to: target, duration: duration, step: step), started: .now)
+        tick(stream)
+    }
+
+    /// Forgets a stream (gone, or its volume was taken over by the user).
+    func forget(_ stream: UInt32) {
+        ramps.removeValue(forKey: stream)?.timer?.cancel()
+        current[stream] = nil
+    }
+
+    /// Sets the factor we believe a stream has, without writing (the backend re-based it).
+    func assume(_ factor: Double, for stream: UInt32) {
+        ramps.removeValue(forKey: stream)?.timer?.cancel()
+        current[stream] = factor
+    }
+
+    private func tick(_ stream: UInt32) {
+        guard let state = ramps[stream] else { return }
+        let elapsed = ContinuousClock.now - state.started
+        let gain = state.ramp.gain(after: elapsed)
+        write(stream, gain)
+        guard elapsed < state.ramp.duration else {
+            ramps[stream] = nil
+            return
+        }
+        ramps[stream]?.timer = backend.schedule(after: step) { [weak self] in self?.tick(stream) }
+    }
+
+    private func write(_ stream: UInt32, _ gain: Double) {
+        current[stream] = gain
+        backend.setGainFactor(gain, of: stream)
+    }
+}

@@ -1,0 +1,277 @@
+import Logging
+import PolicyRules
+import SessionPolicy
+
+/// Feeds the policy engine what the audio server does, and carries out what it decides.
+///
+/// Backend-agnostic: it sees ``BackendEvent``s and acts through ``AudioBackend``. It decides
+/// nothing itself — the engine does — it only keeps the bookkeeping that turns streams into
+/// sessions and session-level decisions into per-stream actions.
+///
+/// Confined to the backend's loop thread.
+final class PolicyCoordinator: @unchecked Sendable {
+    /// How long a stream may sit idle after it ran before it counts as stopped: long enough to
+    /// ride out a relink when its device goes, short enough that a paused native app stops
+    /// holding others (an idle call stream must not keep music interrupted).
+    static let idleGrace: Duration = .milliseconds(1500)
+
+    private var engine: PolicyEngine
+    private var ruleSet: RuleSet
+    private unowned let backend: AudioBackend
+    private let logger: Logger
+    private let epoch = ContinuousClock.now
+    private var sessions = ImplicitSessions()
+    private var effects: [SessionID: SessionEffects] = [:]
+    private lazy var gains = GainRamps(backend: backend)
+    private var idleTimers: [UInt32: ScheduledWork] = [:]
+    private var attachedBefore = false
+    /// Called for every decision after it is carried out (logs, monitor, tests).
+    var decisionObserver: (@Sendable (PolicyDecision) -> Void)?
+
+    init(ruleSet: RuleSet, backend: AudioBackend, logger: Logger) {
+        self.ruleSet = ruleSet
+        self.engine = PolicyEngine(configuration: ruleSet.configuration)
+        self.backend = backend
+        self.logger = logger
+    }
+
+    private var now: Timestamp {
+        let elapsed = ContinuousClock.now - epoch
+        let (seconds, attoseconds) = elapsed.components
+        return Timestamp(nanoseconds: UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000))
+    }
+
+    // MARK: - Events from the backend
+
+    func handle(_ event: BackendEvent) {
+        switch event {
+        case .attached(let streams, let ports, let defaultOutput, let defaultInput):
+            if attachedBefore { submit(.graphRestored) }
+            attachedBefore = true
+            submit(.devicesEnumerated(ports, defaultOutput: defaultOutput, defaultInput: defaultInput))
+            for stream in streams.sorted(by: { $0.id < $1.id }) { streamAppeared(stream) }
+        case .lost:
+            dropAllStreams()
+            submit(.graphLost)
+        case .streamAppeared(let stream):
+            streamAppeared(stream)
+        case .streamChanged(let stream):
+            streamChanged(stream)
+        case .streamRemoved(let id):
+            streamRemoved(id)
+        case .portAppeared(let port):
+            submit(.deviceAdded(port))
+        case .portRemoved(let uid):
+            submit(.deviceRemoved(uid: uid))
+        case .defaultChanged(let direction, let uid):
+            submit(.defaultDeviceChanged(direction, uid: uid))
+        case .volumeTakenOver(let id):
+            logger.info("stream \(id): volume changed by someone else while ducked; theirs wins")
+            gains.assume(1.0, for: id)
+        }
+    }
+
+    /// Swaps in a new rule set: the engine is reconfigured and every stream re-classified.
+    func reload(_ fresh: RuleSet) {
+        ruleSet = fresh
+        carryOut(engine.reconfigure(fresh.configuration, at: now))
+        for id in sessions.streams.keys.sorted() {
+            guard let record = sessions.streams[id] else { continue }
+            let key = key(for: record.stream)
+            guard sessions.keys[record.session] != key else { continue }
+            // Reclassify in place when the whole session moves together and nothing holds the
+            // new key; otherwise the stream moves to the session of its new classification.
+            let siblings = sessions.streams(of: record.session)
+            if sessions.session(of: key) == nil, siblings.allSatisfy({ self.key(for: $0.stream) == key }) {
+                sessions.rekey(record.session, to: key)
+                submit(.reclassify(record.session, key.classification))
+                logger.info("\(record.session) re-classified: \(describe(key.classification))")
+            } else {
+                let wasActive = record.reportedActive
+                streamRemoved(id)
+                var stream = record.stream
+                if !wasActive { stream.activity = .pausedByUser }
+                streamAppeared(stream)
+            }
+        }
+    }
+
+    // MARK: - Streams
+
+    private func key(for stream: BackendStream) -> ImplicitSessions.Key {
+        ImplicitSessions.Key(
+            client: stream.client, classification: ruleSet.classify(properties: stream.properties).classification)
+    }
+
+    private func streamAppeared(_ stream: BackendStream) {
+        let key = key(for: stream)
+        let (session, isNew) = sessions.session(for: key)
+        if isNew {
+            submit(.sessionCreated(session, SessionDescriptor(
+                kind: .implicit, app: stream.appName, classification: key.classification,
+                capabilities: backend.interruptionMethods)))
+            logger.info("\(session) for '\(stream.appName)': \(describe(key.classification))")
+        }
+        sessions.add(stream, to: session)
+        applyEffects(of: session, to: stream)
+        if stream.activity != .pausedByUser { start(stream) }
+        if stream.activity == .idle { armIdleTimer(for: stream.id) }
+    }
+
+    private func streamChanged(_ stream: BackendStream) {
+        guard let record = sessions.streams[stream.id] else { return streamAppeared(stream) }
+        let previous = record.stream.activity
+        sessions.update(stream)
+        guard previous != stream.activity else { return }
+        switch stream.activity {
+        case .pausedByUser:
+            cancelIdleTimer(stream.id)
+            if record.reportedActive || effects[record.session]?.interruption != nil {
+                sessions.setReportedActive(false, stream: stream.id)
+                submit(.streamPausedByUser(StreamID(stream.id)))
+            }
+        case .playing:
+            cancelIdleTimer(stream.id)
+            if !record.reportedActive { start(stream) }
+        case .idle:
+            if previous == .pausedByUser {
+                start(stream)  // un-paused; it runs as soon as it is linked
+            }
+            if effects[record.session]?.isHeld != true { armIdleTimer(for: stream.id) }
+        }
+    }
+
+    private func streamRemoved(_ id: UInt32) {
+        cancelIdleTimer(id)
+        gains.forget(id)
+        guard let (record, sessionEmpty) = sessions.remove(stream: id) else { return }
+        if record.reportedActive { submit(.streamStopped(StreamID(id))) }
+        if sessionEmpty {
+            submit(.sessionRemoved(record.session))
+            sessions.removeSession(record.session)
+            effects[record.session] = nil
+        }
+    }
+
+    private func start(_ stream: BackendStream) {
+        guard let record = sessions.streams[stream.id] else { return }
+        sessions.setReportedActive(true, stream: stream.id)
+        submit(.streamStarted(record.session, StreamID(stream.id), stream.direction))
+    }
+
+    private func dropAllStreams() {
+        for id in sessions.streams.keys.sorted() {
+            cancelIdleTimer(id)
+            gains.forget(id)
+        }
+        for session in sessions.sessionIDs {
+            for record in sessions.streams(of: session) { _ = sessions.remove(stream: record.stream.id) }
+            submit(.sessionRemoved(session))
+            sessions.removeSession(session)
+            effects[session] = nil
+        }
+    }
+
+    // MARK: - Idle detection
+
+    private func armIdleTimer(for id: UInt32) {
+        cancelIdleTimer(id)
+        idleTimers[id] = backend.schedule(after: Self.idleGrace) { [weak self] in self?.idleGraceExpired(id) }
+    }
+
+    private func cancelIdleTimer(_ id: UInt32) {
+        idleTimers.removeValue(forKey: id)?.cancel()
+    }
+
+    private func idleGraceExpired(_ id: UInt32) {
+        idleTimers[id] = nil
+        guard let record = sessions.streams[id], record.stream.activity == .idle, record.reportedActive,
+            effects[record.session]?.isHeld != true
+        else { return }
+        sessions.setReportedActive(false, stream: id)
+        logger.debug("stream \(id) idle for \(Self.idleGrace): stopped")
+        submit(.streamStopped(StreamID(id)))
+    }
+
+    // MARK: - Decisions
+
+    private func submit(_ event: PolicyEvent) {
+        carryOut(engine.handle(event, at: now))
+    }
+
+    private func carryOut(_ decisions: [PolicyDecision]) {
+        for decision in decisions {
+            carryOut(decision)
+            decisionObserver?(decision)
+        }
+    }
+
+    private func carryOut(_ decision: PolicyDecision) {
+        switch decision {
+        case .interruptionBegan(let id, let reason, let method):
+            logger.info("\(id) interrupted (\(reason), by \(method.wireName))")
+            update(id) { $0.interruption = method }
+        case .interruptionEnded(let id, let options, let method):
+            logger.info("\(id) interruption ended (\(options.contains(.shouldResume) ? "shouldResume" : "no resume"), was \(method.wireName))")
+            update(id) { $0.interruption = nil }
+        case .setGain(let id, let gain, let ramp):
+            logger.info("\(id) gain → \(gain) over \(ramp)")
+            update(id, ramp: ramp) { $0.duckGain = gain }
+        case .setSilenced(let id, let silenced):
+            logger.info("\(id) \(silenced ? "silenced" : "unsilenced") (silent mode / lock)")
+            update(id) { $0.silenced = silenced }
+        case .setCaptureSilenced(let id, let silenced):
+            logger.info("\(id) capture \(silenced ? "silenced" : "restored") (record permission)")
+            update(id) { $0.captureSilenced = silenced }
+        case .setHardware(let choice):
+            logger.info("hardware: \(choice)")
+            backend.applyHardware(choice)
+        case .failed(let id, let error):
+            logger.warning("\(id): \(error)")
+        case .activated(let id):
+            logger.debug("\(id) active")
+        case .deactivated(let id):
+            logger.debug("\(id) inactive")
+        case .link, .routeChanged, .pauseForRouteLoss, .secondaryAudioHint, .reportHardware,
+             .mediaServicesLost, .mediaServicesReset:
+            logger.debug("decision: \(decision)")
+        }
+    }
+
+    /// Changes a session's effects and brings each of its streams in line.
+    private func update(_ id: SessionID, ramp: Duration = .zero, _ change: (inout SessionEffects) -> Void) {
+        let before = effects[id] ?? SessionEffects()
+        var after = before
+        change(&after)
+        effects[id] = after
+        for record in sessions.streams(of: id) {
+            apply(before: before, after: after, to: record.stream, ramp: ramp)
+        }
+    }
+
+    private func applyEffects(of session: SessionID, to stream: BackendStream) {
+        guard let effects = effects[session] else { return }
+        apply(before: SessionEffects(), after: effects, to: stream, ramp: .zero)
+    }
+
+    private func apply(before: SessionEffects, after: SessionEffects, to stream: BackendStream, ramp: Duration) {
+        if before.isHeld != after.isHeld {
+            after.isHeld ? backend.hold(stream.id) : backend.release(stream.id)
+            if after.isHeld { cancelIdleTimer(stream.id) }
+        }
+        if before.isMuted != after.isMuted { backend.setMutedByPolicy(after.isMuted, stream: stream.id) }
+        let target = after.gain(for: stream.direction)
+        if target != (gains.current[stream.id] ?? 1.0) {
+            // Silencing is immediate; ducks and unducks ramp.
+            let immediate = before.silenced != after.silenced || before.captureSilenced != after.captureSilenced
+            gains.ramp(stream.id, to: target, over: immediate ? .zero : ramp)
+        }
+    }
+
+    private func describe(_ classification: Classification) -> String {
+        var text = "\(classification.category.wireName)"
+        if classification.mode != .default { text += "/\(classification.mode.wireName)" }
+        if !classification.options.isEmpty { text += " [\(classification.options.wireNames.joined(separator: ","))]" }
+        return text + " class \(classification.priorityClass.name)"
+    }
+}

@@ -1,0 +1,25 @@
+import SessionPolicy
+
+/// What the policy currently imposes on one session, so the same effect reaches every stream
+/// of it, including streams that appear later.
+struct SessionEffects: Equatable {
+    /// How the session is interrupted now, if it is.
+    var interruption: InterruptionMethod?
+    /// Our duck factor (1.0 = not ducked).
+    var duckGain: Double = 1.0
+    /// Silent mode / screen lock silences it.
+    var silenced = false
+    /// Its capture records silence (record permission).
+    var captureSilenced = false
+
+    /// The factor a stream of this session plays or records at.
+    func gain(for direction: StreamDirection) -> Double {
+        switch direction {
+        case .playback: silenced ? 0 : duckGain
+        case .capture: captureSilenced ? 0 : 1
+        }
+    }
+
+    var isHeld: Bool { interruption == .unlink }
+    var isMuted: Bool { interruption == .mute }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import PipeWireGraph
+import PipeWireSandbox
+import Testing
+
+/// The policy made real on a private PipeWire, for apps that know nothing of us: ducking,
+/// interruption by unlinking, mixing, and nothing left behind when the daemon dies.
+@Suite("audiosessiond enforces the policy", .serialized)
+struct EnforcementTests {
+    let duckLevel: Float = 0.3  // the shipped duck.level
+
+    private func start() throws -> (PrivatePipeWire, DaemonProcess, VolumeWatcher, URL) {
+        let sandbox = try PrivatePipeWire()
+        let daemon = try DaemonProcess(in: sandbox)
+        try daemon.waitForLog("attached to PipeWire")
+        let watcher = try VolumeWatcher(sandbox)
+        return (sandbox, daemon, watcher, try sandbox.testTone())
+    }
+
+    private func play(_ role: String, as name: String, in sandbox: PrivatePipeWire, tone: URL) throws -> ManagedProcess {
+        try sandbox.play(role: role, file: tone, extraArguments: ["-P", "{ node.name = \(name) }"])
+    }
+
+    @Test func notificationDucksMusicSmoothlyAndRestoresItExactly() throws {
+        let (sandbox, daemon, watcher, tone) = try start()
+        _ = try play("Music", as: "music", in: sandbox, tone: tone)
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+        let chime = try play("Notification", as: "chime", in: sandbox, tone: tone)
+        try watcher.waitForVolume(of: "music", duckLevel)
+        // A ramp, not a jump: values strictly between 1.0 and the duck level were written.
+        let down = watcher.volumes(of: "music")
+        #expect(down.filter { $0 < 1.0 && $0 > duckLevel }.count >= 3, "ramp steps: \(down)")
+        #expect(watcher.volume(of: "chime") ?? 1.0 == 1.0, "the ducker itself is not ducked")
+        #expect(try sandbox.linkedDevices(of: "music") == ["headphones"], "a duck does not unlink")
+
+        chime.terminate()
+        try watcher.waitForVolume(of: "music", 1.0)
+        let up = watcher.volumes(of: "music").drop { $0 != duckLevel }
+        #expect(up.filter { $0 > duckLevel && $0 < 1.0 }.count >= 3, "unduck ramps too: \(Array(up))")
+        #expect(try daemon.terminate() == 0)
+    }
+
+    @Test func aUsersVolumeChangeDuringADuckWinsAndIsKept() throws {
+        let (sandbox, daemon, watcher, tone) = try start()
+        _ = try play("Music", as: "music", in: sandbox, tone: tone)
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+        let chime = try play("Notification", as: "chime", in: sandbox, tone: tone)
+        try watcher.waitForVolume(of: "music", duckLevel)
+        let music = try #require(watcher.node("music"))
+        try sandbox.run("pw-cli", ["set-param", String(music.id), "Props", "{ volume: 0.8 }"])
+        try watcher.waitForVolume(of: "music", 0.8)
+        try daemon.waitForLog("volume changed by someone else while ducked")
+        chime.terminate()
+        try daemon.waitForLog("gain → 1.0")
+        // The unduck happened after the user's change: their 0.8 stays.
+        _ = try sandbox.run("pw-cli", ["info", String(music.id)])
+        #expect(watcher.volume(of: "music") == 0.8)
+        #expect(try daemon.terminate() == 0)
+        #expect(watcher.volume(of: "music") == 0.8, "shutdown does not touch a volume that is the user's")
+    }
+
+    @Test func pulseUserVolumeIsNeverTouchedByADuck() throws {
+        let (sandbox, daemon, watcher, tone) = try start()
+        let player = try sandbox.paplay(role: "music", file: tone)
+        var name = ""
+        try waitUntil(timeout: .seconds(5), "the paplay stream appears") {
+            name = watcher.graph.snapshot.streams.first { $0.properties["application.process.id"] == String(player.pid) }?.name ?? ""
+            return !name.isEmpty
+        }
+        try sandbox.waitUntilLinked(name, to: ["headphones"])
+        // The user turns the app down in their mixer: that is channelVolumes, the pulse volume.
+        let index = try sandbox.run("pactl", ["list", "short", "sink-inputs"]).split(separator: "\t").first.map(String.init) ?? ""
+        try sandbox.run("pactl", ["set-sink-input-volume", index, "50%"])
+        try waitUntil(timeout: .seconds(5), "channelVolumes change") {
+            watcher.node(name)?.props?.channelVolumes.first.map { $0 < 0.99 } ?? false
+        }
+        let userVolumes = try #require(watcher.node(name)?.props?.channelVolumes)
+        let chime = try play("Notification", as: "chime", in: sandbox, tone: tone)
+        try watcher.waitForVolume(of: name, duckLevel)
+        #expect(watcher.node(name)?.props?.channelVolumes == userVolumes, "the duck is our factor, not the user's volume")
+        chime.terminate()
+        try watcher.waitForVolume(of: name, 1.0)
+        #expect(watcher.node(name)?.props?.channelVolumes == userVolumes)
+        #expect(try daemon.terminate() == 0)
+    }
+
+    @Test func aCallInterruptsMusicAndItResumesWhenTheCallEnds() throws {
+        let (sandbox, daemon, _, tone) = try start()
+        _ = try play("Music", as: "music", in: sandbox, tone: tone)
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+        let call = try play("Communication", as: "call", in: sandbox, tone: tone)
+        try sandbox.waitUntilLinked("call", to: ["headphones"])
+        try sandbox.waitUntilLinked("music", to: [])
+        try waitUntil(timeout: .seconds(5), "music stops running") {
+            try sandbox.dump().node(named: "music")?.state != "running"
+        }
+        call.terminate()
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+        try waitUntil(timeout: .seconds(5), "music runs again") { try sandbox.dump().node(named: "music")?.state == "running" }
+        #expect(daemon.log.contains("shouldResume"))
+        #expect(try daemon.terminate() == 0)
+    }
+
+    @Test func aStreamThatStartsDuringACallIsHeldUntilItEnds() throws {
+        let (sandbox, daemon, _, tone) = try start()
+        let call = try play("Communication", as: "call", in: sandbox, tone: tone)
+        try sandbox.waitUntilLinked("call", to: ["headphones"])
+        _ = try play("Music", as: "music", in: sandbox, tone: tone)
+        try daemon.waitForLog("holding stream")
+        #expect(try sandbox.linkedDevices(of: "music").isEmpty, "never linked, not even for a moment")
+        call.terminate()
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+        #expect(try daemon.terminate() == 0)
+    }
+
+    @Test func gameEffectsMixWithMusic() throws {
+        let (sandbox, daemon, watcher, tone) = try start()
+        _ = try play("Music", as: "music", in: sandbox, tone: tone)
+        _ = try play("Game", as: "game", in: sandbox, tone: tone)
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+        try sandbox.waitUntilLinked("game", to: ["headphones"])
+        try daemon.waitForLog("for 'pw-cat': ambient", count: 1)
+        _ = try sandbox.run("pw-cli", ["ls", "Node"])
+        #expect(watcher.volume(of: "music") ?? 1.0 == 1.0)
+        #expect(try sandbox.linkedDevices(of: "music") == ["headphones"])
+        #expect(try daemon.terminate() == 0)
+    }
+
+    @Test func sigtermWhileDuckingRestoresTheVolume() throws {
+        let (sandbox, daemon, watcher, tone) = try start()
+        _ = try play("Music", as: "music", in: sandbox, tone: tone)
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+        _ = try play("Notification", as: "chime", in: sandbox, tone: tone)
+        try watcher.waitForVolume(of: "music", duckLevel)
+        #expect(try daemon.terminate() == 0)
+        try watcher.waitForVolume(of: "music", 1.0)
+    }
+
+    @Test func sigkillWhileDuckingThenARestartRestoresTheVolume() throws {
+        let (sandbox, daemon, watcher, tone) = try start()
+        _ = try play("Music", as: "music", in: sandbox, tone: tone)
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+        let chime = try play("Notification", as: "chime", in: sandbox, tone: tone)
+        try watcher.waitForVolume(of: "music", duckLevel)
+        kill(daemon.process.pid, SIGKILL)
+        _ = try daemon.process.waitForExit(timeout: .seconds(5))
+        chime.terminate()
+        // Dead daemon: its duck is still there (that is the danger) ...
+        #expect(watcher.volume(of: "music") == duckLevel)
+        // ... until the next start reads its journal and undoes it.
+        let next = try DaemonProcess(in: sandbox)
+        try next.waitForLog("undoing what a previous run left behind")
+        try watcher.waitForVolume(of: "music", 1.0)
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+        #expect(try next.terminate() == 0)
+    }
+
+    @Test func pipeWireRestartMidInterruptionLetsTheStreamPlayAgain() throws {
+        let (sandbox, daemon, _, tone) = try start()
+        _ = try play("Music", as: "music", in: sandbox, tone: tone)
+        _ = try play("Communication", as: "call", in: sandbox, tone: tone)
+        try sandbox.waitUntilLinked("call", to: ["headphones"])
+        try sandbox.waitUntilLinked("music", to: [])
+        try sandbox.restart()
+        try daemon.waitForLog("attached to PipeWire", count: 2)
+        // Every client died with PipeWire; the music player starts again, alone: it plays.
+        _ = try play("Music", as: "music", in: sandbox, tone: tone)
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+        #expect(try daemon.terminate() == 0)
+    }
+}
