@@ -15,18 +15,26 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// holding others (an idle call stream must not keep music interrupted).
     static let idleGrace: Duration = .milliseconds(1500)
 
-    private var engine: PolicyEngine
+    private(set) var engine: PolicyEngine
     private var ruleSet: RuleSet
-    private unowned let backend: AudioBackend
-    private let logger: Logger
+    unowned let backend: AudioBackend
+    let logger: Logger
     private let epoch = ContinuousClock.now
-    private var sessions = ImplicitSessions()
-    private var effects: [SessionID: SessionEffects] = [:]
+    var sessions = ImplicitSessions()
+    var effects: [SessionID: SessionEffects] = [:]
     private lazy var gains = GainRamps(backend: backend)
     private var idleTimers: [UInt32: ScheduledWork] = [:]
+    private var graceTimers: [SessionID: ScheduledWork] = [:]
+    /// How long an app told of an interruption over the session API has to stop its audio
+    /// itself before the daemon holds its streams.
+    static let interruptionGrace: Duration = .milliseconds(500)
     private var attachedBefore = false
-    /// Called for every decision after it is carried out (logs, monitor, tests).
-    var decisionObserver: (@Sendable (PolicyDecision) -> Void)?
+    /// Called for every decision after it is carried out: the D-Bus service tells explicit
+    /// sessions (interruption, route change, hints) and `monitor` watchers from here.
+    var decisionObserver: ((PolicyDecision) -> Void)?
+    /// Explicit sessions (created over the session API), with who owns them.
+    var explicitSessions: [SessionID: ExplicitSession] = [:]
+    var nextExplicitSession: UInt64 = 1
 
     init(ruleSet: RuleSet, backend: AudioBackend, logger: Logger) {
         self.ruleSet = ruleSet
@@ -35,7 +43,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         self.logger = logger
     }
 
-    private var now: Timestamp {
+    var now: Timestamp {
         let elapsed = ContinuousClock.now - epoch
         let (seconds, attoseconds) = elapsed.components
         return Timestamp(nanoseconds: UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000))
@@ -104,6 +112,13 @@ final class PolicyCoordinator: @unchecked Sendable {
     }
 
     private func streamAppeared(_ stream: BackendStream) {
+        if let explicit = explicitSession(of: stream) {
+            sessions.add(stream, to: explicit)
+            applyEffects(of: explicit, to: stream)
+            logger.info("stream \(stream.id) belongs to \(explicit)")
+            if stream.activity != .pausedByUser { start(stream) }
+            return
+        }
         let key = key(for: stream)
         let (session, isNew) = sessions.session(for: key)
         if isNew {
@@ -146,7 +161,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         gains.forget(id)
         guard let (record, sessionEmpty) = sessions.remove(stream: id) else { return }
         if record.reportedActive { submit(.streamStopped(StreamID(id))) }
-        if sessionEmpty {
+        if sessionEmpty, sessions.keys[record.session] != nil {  // explicit sessions outlive their streams
             submit(.sessionRemoved(record.session))
             sessions.removeSession(record.session)
             effects[record.session] = nil
@@ -163,6 +178,10 @@ final class PolicyCoordinator: @unchecked Sendable {
         for id in sessions.streams.keys.sorted() {
             cancelIdleTimer(id)
             gains.forget(id)
+            if let record = sessions.streams[id], sessions.keys[record.session] == nil {
+                _ = sessions.remove(stream: id)  // an explicit session's stream: the session stays
+                if record.reportedActive { submit(.streamStopped(StreamID(id))) }
+            }
         }
         for session in sessions.sessionIDs {
             for record in sessions.streams(of: session) { _ = sessions.remove(stream: record.stream.id) }
@@ -195,8 +214,12 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     // MARK: - Decisions
 
-    private func submit(_ event: PolicyEvent) {
-        carryOut(engine.handle(event, at: now))
+    /// Hands one event to the engine and carries out its decisions; returns them.
+    @discardableResult
+    func submit(_ event: PolicyEvent) -> [PolicyDecision] {
+        let decisions = engine.handle(event, at: now)
+        carryOut(decisions)
+        return decisions
     }
 
     private func carryOut(_ decisions: [PolicyDecision]) {
@@ -210,10 +233,26 @@ final class PolicyCoordinator: @unchecked Sendable {
         switch decision {
         case .interruptionBegan(let id, let reason, let method):
             logger.info("\(id) interrupted (\(reason), by \(method.wireName))")
-            update(id) { $0.interruption = method }
+            update(id) {
+                $0.interruption = method
+                $0.enforcedAfterGrace = false
+            }
+            if method == .sessionAPI {
+                graceTimers[id]?.cancel()
+                graceTimers[id] = backend.schedule(after: Self.interruptionGrace) { [weak self] in
+                    guard let self, self.effects[id]?.interruption == .sessionAPI else { return }
+                    self.graceTimers[id] = nil
+                    self.logger.info("\(id) had its grace: holding its streams")
+                    self.update(id) { $0.enforcedAfterGrace = true }
+                }
+            }
         case .interruptionEnded(let id, let options, let method):
             logger.info("\(id) interruption ended (\(options.contains(.shouldResume) ? "shouldResume" : "no resume"), was \(method.wireName))")
-            update(id) { $0.interruption = nil }
+            graceTimers.removeValue(forKey: id)?.cancel()
+            update(id) {
+                $0.interruption = nil
+                $0.enforcedAfterGrace = false
+            }
         case .setGain(let id, let gain, let ramp):
             logger.info("\(id) gain → \(gain) over \(ramp)")
             update(id, ramp: ramp) { $0.duckGain = gain }
@@ -228,10 +267,16 @@ final class PolicyCoordinator: @unchecked Sendable {
             backend.applyHardware(choice)
         case .failed(let id, let error):
             logger.warning("\(id): \(error)")
-        case .activated(let id):
-            logger.debug("\(id) active")
-        case .deactivated(let id):
-            logger.debug("\(id) inactive")
+        case .activated(let id), .deactivated(let id):
+            logger.debug("\(id) \(decision == .activated(id) ? "active" : "inactive")")
+            // Either closes an interruption without an ended: stop holding or muting it.
+            if effects[id]?.interruption != nil {
+                graceTimers.removeValue(forKey: id)?.cancel()
+                update(id) {
+                    $0.interruption = nil
+                    $0.enforcedAfterGrace = false
+                }
+            }
         case .link, .routeChanged, .pauseForRouteLoss, .secondaryAudioHint, .reportHardware,
              .mediaServicesLost, .mediaServicesReset:
             logger.debug("decision: \(decision)")

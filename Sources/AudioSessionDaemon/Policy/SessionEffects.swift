@@ -5,6 +5,8 @@ import SessionPolicy
 struct SessionEffects: Equatable {
     /// How the session is interrupted now, if it is.
     var interruption: InterruptionMethod?
+    /// An app told of its interruption over the session API had its grace and is held anyway.
+    var enforcedAfterGrace = false
     /// Our duck factor (1.0 = not ducked).
     var duckGain: Double = 1.0
     /// Silent mode / screen lock silences it.
@@ -20,6 +22,6 @@ struct SessionEffects: Equatable {
         }
     }
 
-    var isHeld: Bool { interruption == .unlink }
+    var isHeld: Bool { interruption == .unlink || (interruption == .sessionAPI && enforcedAfterGrace) }
     var isMuted: Bool { interruption == .mute }
 }

@@ -1,0 +1,120 @@
+import Foundation
+import SessionPolicy
+
+/// A session an app asked for over the session API (D-Bus, `audiosessionctl run`, the Swift
+/// library): it configures and activates itself; the rules do not classify it.
+struct ExplicitSession: Equatable {
+    var id: SessionID
+    /// Who may act on it: the bus connection that created it.
+    var owner: SessionOwner
+    var app: String
+}
+
+/// The peer that created an explicit session.
+struct SessionOwner: Hashable, Sendable {
+    /// Its D-Bus unique name (`:1.42`): the session goes when this connection does.
+    var uniqueName: String
+    var pid: Int32
+    var uid: UInt32
+}
+
+extension PolicyCoordinator {
+    /// Creates an explicit session owned by `owner`; soloAmbient and inactive, as in AVAudioSession.
+    func createExplicitSession(app: String, owner: SessionOwner) -> SessionID {
+        let id = SessionID(nextExplicitSession)
+        nextExplicitSession += 1
+        explicitSessions[id] = ExplicitSession(id: id, owner: owner, app: app)
+        submit(.sessionCreated(id, SessionDescriptor(kind: .explicit, app: app)))
+        logger.info("\(id) created by \(owner.uniqueName) (pid \(owner.pid), '\(app)')")
+        return id
+    }
+
+    /// Removes an explicit session (closed by its owner, or its owner left the bus).
+    func removeExplicitSession(_ id: SessionID) {
+        guard explicitSessions.removeValue(forKey: id) != nil else { return }
+        submit(.sessionRemoved(id))
+        effects[id] = nil
+        logger.info("\(id) removed")
+    }
+
+    /// Every explicit session of a bus peer that went away.
+    func removeSessions(ownedBy uniqueName: String) {
+        for id in explicitSessions.values.filter({ $0.owner.uniqueName == uniqueName }).map(\.id).sorted() {
+            removeExplicitSession(id)
+        }
+    }
+
+    /// Runs a request about one session and returns the engine's verdict on it: the error it
+    /// refused with, or nil when it was carried out.
+    func request(_ event: PolicyEvent, for id: SessionID) -> AudioSessionError? {
+        let decisions = submit(event)
+        for decision in decisions {
+            if case .failed(id, let error) = decision { return error }
+        }
+        return nil
+    }
+
+    func setSilentMode(_ on: Bool) {
+        logger.info("silent mode \(on ? "on" : "off")")
+        submit(.silentMode(on))
+    }
+
+    func setScreenLocked(_ locked: Bool) {
+        submit(.screenLocked(locked))
+    }
+
+    func setRecordPermission(_ permission: RecordPermission, for app: String) {
+        logger.info("record permission of '\(app)': \(permission.wireName)")
+        submit(.recordPermissionChanged(app: app, permission))
+    }
+
+    /// Everything `audiosessionctl status` and the D-Bus properties show.
+    var sessionSnapshots: [SessionSnapshot] {
+        engine.sessionIDs.compactMap { engine.snapshot(of: $0) }
+    }
+}
+
+extension PolicyCoordinator {
+    /// The explicit session a stream belongs to: the one its node names in `audiosession.id`
+    /// (set by `audiosessionctl run` and the library through PIPEWIRE_PROPS / PULSE_PROP),
+    /// else the one whose owner is the stream's process or one of its ancestors.
+    func explicitSession(of stream: BackendStream) -> SessionID? {
+        if let named = stream.properties["audiosession.id"], let raw = UInt64(named),
+            explicitSessions[SessionID(raw)] != nil
+        {
+            return SessionID(raw)
+        }
+        guard let pid = stream.processID, !explicitSessions.isEmpty else { return nil }
+        let ancestors = ProcessAncestry.chain(from: pid)
+        // The nearest owner wins (a session created by a child process beats its parent's).
+        for ancestor in ancestors {
+            if let match = explicitSessions.values.filter({ $0.owner.pid == ancestor }).map(\.id).min() {
+                return match
+            }
+        }
+        return nil
+    }
+}
+
+/// Walks `/proc` up from a process to init: which processes a stream's app descends from.
+enum ProcessAncestry {
+    static func chain(from pid: Int32, limit: Int = 64) -> [Int32] {
+        var chain: [Int32] = []
+        var current = pid
+        while current > 1, chain.count < limit {
+            chain.append(current)
+            guard let parent = parent(of: current), parent != current else { break }
+            current = parent
+        }
+        return chain
+    }
+
+    /// The parent pid from `/proc/<pid>/stat` (field 4, after the parenthesised command name).
+    static func parent(of pid: Int32) -> Int32? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 1 ? Int32(fields[1]) : nil
+    }
+}
