@@ -151,6 +151,21 @@ public final class BusConnection: Sendable {
         return try result.get()
     }
 
+    /// Sends a method call flagged NO_REPLY_EXPECTED and returns at once; failures to send are
+    /// logged. For notifications whose outcome the sender does not need.
+    public func send(
+        _ destination: String, path: String, interface: String, member: String, _ arguments: [BusValue] = []
+    ) throws(BusError) {
+        guard BusNames.isValidObjectPath(path), BusNames.isValidInterfaceName(interface),
+            BusNames.isValidMemberName(member)
+        else { throw .invalidArgs("invalid path, interface or member: \(path) \(interface).\(member)") }
+        let accepted = engine.enqueue { engine in
+            engine.sendWithoutReply(
+                destination: destination, path: path, interface: interface, member: member, arguments: arguments)
+        }
+        guard accepted else { throw .disconnected() }
+    }
+
     /// Reads a property (`org.freedesktop.DBus.Properties.Get`).
     public func property(
         _ name: String, of interface: String, at path: String, on destination: String, timeout: Duration = .seconds(25)

@@ -81,6 +81,28 @@ extension BusEngine {
         return waiter
     }
 
+    /// Sends a call flagged NO_REPLY_EXPECTED. Bus thread.
+    func sendWithoutReply(destination: String, path: String, interface: String, member: String, arguments: [BusValue]) {
+        guard let bus else { return }
+        var message: OpaquePointer?
+        var result = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
+        if result >= 0, let message {
+            result = sd_bus_message_set_expect_reply(message, 0)
+            if result >= 0 {
+                do {
+                    try MessageCoding.append(arguments, to: message)
+                    result = sd_bus_send(bus, message, nil)
+                } catch {
+                    result = -EINVAL
+                }
+            }
+        }
+        sd_bus_message_unref(message)
+        if result < 0 {
+            logger.warning("cannot send a call", metadata: ["call": "\(interface).\(member)", "error": "\(String(cString: strerror(-result)))"])
+        }
+    }
+
     /// Drops a pending call (its reply will be ignored) and completes it with `error`.
     func abandon(_ waiter: ReplyWaiter, _ error: BusError) {
         guard waiters.removeValue(forKey: ObjectIdentifier(waiter)) != nil else { return }

@@ -224,6 +224,7 @@ final class BusEngine: @unchecked Sendable {
         subscriptions.removeAll()
         for peer in peers.values { for waiting in peer.waiting { sd_bus_message_unref(waiting.message.pointer) } }
         peers.removeAll()
+        peerDisconnectHandler = nil  // may capture the connection: break that cycle
         nameOwnerSlot = nameOwnerSlot.flatMap { sd_bus_slot_unref($0) }
         _ = sd_bus_flush_close_unref(bus)
         bus = nil
