@@ -215,6 +215,7 @@ final class BusEngine: @unchecked Sendable {
     /// Runs what is still queued, answers every waiter, drops objects and subscriptions, then
     /// flushes and closes the connection. Work queued afterwards is refused by `enqueue`.
     private func shutDown() {
+        queue.withLock { $0.stopRequested = true }  // isOpen is false before any stream ends
         _ = runQueuedWork()
         for object in objects.values { uninstall(object) }
         objects.removeAll()
