@@ -1,30 +1,32 @@
-/// A session that is active or interrupted, in the compact form the arbitration pass
-/// walks (a contiguous array sorted by dominance: priority, then most recent activation).
+/// A session that is active or interrupted, in the compact form the arbitration walk
+/// reads (a contiguous array sorted by dominance: priority, then most recent activation).
 ///
-/// Everything the pass needs is inline so it never touches a dictionary per element.
+/// Everything the walk needs is inline, so it never touches a dictionary per element.
 struct Contender: Sendable {
     var id: SessionID
     var priority: Int
     var serial: UInt64
-    /// Kind of session as seen by others' effects: bit 0 non-mixable, bit 1 spokenAudio.
+    var appKey: Int
+    /// What others' effects see: bit 0 non-mixable, bit 1 spokenAudio.
     var audience: Int
     var effects: Effects
     var isExplicit: Bool
     var isNonMixable: Bool
-    var appKey: Int
-    /// Interrupted and waiting (else active).
-    var isWaiting: Bool
-    /// Waiting and judged each walk: resumes when nothing above interrupts it now.
-    var isResumeCandidate: Bool
-    var userPaused: Bool
-    var hasRunningStreams: Bool
     var hasWish: Bool
-    /// Last pass found it playing (active and not interrupted).
+    /// Interrupted and waiting (else active). Waiting contenders are judged every walk at
+    /// their old position and resume when nothing above interrupts them.
+    var isWaiting: Bool
+    /// When its interruption ends it plays again at once (an implicit session whose
+    /// streams still run, resumable, not paused by its user, not a stale voice prompt).
+    var resumesToPlay: Bool
+    /// Last walk found it playing (active and not interrupted).
     var isEffective = false
     /// Number of duckers the daemon was last told about (0 = gain 1.0).
     var appliedDuckCount: Int32 = 0
     /// Last secondary-audio hint sent (explicit sessions only).
     var appliedHint = false
+    /// The interrupter last recorded for it, to record each new one once.
+    var lastBlocker = WalkCounters.none
 
     /// What this session does to the four audiences, as a dominating session of a
     /// higher class and as a newer session of the same class. Bit `a` = audience `a`.
@@ -69,21 +71,84 @@ extension Contender.Effects {
         self.init(interruptAsHigher: interruptAsHigher, duckAsHigher: duckAsHigher,
                   interruptAsEqual: interruptAsEqual, duckAsEqual: duckAsEqual)
     }
+
+    var isNone: Bool { interruptAsHigher | duckAsHigher | interruptAsEqual | duckAsEqual == 0 }
 }
 
-/// Per-audience counters of the pass.
-struct AudienceCounts: Sendable {
-    var values: SIMD4<Int32> = .zero
+/// The running state of one walk down the contenders: how many playing sessions above
+/// interrupt or duck each audience, split into higher classes and the current class.
+struct WalkCounters {
+    static let none = UInt64.max
 
+    private var currentPriority = Int.min
+    private var started = false
+    private var higherInterrupt = SIMD4<Int32>.zero
+    private var higherDuck = SIMD4<Int32>.zero
+    private var pendingInterrupt = SIMD4<Int32>.zero
+    private var pendingDuck = SIMD4<Int32>.zero
+    private var equalInterrupt = SIMD4<Int32>.zero
+    private var equalDuck = SIMD4<Int32>.zero
+    private var higherInterrupter = SIMD4<UInt64>(repeating: none)
+    private var pendingInterrupter = SIMD4<UInt64>(repeating: none)
+    private var equalInterrupter = SIMD4<UInt64>(repeating: none)
+
+    /// Moves to the contender's class: what the previous class did becomes "higher".
     @inline(__always)
-    mutating func add(mask: UInt8) {
-        if mask != 0 { values &+= Self.table[Int(mask & 0xF)] }
+    mutating func enter(priority: Int) {
+        guard !started || priority != currentPriority else { return }
+        started = true
+        currentPriority = priority
+        higherInterrupt &+= pendingInterrupt
+        higherDuck &+= pendingDuck
+        higherInterrupter.replace(with: pendingInterrupter, where: higherInterrupter .== Self.none)
+        pendingInterrupt = .zero
+        pendingDuck = .zero
+        pendingInterrupter = SIMD4(repeating: Self.none)
+        equalInterrupt = .zero
+        equalDuck = .zero
+        equalInterrupter = SIMD4(repeating: Self.none)
     }
 
     @inline(__always)
-    subscript(audience: Int) -> Int32 { values[audience] }
+    func isInterrupted(_ audience: Int) -> Bool { higherInterrupt[audience] &+ equalInterrupt[audience] > 0 }
 
-    static let table: [SIMD4<Int32>] = (0..<16).map { mask in
-        SIMD4<Int32>((0..<4).map { mask & (1 << $0) != 0 ? 1 : 0 })
+    @inline(__always)
+    func duckCount(_ audience: Int) -> Int32 { higherDuck[audience] &+ equalDuck[audience] }
+
+    /// The nearest interrupter of an audience (same class first), or `none`.
+    @inline(__always)
+    func interrupter(_ audience: Int) -> UInt64 {
+        equalInterrupter[audience] != Self.none ? equalInterrupter[audience] : higherInterrupter[audience]
+    }
+
+    /// The interrupter from classes above the current one only (for a probe at the top of its class).
+    func higherInterrupter(_ audience: Int, probePriority: Int) -> UInt64 {
+        if started && currentPriority > probePriority {
+            return higherInterrupter[audience] != Self.none ? higherInterrupter[audience] : pendingInterrupter[audience]
+        }
+        return higherInterrupter[audience]
+    }
+
+    /// A playing contender adds its effects for everyone below it.
+    @inline(__always)
+    mutating func contribute(_ effects: Contender.Effects, id: SessionID) {
+        if effects.isNone { return }
+        pendingInterrupt &+= Self.vector(effects.interruptAsHigher)
+        pendingDuck &+= Self.vector(effects.duckAsHigher)
+        equalInterrupt &+= Self.vector(effects.interruptAsEqual)
+        equalDuck &+= Self.vector(effects.duckAsEqual)
+        let raw = SIMD4<UInt64>(repeating: id.rawValue)
+        pendingInterrupter.replace(with: raw, where: (pendingInterrupter .== Self.none) .& Self.bits(effects.interruptAsHigher))
+        equalInterrupter.replace(with: raw, where: (equalInterrupter .== Self.none) .& Self.bits(effects.interruptAsEqual))
+    }
+
+    @inline(__always)
+    static func vector(_ mask: UInt8) -> SIMD4<Int32> {
+        SIMD4(Int32(mask & 1), Int32(mask >> 1 & 1), Int32(mask >> 2 & 1), Int32(mask >> 3 & 1))
+    }
+
+    @inline(__always)
+    static func bits(_ mask: UInt8) -> SIMDMask<SIMD4<UInt64>.MaskStorage> {
+        SIMD4<UInt64>(UInt64(mask & 1), UInt64(mask >> 1 & 1), UInt64(mask >> 2 & 1), UInt64(mask >> 3 & 1)) .!= 0
     }
 }

@@ -3,77 +3,79 @@
 /// One walk over the contenders in dominance order (higher class first, then newest
 /// first). Each contender is judged by the effects of the playing contenders above it;
 /// an interrupted one stops contributing, so whoever it was ducking or interrupting is
-/// judged without it — the walk is the fixpoint. Waiting contenders whose interrupters
-/// are judged the same way at their old position and resume as soon as nothing above
-/// interrupts them (whether their interrupter ended, was reclassified or was itself
-/// interrupted). Who interrupted whom is remembered only to know whether the end of the
-/// interruption carries `shouldResume`.
+/// judged without it — the walk is the fixpoint. Waiting contenders are judged the same
+/// way at their old position and resume as soon as nothing above interrupts them
+/// (whether their interrupter ended, was reclassified or was itself interrupted). Who
+/// interrupted whom is remembered only to know whether the end carries `shouldResume`.
 extension PolicyEngine {
 
     // MARK: Contender index (sorted array, binary search)
 
     func contenderIndex(priority: Int, serial: UInt64) -> Int? {
-        var low = 0, high = contenders.count
-        while low < high {
-            let mid = (low + high) / 2
-            let element = contenders[mid]
-            if element.priority == priority && element.serial == serial { return mid }
-            if Contender.precedes(element.priority, element.serial, priority, serial) { low = mid + 1 } else { high = mid }
-        }
-        return nil
+        let index = insertionIndex(priority: priority, serial: serial)
+        guard index < contenders.count, contenders[index].priority == priority, contenders[index].serial == serial else { return nil }
+        return index
     }
 
     func insertionIndex(priority: Int, serial: UInt64) -> Int {
         var low = 0, high = contenders.count
         while low < high {
             let mid = (low + high) / 2
-            let element = contenders[mid]
-            if Contender.precedes(element.priority, element.serial, priority, serial) { low = mid + 1 } else { high = mid }
+            if Contender.precedes(contenders[mid].priority, contenders[mid].serial, priority, serial) { low = mid + 1 } else { high = mid }
         }
         return low
     }
 
     func contenderIndex(of id: SessionID) -> Int? {
-        guard let state = sessions[id], state.activity != .inactive else { return nil }
-        return contenderIndex(priority: state.priorityClass.priority, serial: state.serial)
+        guard let index = sessions.index(forKey: id), sessions.values[index].activity != .inactive else { return nil }
+        return contenderIndex(priority: sessions.values[index].priorityClass.priority, serial: sessions.values[index].serial)
     }
 
     func makeContender(_ state: SessionState, waiting: Bool) -> Contender {
         Contender(
-            id: state.id, priority: state.priorityClass.priority, serial: state.serial,
+            id: state.id, priority: state.priorityClass.priority, serial: state.serial, appKey: state.appKey,
             audience: (state.isNonMixable ? 1 : 0) | (state.isSpoken ? 2 : 0),
             effects: effects(of: state), isExplicit: state.kind == .explicit,
-            isNonMixable: state.isNonMixable, appKey: state.appKey, isWaiting: waiting,
-            isResumeCandidate: waiting,
-            userPaused: state.userPausedWhileInterrupted,
-            hasRunningStreams: state.hasRunningStreams, hasWish: !state.wish.isEmpty)
+            isNonMixable: state.isNonMixable, hasWish: !state.wish.isEmpty, isWaiting: waiting,
+            resumesToPlay: resumesToPlay(state))
+    }
+
+    /// Whether the end of its interruption lets it play again at once.
+    func resumesToPlay(_ state: SessionState) -> Bool {
+        configuration.resumeAfterInterruption && state.kind == .implicit && state.hasRunningStreams
+            && state.resumeHint && !state.userPausedWhileInterrupted
+            && state.configuration.effectiveMode != .voicePrompt
     }
 
     /// Re-reads a contender's inline fields from its session (after a configuration or
     /// stream change), keeping what the daemon was told.
     mutating func refreshContender(_ id: SessionID) {
-        guard let state = sessions[id], let index = contenderIndex(of: id) else { return }
-        var fresh = makeContender(state, waiting: contenders[index].isWaiting)
+        guard let index = contenderIndex(of: id), let position = sessions.index(forKey: id) else { return }
+        var fresh = makeContender(sessions.values[position], waiting: contenders[index].isWaiting)
         fresh.isEffective = contenders[index].isEffective
         fresh.appliedDuckCount = contenders[index].appliedDuckCount
         fresh.appliedHint = contenders[index].appliedHint
+        fresh.lastBlocker = contenders[index].lastBlocker
         contenders[index] = fresh
     }
 
     /// Starts contending: a new activation gets the newest serial.
     mutating func enterContention(_ id: SessionID, waiting: Bool, blocker: SessionID? = nil) {
-        guard var state = sessions[id] else { return }
-        state.serial = nextSerial
+        let serial = nextSerial
         nextSerial += 1
-        state.activity = waiting ? .interrupted : .active
-        state.activatedAt = now
-        state.resumeHint = true
-        state.userPausedWhileInterrupted = false
-        if let blocker { state.blockers = [blocker] }
-        sessions[id] = state
-        if let blocker { blocking[blocker, default: []].insert(id) }
-        let contender = makeContender(state, waiting: waiting)
+        let now = self.now
+        guard let state = update(id, { state in
+            state.serial = serial
+            state.activity = waiting ? .interrupted : .active
+            state.activatedAt = now
+            state.resumeHint = true
+            state.userPausedWhileInterrupted = false
+            return state
+        }) else { return }
+        var contender = makeContender(state, waiting: waiting)
+        contender.lastBlocker = blocker?.rawValue ?? WalkCounters.none
         contenders.insert(contender, at: insertionIndex(priority: contender.priority, serial: contender.serial))
+        if contender.isExplicit { explicitContenders += 1 }
     }
 
     /// Stops contending (deactivated, stopped, removed): restores its gain, forgets its hint,
@@ -83,184 +85,141 @@ extension PolicyEngine {
     mutating func leaveContention(_ id: SessionID, resumeHint: Bool, notify: Bool = true) {
         if let index = contenderIndex(of: id) {
             let contender = contenders.remove(at: index)
+            if contender.isExplicit { explicitContenders -= 1 }
             if notify && contender.appliedDuckCount != 0 {
                 emit(.setGain(id, gain: 1.0, ramp: configuration.unduckRamp))
             }
         }
-        if var state = sessions[id] {
-            for blocker in state.blockers { blocking[blocker]?.remove(id) }
-            state.blockers = []
+        update(id) { state in
             state.activity = .inactive
             state.userPausedWhileInterrupted = false
-            sessions[id] = state
         }
         release(id, resumeHint: resumeHint)
     }
 
-    /// `id` no longer keeps anyone interrupted.
+    /// `id` no longer keeps anyone interrupted. Ending without `notifyOthersOnDeactivation`
+    /// takes `shouldResume` away from those it interrupted. (A scan, but only on such ends.)
     mutating func release(_ id: SessionID, resumeHint: Bool) {
-        guard let waiters = blocking.removeValue(forKey: id) else { return }
-        for waiter in waiters.sorted() {
-            guard var state = sessions[waiter] else { continue }
-            state.blockers.remove(id)
-            if !resumeHint { state.resumeHint = false }
-            sessions[waiter] = state
+        guard !resumeHint else { return }
+        for index in contenders.indices where contenders[index].isWaiting && contenders[index].lastBlocker == id.rawValue {
+            update(contenders[index].id) { $0.resumeHint = false }
+            contenders[index].resumesToPlay = false
         }
     }
 
     // MARK: The walk
 
     /// Who would interrupt a session of this priority and audience if it activated now (as
-    /// the newest of its class)? `nil`: it may play. Does not change anything.
+    /// the newest of its class)? `nil`: it may play. Changes nothing.
     func interrupter(forPriority priority: Int, audience: Int) -> SessionID? {
-        var higherInterrupt = AudienceCounts(), higherDuck = AudienceCounts()
-        var pendingInterrupt = AudienceCounts(), pendingDuck = AudienceCounts()
-        var equalInterrupt = AudienceCounts()
-        var higherInterrupter: [SessionID?] = [nil, nil, nil, nil]
-        var pendingInterrupter: [SessionID?] = [nil, nil, nil, nil]
-        var equalInterrupter: [SessionID?] = [nil, nil, nil, nil]
-        var currentPriority: Int?
+        var counters = WalkCounters()
         for contender in contenders {
-            if contender.priority != currentPriority {
-                higherInterrupt.values &+= pendingInterrupt.values
-                higherDuck.values &+= pendingDuck.values
-                for a in 0..<4 where higherInterrupter[a] == nil { higherInterrupter[a] = pendingInterrupter[a] }
-                pendingInterrupt = AudienceCounts(); pendingDuck = AudienceCounts()
-                pendingInterrupter = [nil, nil, nil, nil]
-                equalInterrupt = AudienceCounts(); equalInterrupter = [nil, nil, nil, nil]
-                currentPriority = contender.priority
-            }
             if contender.priority <= priority { break }
-            let a = contender.audience
-            let interrupted = higherInterrupt[a] + equalInterrupt[a] > 0
-            let plays: Bool
-            if contender.isWaiting {
-                plays = contender.isResumeCandidate && !interrupted && !contender.userPaused
-                    && !contender.isExplicit && contender.hasRunningStreams
-                    && configuration.resumeAfterInterruption
-                    && sessions[contender.id].map {
-                        $0.resumeHint && !$0.userPausedWhileInterrupted && $0.configuration.effectiveMode != .voicePrompt
-                    } ?? false
-            } else {
-                plays = !interrupted
-            }
-            guard plays else { continue }
-            let effects = contender.effects
-            pendingInterrupt.add(mask: effects.interruptAsHigher)
-            pendingDuck.add(mask: effects.duckAsHigher)
-            equalInterrupt.add(mask: effects.interruptAsEqual)
-            for b in 0..<4 where pendingInterrupter[b] == nil && effects.interruptAsHigher & (1 << UInt8(b)) != 0 {
-                pendingInterrupter[b] = contender.id
-            }
-            for b in 0..<4 where equalInterrupter[b] == nil && effects.interruptAsEqual & (1 << UInt8(b)) != 0 {
-                equalInterrupter[b] = contender.id
-            }
+            counters.enter(priority: contender.priority)
+            let interrupted = counters.isInterrupted(contender.audience)
+            let plays = contender.isWaiting ? !interrupted && contender.resumesToPlay : !interrupted
+            if plays { counters.contribute(contender.effects, id: contender.id) }
         }
-        if currentPriority.map({ $0 > priority }) ?? false {
-            for a in 0..<4 where higherInterrupter[a] == nil { higherInterrupter[a] = pendingInterrupter[a] }
-        }
-        return higherInterrupter[audience]
+        let raw = counters.higherInterrupter(audience, probePriority: priority)
+        return raw == WalkCounters.none ? nil : SessionID(raw)
+    }
+
+    /// What the walk found to change at one contender, carried out after the walk.
+    enum WalkChange {
+        case interrupt(index: Int, by: UInt64)
+        case end(index: Int)
+        case gain(index: Int, previous: Int32)
     }
 
     /// Re-judges every contender and emits what changed: interruptions began / ended,
     /// gains, secondary-audio hints, the hardware choice.
     mutating func arbitrate(cause: SessionID?) {
-        var higherInterrupt = AudienceCounts(), higherDuck = AudienceCounts()
-        var pendingInterrupt = AudienceCounts(), pendingDuck = AudienceCounts()
-        var equalInterrupt = AudienceCounts(), equalDuck = AudienceCounts()
-        var higherInterrupter: [SessionID?] = [nil, nil, nil, nil]
-        var pendingInterrupter: [SessionID?] = [nil, nil, nil, nil]
-        var equalInterrupter: [SessionID?] = [nil, nil, nil, nil]
-        var currentPriority: Int?
-        var leaving: [Int] = []
-        // Non-mixable playing sessions: how many, and of how many apps (for the hint).
+        var changes = walkScratch
+        changes.removeAll(keepingCapacity: true)
+        var counters = WalkCounters()
         var nonMixableCount = 0
         var firstNonMixableApp = -1
         var severalNonMixableApps = false
+        var anyWish = false
 
-        for index in contenders.indices {
-            let contender = contenders[index]
-            if contender.priority != currentPriority {
-                higherInterrupt.values &+= pendingInterrupt.values
-                higherDuck.values &+= pendingDuck.values
-                for a in 0..<4 where higherInterrupter[a] == nil { higherInterrupter[a] = pendingInterrupter[a] }
-                pendingInterrupt = AudienceCounts(); pendingDuck = AudienceCounts()
-                pendingInterrupter = [nil, nil, nil, nil]
-                equalInterrupt = AudienceCounts(); equalDuck = AudienceCounts()
-                equalInterrupter = [nil, nil, nil, nil]
-                currentPriority = contender.priority
-            }
-            let a = contender.audience
-            let interrupted = higherInterrupt[a] + equalInterrupt[a] > 0
-            var plays = false
-            if !contender.isWaiting {
-                if interrupted {
-                    let interrupter = equalInterrupter[a] ?? higherInterrupter[a] ?? cause
-                    interrupt(at: index, by: interrupter)
+        contenders.withUnsafeMutableBufferPointer { buffer in
+            for index in buffer.indices {
+                counters.enter(priority: buffer[index].priority)
+                let audience = buffer[index].audience
+                let interrupted = counters.isInterrupted(audience)
+                var plays = false
+                if !buffer[index].isWaiting {
+                    if interrupted {
+                        let by = counters.interrupter(audience)
+                        changes.append(.interrupt(index: index, by: by != WalkCounters.none ? by : cause?.rawValue ?? WalkCounters.none))
+                    } else {
+                        plays = true
+                    }
+                } else if interrupted {
+                    // Still held, perhaps by someone else now: that one's end decides shouldResume.
+                    let by = counters.interrupter(audience)
+                    if by != WalkCounters.none { buffer[index].lastBlocker = by }
                 } else {
-                    plays = true
+                    changes.append(.end(index: index))
+                    plays = buffer[index].resumesToPlay
                 }
-            } else if contender.isResumeCandidate {
-                if interrupted {
-                    let interrupter = equalInterrupter[a] ?? higherInterrupter[a]
-                    if let interrupter { block(at: index, by: interrupter) }
-                } else if endInterruption(at: index) {
-                    plays = true
-                } else {
-                    leaving.append(index)
-                }
-            }
-            contenders[index].isEffective = plays
-            guard plays else { continue }
+                buffer[index].isEffective = plays
+                guard plays else { continue }
 
-            let duckCount = higherDuck[a] + equalDuck[a]
-            if duckCount != contenders[index].appliedDuckCount {
-                let ramp = duckCount > contenders[index].appliedDuckCount ? configuration.duckRamp : configuration.unduckRamp
-                contenders[index].appliedDuckCount = duckCount
-                emit(.setGain(contender.id, gain: gain(forDuckCount: duckCount), ramp: ramp))
-            }
-            let effects = contender.effects
-            pendingInterrupt.add(mask: effects.interruptAsHigher)
-            pendingDuck.add(mask: effects.duckAsHigher)
-            equalInterrupt.add(mask: effects.interruptAsEqual)
-            equalDuck.add(mask: effects.duckAsEqual)
-            if effects.interruptAsHigher != 0 {
-                for b in 0..<4 where pendingInterrupter[b] == nil && effects.interruptAsHigher & (1 << UInt8(b)) != 0 {
-                    pendingInterrupter[b] = contender.id
+                let duckCount = counters.duckCount(audience)
+                if duckCount != buffer[index].appliedDuckCount {
+                    changes.append(.gain(index: index, previous: buffer[index].appliedDuckCount))
+                    buffer[index].appliedDuckCount = duckCount
                 }
-            }
-            if effects.interruptAsEqual != 0 {
-                for b in 0..<4 where equalInterrupter[b] == nil && effects.interruptAsEqual & (1 << UInt8(b)) != 0 {
-                    equalInterrupter[b] = contender.id
+                counters.contribute(buffer[index].effects, id: buffer[index].id)
+                if buffer[index].hasWish { anyWish = true }
+                if buffer[index].isNonMixable {
+                    nonMixableCount += 1
+                    let app = buffer[index].appKey
+                    if firstNonMixableApp < 0 { firstNonMixableApp = app } else if firstNonMixableApp != app { severalNonMixableApps = true }
                 }
-            }
-            if contender.isNonMixable {
-                nonMixableCount += 1
-                if firstNonMixableApp < 0 { firstNonMixableApp = contender.appKey }
-                else if firstNonMixableApp != contender.appKey { severalNonMixableApps = true }
             }
         }
-        for index in leaving.reversed() { contenders.remove(at: index) }
-        updateHints(nonMixableCount: nonMixableCount, firstApp: firstNonMixableApp, severalApps: severalNonMixableApps)
-        updateHardware()
+
+        var leaving: [Int] = []
+        for change in changes {
+            switch change {
+            case .interrupt(let index, let by):
+                interrupt(at: index, by: by == WalkCounters.none ? nil : SessionID(by))
+            case .end(let index):
+                if !endInterruption(at: index) { leaving.append(index) }
+            case .gain(let index, let previous):
+                let contender = contenders[index]
+                let ramp = contender.appliedDuckCount > previous ? configuration.duckRamp : configuration.unduckRamp
+                emit(.setGain(contender.id, gain: gain(forDuckCount: contender.appliedDuckCount), ramp: ramp))
+            }
+        }
+        walkScratch = changes
+        if explicitContenders > 0 {
+            updateHints(nonMixableCount: nonMixableCount, firstApp: firstNonMixableApp, severalApps: severalNonMixableApps)
+        }
+        for index in leaving.reversed() {
+            if contenders.remove(at: index).isExplicit { explicitContenders -= 1 }
+        }
+        if anyWish || hardwareChoice != .systemDefault { updateHardware() }
     }
 
-    /// A playing contender is interrupted: it stops and waits for `interrupter` to end.
+    /// A playing contender is interrupted: it stops and waits for its interrupter to end.
     mutating func interrupt(at index: Int, by interrupter: SessionID?) {
         let id = contenders[index].id
-        guard var state = sessions[id] else { return }
+        let resumeAllowed = configuration.resumeAfterInterruption
+        guard let (method, resumes) = update(id, { state -> (InterruptionMethod, Bool) in
+            state.activity = .interrupted
+            state.resumeHint = true
+            state.userPausedWhileInterrupted = false
+            let resumes = resumeAllowed && state.kind == .implicit && state.hasRunningStreams
+                && state.configuration.effectiveMode != .voicePrompt
+            return (state.interruptionMethod, resumes)
+        }) else { return }
         contenders[index].isWaiting = true
-        contenders[index].userPaused = false
-        state.activity = .interrupted
-        state.resumeHint = true
-        state.userPausedWhileInterrupted = false
-        if let interrupter, interrupter != id {
-            state.blockers.insert(interrupter)
-            blocking[interrupter, default: []].insert(id)
-        }
-        contenders[index].isResumeCandidate = true
-        sessions[id] = state
-        emit(.interruptionBegan(id, reason: .default, method: state.method(preferring: configuration.interruptionMethods)))
+        contenders[index].resumesToPlay = resumes
+        contenders[index].lastBlocker = interrupter?.rawValue ?? WalkCounters.none
+        emit(.interruptionBegan(id, reason: .default, method: method))
         if contenders[index].appliedDuckCount != 0 {
             contenders[index].appliedDuckCount = 0
             emit(.setGain(id, gain: 1.0, ramp: configuration.unduckRamp))
@@ -268,42 +227,34 @@ extension PolicyEngine {
         contenders[index].appliedHint = false
     }
 
-    /// A waiting contender is still held, now by `interrupter` too.
-    mutating func block(at index: Int, by interrupter: SessionID) {
-        let id = contenders[index].id
-        guard interrupter != id else { return }
-        sessions[id]?.blockers.insert(interrupter)
-        blocking[interrupter, default: []].insert(id)
-    }
-
     /// Nothing interrupts a waiting contender any more: tell it. Returns whether it plays
     /// again right away (an implicit session whose streams still run); otherwise it
     /// leaves contention (the caller removes it).
     mutating func endInterruption(at index: Int) -> Bool {
         let id = contenders[index].id
-        guard var state = sessions[id] else { return false }
-        let userPaused = state.userPausedWhileInterrupted || contenders[index].userPaused
-        // A voice prompt is stale once interrupted: never resume it (reference §9).
-        let stale = state.configuration.effectiveMode == .voicePrompt
-        let resume = configuration.resumeAfterInterruption && state.resumeHint && !userPaused && !stale
-        emit(.interruptionEnded(id, options: resume ? .shouldResume : [], method: state.method(preferring: configuration.interruptionMethods)))
-        state.userPausedWhileInterrupted = false
-        state.blockers = []
-        if resume && state.kind == .implicit && state.hasRunningStreams {
-            state.activity = .active
-            sessions[id] = state
+        let plays = contenders[index].resumesToPlay
+        let resumeAllowed = configuration.resumeAfterInterruption
+        guard let (method, options) = update(id, { state -> (InterruptionMethod, InterruptionOptions) in
+            let stale = state.configuration.effectiveMode == .voicePrompt
+            let resume = resumeAllowed && state.resumeHint && !state.userPausedWhileInterrupted && !stale
+            state.userPausedWhileInterrupted = false
+            if plays {
+                state.activity = .active
+            } else {
+                state.activity = .inactive
+                // An implicit session resumed without shouldResume stays paused until its user plays.
+                if state.kind == .implicit {
+                    for streamIndex in state.streams.indices { state.streams[streamIndex].pausedByUser = true }
+                }
+            }
+            return (state.interruptionMethod, resume ? .shouldResume : [])
+        }) else { return false }
+        emit(.interruptionEnded(id, options: options, method: method))
+        contenders[index].lastBlocker = WalkCounters.none
+        if plays {
             contenders[index].isWaiting = false
-            contenders[index].isResumeCandidate = false
-            contenders[index].userPaused = false
             return true
         }
-        state.activity = .inactive
-        sessions[id] = state
-        // An implicit session resumed without shouldResume keeps its streams paused.
-        if state.kind == .implicit {
-            for streamIndex in state.streams.indices { sessions[id]?.streams[streamIndex].pausedByUser = true }
-        }
-        release(id, resumeHint: true)
         return false
     }
 
@@ -338,5 +289,12 @@ extension PolicyEngine {
             hardwareChoice = choice
             emit(.setHardware(choice))
         }
+    }
+
+    /// Changes one session in place (one hash lookup, no copy of its arrays and sets).
+    @discardableResult
+    mutating func update<Result>(_ id: SessionID, _ body: (inout SessionState) -> Result) -> Result? {
+        guard let index = sessions.index(forKey: id) else { return nil }
+        return body(&sessions.values[index])
     }
 }

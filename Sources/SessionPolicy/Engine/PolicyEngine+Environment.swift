@@ -39,7 +39,6 @@ extension PolicyEngine {
                 emit(.deactivated(id))
             }
         }
-        for index in contenders.indices { contenders[index].hasRunningStreams = false }
         arbitrate(cause: nil)
     }
 

@@ -123,7 +123,7 @@ extension PolicyEngine {
             }
             if reason == .oldDeviceUnavailable && lostOutput && state.kind == .implicit && state.activity == .active
                 && configuration.pauseOnUnplug.contains(state.configuration.category) {
-                emit(.pauseForRouteLoss(id, method: state.method(preferring: configuration.interruptionMethods)))
+                emit(.pauseForRouteLoss(id, method: state.interruptionMethod))
                 for index in state.streams.indices { sessions[id]?.streams[index].pausedByUser = true }
                 leaveContention(id, resumeHint: false)
                 emit(.deactivated(id))

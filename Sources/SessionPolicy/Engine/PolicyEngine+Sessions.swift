@@ -19,6 +19,8 @@ extension PolicyEngine {
             priorityClass: descriptor.classification.priorityClass,
             interaction: descriptor.classification.effectiveInteraction, capabilities: descriptor.capabilities)
         state.route = routeSelector().route(for: routeRequest(state))
+        state.interruptionMethod = state.method(preferring: self.configuration.interruptionMethods)
+        state.recordPermission = permissions[descriptor.app] ?? .undetermined
         sessions[id] = state
         sessionOrder.insert(id, at: sessionOrder.partitioningIndex { $0 >= id })
         appSessions[descriptor.app, default: []].insert(id)
@@ -143,7 +145,11 @@ extension PolicyEngine {
 
     mutating func changeCapabilities(_ id: SessionID, _ capabilities: Set<InterruptionMethod>) {
         guard existing(id) else { return }
-        sessions[id]?.capabilities = capabilities
+        let order = configuration.interruptionMethods
+        update(id) { state in
+            state.capabilities = capabilities
+            state.interruptionMethod = state.method(preferring: order)
+        }
     }
 
     /// Silent mode and screen lock silence the configured categories (ambient, soloAmbient).
@@ -164,19 +170,24 @@ extension PolicyEngine {
     /// Capture of an app without record permission records silence; so does capture in a
     /// category without input.
     mutating func updateCaptureSilencing(of id: SessionID) {
-        guard let state = sessions[id] else { return }
-        let permission = permissions[state.app] ?? .undetermined
-        let denied = permission == .denied || (permission == .undetermined && configuration.silenceUndeterminedCapture)
-        let silenced = state.hasRunningCapture && (denied || !state.configuration.category.hasInput)
-        if silenced != state.captureSilenced {
-            sessions[id]?.captureSilenced = silenced
-            emit(.setCaptureSilenced(id, silenced))
+        let undeterminedIsSilent = configuration.silenceUndeterminedCapture
+        let changed = update(id) { state -> Bool in
+            let permission = state.recordPermission
+            let denied = permission == .denied || (permission == .undetermined && undeterminedIsSilent)
+            let silenced = state.hasRunningCapture && (denied || !state.configuration.category.hasInput)
+            guard silenced != state.captureSilenced else { return false }
+            state.captureSilenced = silenced
+            return true
         }
+        if changed == true, let silenced = sessions[id]?.captureSilenced { emit(.setCaptureSilenced(id, silenced)) }
     }
 
     mutating func changePermission(_ app: String, _ permission: RecordPermission) {
         permissions[app] = permission
-        for id in (appSessions[app] ?? []).sorted() { updateCaptureSilencing(of: id) }
+        for id in (appSessions[app] ?? []).sorted() {
+            update(id) { $0.recordPermission = permission }
+            updateCaptureSilencing(of: id)
+        }
     }
 }
 

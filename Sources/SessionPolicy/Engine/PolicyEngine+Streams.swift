@@ -3,44 +3,49 @@
 extension PolicyEngine {
 
     mutating func startStream(_ id: SessionID, _ stream: StreamID, _ direction: StreamDirection) {
-        guard existing(id), var state = sessions[id] else { return }
+        guard existing(id) else { return }
         if let owner = streamOwners[stream], owner != id {
-            // The node id moved to another session (reused id): forget the old owner's stream.
+            // The node id moved to another session (a reused id): forget the old owner's stream.
             dropStream(stream, from: owner)
-            state = sessions[id] ?? state
+            afterStreamChange(owner)
         }
         streamOwners[stream] = id
-        let hadStreams = !state.streams.isEmpty
-        if let index = state.streams.firstIndex(where: { $0.id == stream }) {
-            state.streams[index].pausedByUser = false
-            state.streams[index].direction = direction
-        } else {
-            state.streams.append(StreamState(id: stream, direction: direction, pausedByUser: false))
-        }
-        sessions[id] = state
+        guard let (hadStreams, state) = update(id, { state -> (Bool, SessionState) in
+            let hadStreams = !state.streams.isEmpty
+            if let index = state.streams.firstIndex(where: { $0.id == stream }) {
+                state.streams[index].pausedByUser = false
+                state.streams[index].direction = direction
+            } else {
+                state.streams.append(StreamState(id: stream, direction: direction, pausedByUser: false))
+            }
+            if state.activity == .interrupted {
+                // Played again while held (its user pressed play): hold it again, and it is
+                // no longer "paused by its user".
+                state.userPausedWhileInterrupted = false
+            }
+            return (hadStreams, state)
+        }) else { return }
 
         if state.kind == .explicit {
             if direction == .playback && !state.configuration.category.hasOutput { emit(.failed(id, .cannotStartPlaying)) }
             if direction == .capture && !state.configuration.category.hasInput { emit(.failed(id, .cannotStartRecording)) }
         }
         if !hadStreams { emit(.link(id, state.route)) }
-        updateCaptureSilencing(of: id)
+        if direction == .capture { updateCaptureSilencing(of: id) }
 
         switch state.activity {
         case .active:
-            refreshContender(id)
+            if let index = contenderIndex(of: id) { contenders[index].resumesToPlay = resumesToPlay(state) }
         case .interrupted:
-            // Played again while held (its user pressed play): hold this stream too.
-            sessions[id]?.userPausedWhileInterrupted = false
             refreshContender(id)
-            emit(.interruptionBegan(id, reason: .default, method: state.method(preferring: configuration.interruptionMethods)))
+            emit(.interruptionBegan(id, reason: .default, method: state.interruptionMethod))
         case .inactive:
             guard !isGraphLost else { return }
             let audience = (state.isNonMixable ? 1 : 0) | (state.isSpoken ? 2 : 0)
             if let interrupter = interrupter(forPriority: state.priorityClass.priority, audience: audience) {
                 // Delayed focus: held now, resumed when the higher session ends.
                 enterContention(id, waiting: true, blocker: interrupter)
-                emit(.interruptionBegan(id, reason: .default, method: state.method(preferring: configuration.interruptionMethods)))
+                emit(.interruptionBegan(id, reason: .default, method: state.interruptionMethod))
             } else {
                 enterContention(id, waiting: false)
                 emit(.activated(id))
@@ -50,12 +55,14 @@ extension PolicyEngine {
     }
 
     mutating func pauseStream(_ stream: StreamID) {
-        guard let id = streamOwners[stream], var state = sessions[id],
-              let index = state.streams.firstIndex(where: { $0.id == stream }) else { return }
-        state.streams[index].pausedByUser = true
-        if state.activity == .interrupted { state.userPausedWhileInterrupted = true }
-        sessions[id] = state
-        afterStreamChange(id)
+        guard let id = streamOwners[stream] else { return }
+        let found = update(id) { state -> Bool in
+            guard let index = state.streams.firstIndex(where: { $0.id == stream }) else { return false }
+            state.streams[index].pausedByUser = true
+            if state.activity == .interrupted { state.userPausedWhileInterrupted = true }
+            return true
+        }
+        if found == true { afterStreamChange(id) }
     }
 
     mutating func stopStream(_ stream: StreamID) {
@@ -65,35 +72,39 @@ extension PolicyEngine {
     }
 
     mutating func dropStream(_ stream: StreamID, from id: SessionID) {
-        guard var state = sessions[id] else { return }
-        state.streams.removeAll { $0.id == stream }
-        if state.activity == .interrupted && !state.streams.isEmpty && !state.hasRunningStreams {
-            state.userPausedWhileInterrupted = true
+        update(id) { state in
+            state.streams.removeAll { $0.id == stream }
+            if state.activity == .interrupted && !state.streams.isEmpty && !state.hasRunningStreams {
+                state.userPausedWhileInterrupted = true
+            }
         }
-        sessions[id] = state
     }
 
     /// An implicit session plays while one of its streams runs.
     mutating func afterStreamChange(_ id: SessionID) {
-        guard let state = sessions[id] else { return }
-        updateCaptureSilencing(of: id)
-        guard state.kind == .implicit else {
+        guard let position = sessions.index(forKey: id) else { return }
+        let kind = sessions.values[position].kind
+        let activity = sessions.values[position].activity
+        let running = sessions.values[position].hasRunningStreams
+        let empty = sessions.values[position].streams.isEmpty
+        let captureSilenced = sessions.values[position].captureSilenced
+        if captureSilenced || sessions.values[position].hasRunningCapture { updateCaptureSilencing(of: id) }
+        guard kind == .implicit else {
             refreshContender(id)
             return
         }
-        switch state.activity {
-        case .active where !state.hasRunningStreams:
+        switch activity {
+        case .active where !running:
             leaveContention(id, resumeHint: true)
             emit(.deactivated(id))
             arbitrate(cause: nil)
-        case .interrupted where state.streams.isEmpty:
+        case .interrupted where empty:
             // Gone while held: nothing to resume, no ended.
             leaveContention(id, resumeHint: true, notify: false)
             emit(.deactivated(id))
             arbitrate(cause: nil)
         case .interrupted:
             refreshContender(id)
-            if state.userPausedWhileInterrupted, let index = contenderIndex(of: id) { contenders[index].userPaused = true }
             arbitrate(cause: nil)
         default:
             refreshContender(id)

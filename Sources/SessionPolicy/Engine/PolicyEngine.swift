@@ -10,14 +10,12 @@
 public struct PolicyEngine: Sendable {
     public internal(set) var configuration: PolicyConfiguration
 
-    var sessions: [SessionID: SessionState] = [:]
+    var sessions = SessionTable()
     /// All session ids, sorted: the deterministic order of "for every session" work.
     var sessionOrder: [SessionID] = []
     /// Active and interrupted sessions, in dominance order.
     var contenders: [Contender] = []
     var streamOwners: [StreamID: SessionID] = [:]
-    /// blocker -> sessions it keeps interrupted.
-    var blocking: [SessionID: Set<SessionID>] = [:]
     var nextSerial: UInt64 = 1
     var appKeys: [String: Int] = [:]
     var appSessions: [String: Set<SessionID>] = [:]
@@ -39,6 +37,10 @@ public struct PolicyEngine: Sendable {
 
     /// Decisions of the event being handled.
     var output: [PolicyDecision] = []
+    /// Reused by every walk, so a walk allocates nothing in the steady state.
+    var walkScratch: [WalkChange] = []
+    /// How many contenders are explicit sessions (hints are only for them).
+    var explicitContenders = 0
 
     public init(configuration: PolicyConfiguration = .desktop) {
         self.configuration = configuration
@@ -83,6 +85,9 @@ public struct PolicyEngine: Sendable {
         now = time
         output.removeAll(keepingCapacity: true)
         self.configuration = configuration
+        for id in sessionOrder {
+            update(id) { $0.interruptionMethod = $0.method(preferring: configuration.interruptionMethods) }
+        }
         for index in contenders.indices {
             let id = contenders[index].id
             if let state = sessions[id] { contenders[index].effects = effects(of: state) }
@@ -111,7 +116,7 @@ public struct PolicyEngine: Sendable {
 
     /// Refuses a request about a session we do not know (removed or never created).
     mutating func existing(_ id: SessionID) -> Bool {
-        if sessions[id] != nil { return true }
+        if sessions.index(forKey: id) != nil { return true }
         emit(.failed(id, .expiredSession))
         return false
     }

@@ -26,6 +26,10 @@ struct SessionState: Sendable {
     var priorityClass: PriorityClass
     var interaction: Interaction
     var capabilities: Set<InterruptionMethod>
+    /// The first method of the configured order it supports (kept with capabilities).
+    var interruptionMethod: InterruptionMethod = .unlink
+    /// Its app's record permission (kept with the permission store).
+    var recordPermission: RecordPermission = .undetermined
     var activity: SessionActivity = .inactive
     /// Activation order (higher = more recent); meaningful while active or interrupted.
     var serial: UInt64 = 0
@@ -35,10 +39,7 @@ struct SessionState: Sendable {
     var wish = HardwareWish()
     var preferredInputUID: String?
     var outputOverride: OutputOverride = .none
-    /// Sessions that interrupted this one and have not ended yet: their way of ending
-    /// (with or without `notifyOthersOnDeactivation`) decides `shouldResume`.
-    var blockers: Set<SessionID> = []
-    /// Cleared when an interrupter ends without `notifyOthersOnDeactivation`.
+    /// Cleared when its interrupter ends without `notifyOthersOnDeactivation`.
     var resumeHint = true
     /// Its user paused it while it was interrupted: it is not resumed.
     var userPausedWhileInterrupted = false

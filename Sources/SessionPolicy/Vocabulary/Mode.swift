@@ -14,18 +14,17 @@ public enum Mode: String, CaseIterable, Hashable, Sendable, WireNamed {
 
     /// Categories this mode is documented for. Elsewhere the mode behaves as `default`
     /// (not an error, per Apple's guide).
-    public var compatibleCategories: Set<Category> {
-        switch self {
-        case .default: Set(Category.allCases)
-        case .voiceChat, .gameChat, .videoChat: [.playAndRecord]
-        case .videoRecording: [.playAndRecord, .record]
-        case .measurement: [.playAndRecord, .record, .playback]
-        case .moviePlayback, .spokenAudio, .voicePrompt: [.playback]
-        }
-    }
+    public var compatibleCategories: Set<Category> { Set(Category.allCases.filter(isCompatible(with:))) }
 
+    /// A switch, not a set lookup: this sits on the engine's hot path.
     public func isCompatible(with category: Category) -> Bool {
-        compatibleCategories.contains(category)
+        switch self {
+        case .default: true
+        case .voiceChat, .gameChat, .videoChat: category == .playAndRecord
+        case .videoRecording: category == .playAndRecord || category == .record
+        case .measurement: category == .playAndRecord || category == .record || category == .playback
+        case .moviePlayback, .spokenAudio, .voicePrompt: category == .playback
+        }
     }
 
     /// Options a (compatible) mode switches on by itself: voiceChat needs Bluetooth HFP;
