@@ -95,12 +95,12 @@ public final class PipeWireGraph: @unchecked Sendable {
             thread.start()
             return
         }
-        let wasRunning = lifecycle.withLock { state in
+        let previous = lifecycle.withLock { state in
             defer { state = .stopped }
-            return state == .running
+            return state
         }
-        guard wasRunning else { return }
-        loopThread.stop()
+        guard previous != .stopped else { return }
+        if previous == .running { loopThread.stop() }
         stoppedLock.withLock {
             session.shutdown()
             loopThread.runRemainingWork()

@@ -83,6 +83,17 @@ extension PipeWireIntegration {
             }
         }
 
+        @Test func stopBeforeStartEndsStreamsAndReleasesWaiters() async {
+            let graph = GraphHarness.makeGraph(remote: "/nonexistent/pipewire-0", logs: LogRecorder())
+            let stream = graph.events()
+            graph.stop()
+            var iterator = stream.makeAsyncIterator()
+            #expect(await iterator.next() == nil)
+            await graph.roundTrip()
+            graph.start()  // after stop: stays stopped
+            #expect(!graph.isConnected)
+        }
+
         @Test func eventStreamDeliversInOrder() async throws {
             let harness = try GraphHarness()
             let stream = harness.graph.events()

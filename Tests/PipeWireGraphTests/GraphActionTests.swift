@@ -169,6 +169,22 @@ extension PipeWireIntegration {
             #expect(dumped.channelVolumes == [0.25, 0.75])
         }
 
+        /// Ducking sets a stream's own volume factor: the change must be applied and mirrored
+        /// for client nodes (pw-cat's stream lives in the client) as it is for the daemon's nodes.
+        @Test func setPropsOnAStreamIsAppliedAndMirrored() throws {
+            let harness = try GraphHarness()
+            let (_, stream) = try harness.playStream(role: "Music")
+            _ = try harness.waitForSnapshot("stream Props") { $0.nodes[stream.id]?.props?.volume != nil }
+            harness.graph.setProps(node: stream.id, volume: 0.2)
+            _ = try harness.waitForSnapshot("stream volume 0.2 mirrored") { $0.nodes[stream.id]?.props?.volume == 0.2 }
+            try waitUntil(timeout: .seconds(5), "pw-dump shows the stream at 0.2") {
+                let volume = try harness.sandbox.dump().nodes.first { $0.id == stream.id }?.volume
+                return volume.map { abs($0 - 0.2) < 0.0001 } ?? false
+            }
+            harness.graph.setProps(node: stream.id, volume: 1)
+            _ = try harness.waitForSnapshot("stream volume restored") { $0.nodes[stream.id]?.props?.volume == 1 }
+        }
+
         @Test func setMetadataWritesAKeyAndRemovesIt() async throws {
             let harness = try GraphHarness()
             _ = try harness.waitForSnapshot("settings metadata") { $0.metadata["settings"] != nil }
