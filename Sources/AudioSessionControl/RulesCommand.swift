@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import PipeWireGraph
 import PolicyRules
 
 /// `audiosessionctl rules ...`: policy rules files.
@@ -6,7 +8,7 @@ struct RulesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rules",
         abstract: "Work with policy rules files (see docs/policy-rules.md).",
-        subcommands: [RulesCheckCommand.self])
+        subcommands: [RulesCheckCommand.self, RulesExplainCommand.self])
 }
 
 /// `audiosessionctl rules check FILE...`: validates files as the daemon would load them.
@@ -29,5 +31,53 @@ struct RulesCheckCommand: ParsableCommand {
         let result = RulesChecker.run(paths: files, shipped: shipped ?? RuleLocations.standard().shipped)
         print(result.output)
         if result.exitCode != 0 { throw ExitCode(result.exitCode) }
+    }
+}
+
+/// `audiosessionctl rules explain`: which rule classified each current stream, and why.
+///
+/// Classification is pure, so this reads the streams from PipeWire and classifies them with
+/// the rules on disk (the same layering as the daemon): no daemon needed. If the daemon kept
+/// an older set after a failed reload, the failure is what this prints.
+struct RulesExplainCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explain",
+        abstract: "Show which rules classify each current stream, and why.")
+
+    @Option(name: .customLong("rules"), help: "Extra rules directory, as audiosessiond --rules (repeatable).")
+    var extraDirectories: [String] = []
+
+    @Option(help: "PipeWire remote to connect to (a socket name or absolute path).")
+    var remote: String?
+
+    @Option(help: "Seconds to wait for PipeWire to answer.")
+    var timeout: Double = 5
+
+    func run() async throws {
+        let ruleSet: RuleSet
+        do {
+            ruleSet = try RuleSetLoader(locations: .standard(extra: extraDirectories)).load()
+        } catch {
+            print(error.description)
+            throw ExitCode.failure
+        }
+        let graph = PipeWireGraph(configuration: .init(remote: remote, applicationName: "audiosessionctl"))
+        let events = graph.events()
+        graph.start()
+        defer { graph.stop() }
+        switch await GraphCommand.waitForInitialSync(graph, events: events, timeout: .milliseconds(Int(timeout * 1000))) {
+        case .synced(let snapshot):
+            let streams = snapshot.streams.map { node in
+                let client = node.clientID.flatMap { snapshot.clients[$0] }?.properties ?? [:]
+                let properties = client.merging(node.properties) { _, nodeValue in nodeValue }
+                return RulesExplanation.Stream(
+                    id: node.id, name: RulesExplanation.Stream.name(properties: properties, nodeName: node.name),
+                    classification: ruleSet.classify(node: node.properties, client: client))
+            }
+            print(RulesExplanation.text(streams, ruleSet: ruleSet), terminator: "")
+        case .unreachable(let problem):
+            FileHandle.standardError.write(Data("audiosessionctl: \(problem)\n".utf8))
+            throw ExitCode(69)  // EX_UNAVAILABLE
+        }
     }
 }

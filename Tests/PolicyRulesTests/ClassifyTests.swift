@@ -150,3 +150,40 @@ struct ClassifyTests {
         #expect(set.classify(properties: properties) == set.classify(properties: properties))
     }
 }
+
+@Suite("rules explain report")
+struct ExplanationReportTests {
+    @Test("streams by id, each with its classification and rules")
+    func report() throws {
+        let set = try ruleSet(ClassifyTests.rules)
+        let zoom = ["application.process.binary": "zoom", "application.name": "Zoom", "media.name": "call"]
+        let music = ["media.role": "Music", "node.name": "mpv"]
+        let text = RulesExplanation.text([
+            .init(id: 42, name: RulesExplanation.Stream.name(properties: zoom, nodeName: "n"), classification: set.classify(properties: zoom)),
+            .init(id: 7, name: RulesExplanation.Stream.name(properties: music, nodeName: "mpv"), classification: set.classify(properties: music)),
+        ], ruleSet: set)
+        #expect(text == """
+            rules: 1 file (profile desktop)
+              a.conf
+
+            stream 7 mpv
+              category playback, mode default, options [], class media, interaction mix
+              rule a.conf:6 matched (clause at line 7: media.role = "Music" (is "Music")) and set category=playback, class=media
+              category from a.conf:6
+              mode from a.conf:6
+              options from a.conf:6
+              class from a.conf:6
+
+            stream 42 Zoom: call
+              category playAndRecord, mode voiceChat, options [], class communication, interaction interrupt
+              rule a.conf:2 matched (clause at line 3: media.role = null (absent)) and set category=soloAmbient
+              rule a.conf:10 matched (clause at line 11: media.role = null (absent), application.process.binary = "~^zoom$" (is "zoom")) and set category=playAndRecord, mode=voiceChat, class=communication
+              category from a.conf:10
+              mode from a.conf:10
+              options from a.conf:10
+              class from a.conf:10
+
+            """)
+        #expect(RulesExplanation.text([], ruleSet: set).hasSuffix("no streams\n"))
+    }
+}
