@@ -1,0 +1,61 @@
+import CPipeWire
+import Foundation
+import PipeWireShim
+
+/// Link actions: carried out on the loop thread, deciding nothing.
+extension GraphSession {
+    /// Links `output` into `input` port by port; pairs already linked (or being linked) are skipped,
+    /// so calling this again on every new port is cheap and idempotent.
+    func link(output: GlobalID, input: GlobalID) {
+        guard let core else { return }
+        let existing = Set(mirror.links.values.map { PortPairing.Pair(outputPort: $0.outputPort, inputPort: $0.inputPort) })
+        for pair in PortPairing.pairs(in: mirror, output: output, input: input)
+        where !existing.contains(pair) && ownedLinks[pair] == nil {
+            guard let proxy = pws_core_create_link(core, output, pair.outputPort, input, pair.inputPort) else {
+                logger.warning("Could not create link \(output):\(pair.outputPort) → \(input):\(pair.inputPort)")
+                continue
+            }
+            ownedLinks[pair] = OwnedLink(session: self, pair: pair, proxy: proxy)
+        }
+    }
+
+    func unlink(_ link: GlobalID) {
+        guard let registry else { return }
+        _ = pws_registry_destroy(registry, link)
+    }
+
+    func unlinkAll(between output: GlobalID, and input: GlobalID) {
+        for link in mirror.links(from: output, to: input) { unlink(link.id) }
+        // Links requested but not yet in the registry: dropping our proxy destroys them.
+        let ports = Set(mirror.ports(of: output).map(\.id))
+        for (pair, link) in ownedLinks where link.globalID == nil && ports.contains(pair.outputPort) {
+            if mirror.ports[pair.inputPort]?.nodeID == input {
+                ownedLinks[pair] = nil
+                link.destroy()
+            }
+        }
+    }
+
+    func ownedLinkFailed(_ link: OwnedLink, result: Int32, message: String) {
+        logger.warning(
+            "Link \(link.pair.outputPort) → \(link.pair.inputPort) failed: \(message) (\(String(cString: strerror(-result))))")
+        dropOwnedLink(link)
+    }
+
+    func ownedLinkRemoved(_ link: OwnedLink) { dropOwnedLink(link) }
+
+    /// Defers the proxy's destruction (we are inside one of its own events) but keeps it
+    /// reachable, so a teardown in between destroys it before the core frees it.
+    private func dropOwnedLink(_ link: OwnedLink) {
+        guard ownedLinks[link.pair] === link else { return }
+        ownedLinks[link.pair] = nil
+        retiredLinks.append(link)
+        loopThread.enqueue { [self] in destroyRetiredLinks() }
+    }
+
+    func destroyRetiredLinks() {
+        let links = retiredLinks
+        retiredLinks = []
+        for link in links { link.destroy() }
+    }
+}

@@ -1,0 +1,72 @@
+import CPipeWire
+import Foundation
+import PipeWireShim
+
+/// Metadata actions, and the metadata objects this process implements.
+extension GraphSession {
+    func setMetadata(_ name: String, subject: GlobalID, key: String, type: String?, value: String?) {
+        guard let id = mirror.metadata[name]?.id, let proxy = bound[id] else {
+            logger.warning("setMetadata: no metadata named '\(name)'")
+            return
+        }
+        _ = pws_metadata_set_property(proxy.proxy, subject, key, type, value)
+    }
+
+    /// Remembers `name` (re-exported after every reconnect) and exports it now if connected.
+    func provideMetadata(named name: String) {
+        if !providedMetadataNames.contains(name) { providedMetadataNames.append(name) }
+        if core != nil { exportMetadata(named: name) }
+    }
+
+    /// Implements a metadata object in this process, exported on the second ("export")
+    /// connection so that binding it back on the main one cannot deadlock (pitfall 1).
+    func exportMetadata(named name: String) {
+        guard exportedMetadata[name] == nil, let exportCore = connectExportCore() else { return }
+        var implementation: UnsafeMutableRawPointer?
+        guard let proxy = pws_export_metadata(pw_core_get_context(exportCore), exportCore, name, &implementation),
+            let implementation
+        else {
+            logger.error("Could not export metadata '\(name)'")
+            return
+        }
+        exportedMetadata[name] = (proxy, implementation)
+        logger.debug("Exported metadata '\(name)'")
+    }
+
+    private func connectExportCore() -> OpaquePointer? {
+        if let exportCore { return exportCore }
+        guard let main = core else { return nil }
+        var properties: [String: String] = [:]
+        if let remote = configuration.remote { properties["remote.name"] = remote }
+        guard let exportCore = pw_context_connect(pw_core_get_context(main), Self.makeProperties(properties), 0) else {
+            logger.error("Could not open the export connection: \(String(cString: strerror(errno)))")
+            return nil
+        }
+        let hook = UnsafeMutablePointer<spa_hook>.allocate(capacity: 1)
+        hook.initialize(to: spa_hook())
+        _ = pws_core_add_listener(exportCore, hook, EventTables.exportCore, Unmanaged.passUnretained(self).toOpaque())
+        self.exportCore = exportCore
+        exportCoreHook = hook
+        return exportCore
+    }
+
+    func exportCoreError(id: UInt32, result: Int32, message: String) {
+        logger.debug("Export connection error on \(id): \(message) (\(result))")
+        // A dead export connection means a dead daemon: the main connection handles it.
+    }
+
+    func tearDownExports() {
+        for (_, exported) in exportedMetadata {
+            pw_proxy_destroy(exported.proxy)
+            pws_exported_metadata_destroy(exported.implementation)
+        }
+        exportedMetadata = [:]
+        if let exportCore {
+            if let exportCoreHook { detachHook(exportCoreHook) }
+            pw_core_disconnect(exportCore)
+        }
+        exportCore = nil
+        exportCoreHook?.deallocate()
+        exportCoreHook = nil
+    }
+}
