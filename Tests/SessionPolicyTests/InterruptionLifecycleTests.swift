@@ -121,4 +121,33 @@ import Testing
         let h2 = h.send(.streamStarted(music, StreamID(1), .playback))
         #expect(h2.contains(.interruptionBegan(music, reason: .default, method: .unlink)))
     }
+
+    @Test func removingTheInterrupterEndsTheInterruption() {
+        var h = EngineHarness(.desktop)
+        let music = h.implicit(1, .playback)
+        let explicitCall = h.explicit(2, .playAndRecord, mode: .voiceChat, class: .communication)
+        _ = h.play(music)
+        h.activate(explicitCall)
+        // An app that vanishes mid-call did not say "resume": ended without shouldResume.
+        #expect(h.send(.sessionRemoved(explicitCall)).ended(music) == [])
+        let game = h.implicit(3, .ambient)
+        let implicitCall = h.implicit(4, .playAndRecord, mode: .voiceChat, class: .communication)
+        _ = h.play(game)
+        _ = h.play(implicitCall)
+        // An implicit interrupter that goes away simply stopped: shouldResume.
+        #expect(h.send(.sessionRemoved(implicitCall)).ended(game) == .shouldResume)
+    }
+
+    @Test func reconfiguringResumeAfterInterruptionAppliesToWaitingSessions() {
+        var h = EngineHarness(.desktop)
+        let music = h.implicit(1, .playback)
+        let call = h.implicit(2, .playAndRecord, mode: .voiceChat, class: .communication)
+        _ = h.play(music)
+        let talk = h.play(call)
+        var configuration = PolicyConfiguration.desktop
+        configuration.resumeAfterInterruption = false
+        _ = h.engine.reconfigure(configuration, at: Timestamp(nanoseconds: 1))
+        #expect(h.send(.streamStopped(talk)).ended(music) == [])
+        #expect(!h.isPlaying(music))
+    }
 }

@@ -88,10 +88,7 @@ public struct PolicyEngine: Sendable {
         for id in sessionOrder {
             update(id) { $0.interruptionMethod = $0.method(preferring: configuration.interruptionMethods) }
         }
-        for index in contenders.indices {
-            let id = contenders[index].id
-            if let state = sessions[id] { contenders[index].effects = effects(of: state) }
-        }
+        for id in contenders.map(\.id) { refreshContender(id) }
         updateSilencing()
         arbitrate(cause: nil)
         return output
