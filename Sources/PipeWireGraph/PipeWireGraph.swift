@@ -8,6 +8,18 @@ import Synchronization
 /// libpipewire runs on a dedicated loop thread. `snapshot` is readable from any thread;
 /// actions may be called from any thread (they are queued onto the loop) and from inside the
 /// observer (they run right away, in call order).
+///
+/// What the events promise:
+/// - `connected`, then one `added` per object, then `initialSyncComplete` once a round-trip
+///   brings nothing new (objects, their info, node `Props`, device routes are all in).
+/// - Clients, nodes, links and devices are announced at their first `info` (so a node's
+///   `added` carries `media.role` and its state); their `Props` / routes follow as `changed`.
+///   Ports are announced from the registry global. Metadata is announced when bound; its
+///   keys arrive as `metadataChanged`.
+/// - `changed` only when the value really changed; `removed` carries the last value.
+/// - A lost daemon gives `disconnected` with an empty snapshot, then retries with backoff;
+///   the next `connected` rebuilds everything from scratch (our links and provided metadata
+///   died with the old connection; provided metadata is exported again).
 public final class PipeWireGraph: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// nil: `PIPEWIRE_REMOTE`, else `pipewire-0` in the runtime dir (libpipewire's default).
