@@ -109,14 +109,17 @@ import Testing
             #expect(shown.status != 0)
             #expect(shown.standardError.contains("refused on purpose (code -50)"), "\(shown.standardError)")
 
-            // The error name as another client sees it (gdbus prints it).
-            let gdbus = try await runProgram(
-                "gdbus",
+            // The error name as another client sees it (dbus-send prints it).
+            let dbusSend = try await runProgram(
+                "dbus-send",
                 [
-                    "call", "--address", fixture.bus.address, "--dest", testBusName, "--object-path", testPath,
-                    "--method", testInterfaceName + ".Fail", "--", "BadParam", "-50",
+                    "--bus=" + fixture.bus.address, "--print-reply", "--dest=" + testBusName, testPath,
+                    testInterfaceName + ".Fail", "string:BadParam", "int32:-50",
                 ])
-            #expect(gdbus.standardError.contains("org.audiosession.Error.BadParam"), "\(gdbus.standardError)")
+            #expect(dbusSend.status != 0)
+            #expect(
+                dbusSend.standardError.contains("org.audiosession.Error.BadParam: refused on purpose (code -50)"),
+                "\(dbusSend.standardError)")
         }
     }
 
