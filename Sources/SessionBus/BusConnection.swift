@@ -199,12 +199,23 @@ public final class BusConnection: Sendable {
     }
 
     /// Signals matching all given fields (nil matches anything), from the moment this returns:
-    /// the match rule is installed at the bus daemon before it does. The stream ends when the
-    /// connection closes; dropping it removes the match.
+    /// the match rule is installed at the bus daemon before it does. `arguments` matches string
+    /// arguments by index (`[0: "org.audiosession.Manager1"]` is the rule's `arg0`), e.g. to
+    /// follow one name's NameOwnerChanged. The stream ends when the connection closes; dropping
+    /// it removes the match.
     public func signals(
         sender: String? = nil, path: String? = nil, interface: String? = nil, member: String? = nil,
+        arguments: [Int: String] = [:],
         buffering: AsyncStream<BusSignal>.Continuation.BufferingPolicy = .unbounded
     ) async throws -> AsyncStream<BusSignal> {
+        if let path, !BusNames.isValidObjectPath(path) { throw BusError.invalidArgs("invalid object path \"\(path)\"") }
+        if let interface, !BusNames.isValidInterfaceName(interface) {
+            throw BusError.invalidArgs("invalid interface \"\(interface)\"")
+        }
+        if let member, !BusNames.isValidMemberName(member) { throw BusError.invalidArgs("invalid member \"\(member)\"") }
+        guard arguments.keys.allSatisfy((0...63).contains) else { throw BusError.invalidArgs("argument index out of 0...63") }
+        let rule = BusEngine.signalMatchRule(
+            sender: sender, path: path, interface: interface, member: member, arguments: arguments)
         let (stream, continuation) = AsyncStream.makeStream(of: BusSignal.self, bufferingPolicy: buffering)
         let subscription = SignalSubscription(continuation: continuation)
         let engine = self.engine
@@ -212,7 +223,7 @@ public final class BusConnection: Sendable {
         let installed: Result<Void, BusError> = await withCheckedContinuation { done in
             let accepted = engine.enqueue { engine in
                 subscription.installed = { done.resume(returning: $0) }
-                engine.subscribe(subscription, sender: sender, path: path, interface: interface, member: member)
+                engine.subscribe(subscription, rule: rule)
             }
             if !accepted { done.resume(returning: .failure(.disconnected())) }
         }

@@ -110,34 +110,39 @@ extension BusEngine {
     }
 
     /// Installs a match rule for signals; `subscription.installed` runs once the bus daemon accepted it.
-    func subscribe(
-        _ subscription: SignalSubscription, sender: String?, path: String?, interface: String?, member: String?
-    ) {
+    func subscribe(_ subscription: SignalSubscription, rule: String) {
         guard let bus else {
             subscription.end()
             return
         }
         var slot: OpaquePointer?
         let context = Unmanaged.passUnretained(subscription).toOpaque()
-        let result = withOptionalCString(sender) { sender in
-            withOptionalCString(path) { path in
-                withOptionalCString(interface) { interface in
-                    withOptionalCString(member) { member in
-                        sd_bus_match_signal_async(
-                            bus, &slot, sender, path, interface, member, signalTrampoline, matchInstalledTrampoline,
-                            context)
-                    }
-                }
-            }
-        }
+        let result = sd_bus_add_match_async(bus, &slot, rule, signalTrampoline, matchInstalledTrampoline, context)
         guard result >= 0 else {
-            subscription.installed?(.failure(BusError(errno: result, "cannot subscribe to signals")))
+            subscription.installed?(.failure(BusError(errno: result, "cannot subscribe with \(rule)")))
             subscription.installed = nil
             subscription.end()
             return
         }
         subscription.slot = slot
         subscriptions[ObjectIdentifier(subscription)] = subscription
+    }
+
+    /// A D-Bus match rule for signals. Values are quoted; a `'` inside is written `'\''`.
+    static func signalMatchRule(
+        sender: String?, path: String?, interface: String?, member: String?, arguments: [Int: String]
+    ) -> String {
+        var parts = ["type='signal'"]
+        func add(_ key: String, _ value: String?) {
+            guard let value else { return }
+            parts.append(key + "='" + value.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'")
+        }
+        add("sender", sender)
+        add("path", path)
+        add("interface", interface)
+        add("member", member)
+        for (index, value) in arguments.sorted(by: { $0.key < $1.key }) { add("arg\(index)", value) }
+        return parts.joined(separator: ",")
     }
 
     func unsubscribe(_ subscription: SignalSubscription) {
@@ -162,11 +167,6 @@ extension BusEngine {
             return .failure(error)
         }
     }
-}
-
-private func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
-    guard let string else { return body(nil) }
-    return string.withCString { body($0) }
 }
 
 // MARK: - sd-bus callbacks (bus thread)

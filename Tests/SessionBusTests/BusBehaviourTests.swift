@@ -177,6 +177,23 @@ import Testing
         }
     }
 
+    @Test func aNamesOwnerChangesCanBeFollowed() async throws {
+        try await withFixture { fixture in
+            // What a client does to notice the daemon going away and coming back.
+            let changes = try await fixture.client.signals(
+                sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
+                arguments: [0: "org.audiosession.Other"])
+            let other = try BusConnection(address: fixture.bus.address)
+            try await other.requestName("org.audiosession.Other")
+            let gained = try await first(changes) { _ in true }
+            #expect(gained.arguments == [.string("org.audiosession.Other"), .string(""), .string(other.uniqueName)])
+            other.close()
+            let lost = try await first(changes) { _ in true }
+            #expect(lost.arguments == [.string("org.audiosession.Other"), .string(other.uniqueName), .string("")])
+            await #expect(throws: BusError.self) { try await fixture.client.signals(path: "no/path") }
+        }
+    }
+
     @Test func aTakenNameIsReportedClearly() async throws {
         try await withFixture { fixture in
             let second = try BusConnection(address: fixture.bus.address)
