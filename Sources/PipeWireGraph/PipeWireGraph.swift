@@ -107,16 +107,20 @@ public final class PipeWireGraph: @unchecked Sendable {
             thread.start()
             return
         }
-        let previous = lifecycle.withLock { state in
-            defer { state = .stopped }
-            return state
-        }
-        guard previous != .stopped else { return }
-        if previous == .running { loopThread.stop() }
-        stoppedLock.withLock {
+        // Under the lock: foreign-thread actions either get queued before the loop stops
+        // (and run, at the latest in runRemainingWork) or run after the teardown as no-ops.
+        let stoppedNow = stoppedLock.withLock { () -> Bool in
+            let previous = lifecycle.withLock { state in
+                defer { state = .stopped }
+                return state
+            }
+            guard previous != .stopped else { return false }
+            if previous == .running { loopThread.stop() }
             session.shutdown()
             loopThread.runRemainingWork()
+            return true
         }
+        guard stoppedNow else { return }
         connected.withLock { $0 = false }
         published.withLock { $0 = GraphSnapshot() }
         let continuations = subscribers.withLock { subscribers in
@@ -215,20 +219,34 @@ public final class PipeWireGraph: @unchecked Sendable {
     /// threads (timers, D-Bus replies) hand results to code confined to the loop. Runs at once
     /// when called on the loop thread; dropped after `stop()`.
     public func perform(_ work: @escaping @Sendable () -> Void) {
-        guard lifecycle.withLock({ $0 != .stopped }) else { return }
-        loopThread.perform(work)
+        if loopThread.isOnLoopThread {
+            work()
+            return
+        }
+        stoppedLock.withLock {
+            guard lifecycle.withLock({ $0 != .stopped }) else { return }
+            loopThread.enqueue(work)
+        }
     }
 
     // MARK: - Plumbing
 
+    /// Runs an action on the loop thread: at once when already there, else queued. Once stopped,
+    /// it runs on the caller's thread against the torn-down session (a no-op that still
+    /// releases waiters such as `roundTrip`).
     private func run(_ action: @escaping @Sendable (GraphSession) -> Void) {
         let session = self.session!
-        let stopped = lifecycle.withLock { $0 == .stopped }
-        if stopped {
-            stoppedLock.withLock { action(session) }
+        if loopThread.isOnLoopThread {
+            action(session)
             return
         }
-        loopThread.perform { action(session) }
+        stoppedLock.withLock {
+            if lifecycle.withLock({ $0 == .stopped }) {
+                action(session)
+            } else {
+                loopThread.enqueue { action(session) }
+            }
+        }
     }
 
     /// On the loop thread: publish the snapshot, then tell the observer and the streams.

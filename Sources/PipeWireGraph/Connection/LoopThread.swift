@@ -46,7 +46,7 @@ final class LoopThread: @unchecked Sendable {
         if shouldStart { pw_thread_loop_start(threadLoop) }
     }
 
-    /// Stops and joins the thread. Work still queued is dropped.
+    /// Stops and joins the thread. Work still queued waits for `runRemainingWork()`.
     func stop() {
         let wasRunning = state.withLock { state in
             defer { state = .stopped }
@@ -60,8 +60,6 @@ final class LoopThread: @unchecked Sendable {
     /// down by then, so actions are no-ops and waiters are released).
     func runRemainingWork() { drain() }
 
-    var isRunning: Bool { state.withLock { if case .running = $0 { true } else { false } } }
-
     var isOnLoopThread: Bool { pw_thread_loop_in_thread(threadLoop) }
 
     /// Runs `work` now when called on the loop thread (keeps the caller's order), else enqueues it.
@@ -73,15 +71,6 @@ final class LoopThread: @unchecked Sendable {
     func enqueue(_ work: @escaping @Sendable () -> Void) {
         queue.withLock { $0.append(work) }
         if let wakeSource { _ = pws_loop_signal_event(loop, wakeSource) }
-    }
-
-    /// Runs `body` with the loop blocked (under the thread-loop lock), from a foreign thread,
-    /// or directly when the loop is not running.
-    func withLoopLocked<T>(_ body: () -> T) -> T {
-        if isOnLoopThread { return body() }
-        pw_thread_loop_lock(threadLoop)
-        defer { pw_thread_loop_unlock(threadLoop) }
-        return body()
     }
 
     private func drain() {
