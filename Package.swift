@@ -44,7 +44,7 @@ let package = Package(
         .target(
             name: "AudioSessionDaemon",
             dependencies: [
-                "PipeWireGraph", "SessionPolicy", "PolicyRules",
+                "PipeWireGraph", "SessionPolicy", "PolicyRules", "SessionBus",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // A private, headless PipeWire with virtual devices and real clients: tests, demo, benchmarks.

@@ -58,6 +58,10 @@ public final class AudioSessionDaemon: Sendable {
             backend.handle(event, in: snapshot)
         }
         graph.start()
+        // --- MPRIS players (session bus) and logind (system bus): MPRIS/, Login/ ---
+        let graph = self.graph
+        DesktopIntegration.start(coordinator: coordinator, perform: { graph.perform($0) }, logger: logger)
+        // --- end MPRIS and logind ---
         if let watcher {
             Task.detached { [weak self] in
                 for await _ in watcher.changes { self?.reloadRules(because: "a rules file changed") }

@@ -35,6 +35,8 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// Explicit sessions (created over the session API), with who owns them.
     var explicitSessions: [SessionID: ExplicitSession] = [:]
     var nextExplicitSession: UInt64 = 1
+    /// MPRIS players and the pauses we pressed (PolicyCoordinator+MPRIS.swift); nil without a session bus.
+    var mpris: MPRISPauses?
 
     init(ruleSet: RuleSet, backend: AudioBackend, logger: Logger) {
         self.ruleSet = ruleSet
@@ -128,6 +130,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             logger.info("\(session) for '\(stream.appName)': \(describe(key.classification))")
         }
         sessions.add(stream, to: session)
+        mprisStreamJoined(stream, session: session)
         applyEffects(of: session, to: stream)
         if stream.activity != .pausedByUser { start(stream) }
         if stream.activity == .idle { armIdleTimer(for: stream.id) }
@@ -138,6 +141,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         let previous = record.stream.activity
         sessions.update(stream)
         guard previous != stream.activity else { return }
+        if mprisOwnsActivityChange(of: stream, in: record.session) { return }
         switch stream.activity {
         case .pausedByUser:
             cancelIdleTimer(stream.id)
@@ -225,6 +229,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     private func carryOut(_ decisions: [PolicyDecision]) {
         for decision in decisions {
             carryOut(decision)
+            mprisCarryOut(decision)
             decisionObserver?(decision)
         }
     }

@@ -1,0 +1,75 @@
+import Foundation
+import Logging
+import SessionBus
+
+/// The desktop around the daemon: media players on the session bus (MPRIS) and the login
+/// session on the system bus (logind). Either bus may be missing (a headless box, a test
+/// without one): that is logged once and the daemon goes on without it.
+enum DesktopIntegration {
+    /// Connects in the background; events reach the coordinator on its loop through `perform`.
+    static func start(
+        coordinator: PolicyCoordinator, perform: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
+        logger: Logger, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
+        Task.detached { await attachPlayers(coordinator: coordinator, perform: perform, logger: logger) }
+        Task.detached {
+            await attachLogin(coordinator: coordinator, perform: perform, logger: logger, environment: environment)
+        }
+    }
+
+    static func attachPlayers(
+        coordinator: PolicyCoordinator, perform: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
+        logger: Logger
+    ) async {
+        let bus: BusConnection
+        do {
+            bus = try BusConnection.session()
+        } catch {
+            logger.notice("no session bus (\(error)): MPRIS players are not paused; interruptions hold streams instead")
+            return
+        }
+        let controller = MPRISController(bus: bus, logger: logger)
+        let pauses = MPRISPauses(controller: controller, perform: perform)
+        perform { coordinator.mpris = pauses }
+        do {
+            try await controller.start { event in perform { coordinator.mprisPlayerEvent(event) } }
+            logger.info("watching MPRIS players on the session bus")
+        } catch {
+            logger.warning("cannot watch MPRIS players: \(error)")
+        }
+    }
+
+    static func attachLogin(
+        coordinator: PolicyCoordinator, perform: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
+        logger: Logger, environment: [String: String], names: LogindNames = .standard
+    ) async {
+        let address = environment["DBUS_SYSTEM_BUS_ADDRESS"] ?? "unix:path=/run/dbus/system_bus_socket"
+        do {
+            let bus = try BusConnection(address: address)
+            let watcher = LogindWatcher(bus: bus, names: names, logger: logger)
+            try await watcher.start(sessionID: environment["XDG_SESSION_ID"], processID: UInt32(getpid())) { event in
+                perform { coordinator.loginChanged(event) }
+            }
+        } catch {
+            logger.notice("no logind on the system bus (\(error)): screen lock and sleep are not followed")
+        }
+    }
+}
+
+extension PolicyCoordinator {
+    /// logind news, on the loop.
+    func loginChanged(_ event: LoginEvent) {
+        switch event {
+        case .screenLocked(let locked):
+            guard engine.screenLocked != locked else { return }
+            logger.info("screen \(locked ? "locked" : "unlocked")")
+            setScreenLocked(locked)
+        case .sleep:
+            logger.info("system going to sleep")
+            submit(.sleep)
+        case .wake:
+            logger.info("system woke up")
+            submit(.wake)
+        }
+    }
+}

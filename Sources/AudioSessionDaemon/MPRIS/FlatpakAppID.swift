@@ -1,0 +1,40 @@
+import Foundation
+
+/// The Flatpak app a process runs in, if any: `[Application] name=` of the sandbox's
+/// `/.flatpak-info`, else the `app-flatpak-<id>-<n>.scope` systemd puts it in.
+enum FlatpakAppID {
+    static func of(_ pid: Int32) -> String? {
+        if let info = try? String(contentsOfFile: "/proc/\(pid)/root/.flatpak-info", encoding: .utf8),
+            let name = applicationName(inFlatpakInfo: info)
+        {
+            return name
+        }
+        guard let cgroup = try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8) else { return nil }
+        return applicationName(inCgroup: cgroup)
+    }
+
+    static func applicationName(inFlatpakInfo info: String) -> String? {
+        var inApplication = false
+        for line in info.split(separator: "\n") {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("[") {
+                inApplication = trimmed == "[Application]"
+            } else if inApplication, trimmed.hasPrefix("name=") {
+                let name = String(trimmed.dropFirst("name=".count))
+                return name.isEmpty ? nil : name
+            }
+        }
+        return nil
+    }
+
+    static func applicationName(inCgroup cgroup: String) -> String? {
+        for component in cgroup.split(whereSeparator: { $0 == "/" || $0 == "\n" }) where component.hasPrefix("app-flatpak-") {
+            // app-flatpak-org.example.App-12345.scope
+            var rest = component.dropFirst("app-flatpak-".count)
+            guard rest.hasSuffix(".scope"), let dash = rest.lastIndex(of: "-") else { continue }
+            rest = rest[..<dash]
+            if !rest.isEmpty { return String(rest) }
+        }
+        return nil
+    }
+}

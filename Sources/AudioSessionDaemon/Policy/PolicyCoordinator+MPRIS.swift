@@ -1,0 +1,305 @@
+import SessionPolicy
+
+/// MPRIS interruption and pause for apps that have a media player but no session API.
+///
+/// The engine chooses `.mpris` for an implicit session once we tell it the session has a
+/// player (`capabilitiesChanged`). Carrying it out: press Pause on the session's players,
+/// confirm by watching `PlaybackStatus`, and hold the streams if a player does not confirm;
+/// at the end press Play only on players that were playing and that their user left alone.
+/// Our own Pause corks the app's stream: while a pause of ours lasts, the session's activity
+/// changes are not reported to the engine (they are not a user pause).
+///
+/// Hooks the coordinator calls: ``mprisStreamJoined(_:session:)`` (streamAppeared),
+/// ``mprisOwnsActivityChange(of:in:)`` (streamChanged), ``mprisCarryOut(_:)`` (carryOut).
+extension PolicyCoordinator {
+    // MARK: - Hooks
+
+    /// A stream joined an implicit session: does the session have a player now?
+    func mprisStreamJoined(_ stream: BackendStream, session: SessionID) {
+        guard mpris != nil, sessions.keys[session] != nil else { return }
+        refreshPlayerCapability(of: session)
+    }
+
+    /// True when a stream's activity change comes from our own Pause / Play and must not
+    /// reach the engine as a user pause or a start.
+    func mprisOwnsActivityChange(of stream: BackendStream, in session: SessionID) -> Bool {
+        guard let pause = mpris?.pauses[session] else { return false }
+        if pause.phase == .resuming, stream.activity == .playing { finishPause(session, "playing again") }
+        return true
+    }
+
+    /// Carries out the MPRIS side of a decision (after the coordinator's own part).
+    func mprisCarryOut(_ decision: PolicyDecision) {
+        guard let mpris else { return }
+        switch decision {
+        case .interruptionBegan(let id, _, .mpris):
+            pauseForInterruption(id)
+        case .interruptionEnded(let id, let options, _) where mpris.pauses[id] != nil:
+            endPause(id, resume: options.contains(.shouldResume))
+        case .pauseForRouteLoss(let id, .mpris):
+            pauseForRouteLoss(id)
+        case .activated(let id), .deactivated(let id):
+            // Closes an interruption without an ended: nothing to resume.
+            if let pause = mpris.pauses[id], pause.phase != .resuming { finishPause(id, "interruption closed") }
+        default:
+            break
+        }
+    }
+
+    /// Player news from the bus side (already on the loop).
+    func mprisPlayerEvent(_ event: MPRISEvent) {
+        guard let mpris else { return }
+        switch event {
+        case .appeared(let player):
+            mpris.players[player.busName] = player
+            refreshPlayerCapabilities()
+        case .vanished(let name):
+            guard mpris.players.removeValue(forKey: name) != nil else { return }
+            for (id, pause) in mpris.pauses where pause.players[name] != nil && pause.phase != .resuming {
+                holdInstead(id, because: "\(name) left the bus")
+            }
+            refreshPlayerCapabilities()
+        case .statusChanged(let name, let status):
+            guard mpris.players[name] != nil else { return }
+            mpris.players[name]?.status = status
+            for id in mpris.pauses.keys.sorted() where mpris.pauses[id]?.players[name] != nil {
+                playerStatusChanged(name, to: status, in: id)
+            }
+        }
+    }
+
+    // MARK: - Capabilities
+
+    private func playerNames(of session: SessionID) -> Set<String> {
+        guard let mpris else { return [] }
+        return PlayerMatching.players(
+            of: sessions.streams(of: session).map(\.stream), among: mpris.players, ancestry: { ProcessAncestry.chain(from: $0) })
+    }
+
+    private func refreshPlayerCapabilities() {
+        guard let mpris else { return }
+        let live = Set(sessions.keys.keys)
+        mpris.sessionsWithPlayers.formIntersection(live)
+        for id in mpris.pauses.keys where sessions.streams(of: id).isEmpty && explicitSessions[id] == nil {
+            mpris.pauses.removeValue(forKey: id)?.timer?.cancel()
+        }
+        for id in live.sorted() { refreshPlayerCapability(of: id) }
+    }
+
+    private func refreshPlayerCapability(of id: SessionID) {
+        guard let mpris else { return }
+        let hasPlayer = !playerNames(of: id).isEmpty
+        guard hasPlayer != mpris.sessionsWithPlayers.contains(id) else { return }
+        if hasPlayer { mpris.sessionsWithPlayers.insert(id) } else { mpris.sessionsWithPlayers.remove(id) }
+        let methods = hasPlayer ? backend.interruptionMethods.union([.mpris]) : backend.interruptionMethods
+        logger.info("\(id) \(hasPlayer ? "has" : "no longer has") an MPRIS player")
+        submit(.capabilitiesChanged(id, methods))
+    }
+
+    // MARK: - Pausing
+
+    private func pauseForInterruption(_ id: SessionID) {
+        guard let mpris else { return }
+        var pause = mpris.pauses[id] ?? MPRISPause()
+        pause.phase = .pausing
+        pause.began = .now
+        let wasHeld = pause.heldInstead
+        pause.heldInstead = false
+        for name in playerNames(of: id).sorted() {
+            let playing = mpris.players[name]?.status == .playing
+            var player = pause.players[name] ?? PlayerPause(wasPlaying: playing)
+            if playing {
+                player.awaitingPause = true
+                press("Pause", on: name, for: id)
+            }
+            pause.players[name] = player
+        }
+        mpris.pauses[id] = pause
+        guard pause.awaitingPause else {
+            // No player of it plays: whatever sounds is out of MPRIS's reach.
+            return holdInstead(id, because: wasHeld ? "still unconfirmed" : "no player of it is playing")
+        }
+        armConfirmTimer(id)
+    }
+
+    private func pauseForRouteLoss(_ id: SessionID) {
+        guard let mpris else { return }
+        // Never resumed, so not remembered: the cork that follows is reported as the pause it is.
+        for name in playerNames(of: id).sorted() where mpris.players[name]?.status == .playing {
+            logger.info("\(id): pausing \(name) over MPRIS (its output went away)")
+            let controller = mpris.controller
+            let logger = self.logger
+            Task {
+                do { try await controller.press("Pause", on: name) } catch {
+                    logger.warning("\(id): \(name) did not pause for the route loss: \(error)")
+                }
+            }
+        }
+    }
+
+    private func armConfirmTimer(_ id: SessionID) {
+        guard let mpris else { return }
+        mpris.pauses[id]?.timer?.cancel()
+        mpris.pauses[id]?.timer = backend.schedule(after: mpris.confirmTimeout) { [weak self] in
+            guard let self, let pause = self.mpris?.pauses[id], pause.phase == .pausing, pause.awaitingPause else { return }
+            self.holdInstead(id, because: "no Paused within \(mpris.confirmTimeout)")
+        }
+    }
+
+    /// Presses a button on the bus thread; the answer comes back to the loop.
+    private func press(_ member: String, on name: String, for id: SessionID) {
+        guard let mpris else { return }
+        let controller = mpris.controller
+        let perform = mpris.perform
+        Task {
+            var failure: String?
+            do { try await controller.press(member, on: name) } catch { failure = "\(error)" }
+            guard let failure else { return }
+            perform { [weak self] in self?.pressFailed(member, on: name, for: id, failure) }
+        }
+    }
+
+    private func pressFailed(_ member: String, on name: String, for id: SessionID, _ failure: String) {
+        guard let pause = mpris?.pauses[id], let player = pause.players[name] else { return }
+        if member == "Pause", player.awaitingPause {
+            holdInstead(id, because: "\(name) refused Pause: \(failure)")
+        } else if member == "Play" {
+            logger.warning("\(id): \(name) refused Play: \(failure)")
+            mpris?.pauses[id]?.players[name]?.awaitingPlay = false
+            if mpris?.pauses[id]?.players.values.contains(where: { $0.awaitingPlay }) == false {
+                finishPause(id, "Play refused")
+            }
+        }
+    }
+
+    private func playerStatusChanged(_ name: String, to status: PlaybackStatus, in id: SessionID) {
+        guard let mpris, var pause = mpris.pauses[id], var player = pause.players[name] else { return }
+        switch status {
+        case .paused, .stopped:
+            if player.awaitingPause {
+                player.awaitingPause = false
+                let elapsed = ContinuousClock.now - pause.began
+                logger.info("\(id): \(name) confirmed \(status.rawValue) \(Self.milliseconds(elapsed)) ms after the interruption began")
+            } else if status == .stopped {
+                player.userTookOver = true  // its user stopped it: nothing to resume
+            }
+        case .playing:
+            if player.awaitingPlay {
+                player.awaitingPlay = false
+            } else if pause.phase != .resuming {
+                // Its user pressed play during the interruption: the session must stay silent,
+                // and the end must not guess what they want.
+                logger.info("\(id): \(name) played by its user during the interruption; pausing it again, no resume")
+                player.userTookOver = true
+                player.awaitingPause = true
+                pause.phase = .pausing
+                pause.began = .now
+                press("Pause", on: name, for: id)
+            }
+        }
+        pause.players[name] = player
+        mpris.pauses[id] = pause
+        if pause.phase == .pausing && !pause.awaitingPause {
+            mpris.pauses[id]?.phase = .paused
+            mpris.pauses[id]?.timer?.cancel()
+            mpris.pauses[id]?.timer = nil
+        } else if pause.phase == .pausing {
+            armConfirmTimer(id)
+        }
+    }
+
+    /// The fallback: a player that does not confirm its pause gets its streams held, so the
+    /// session ends up silent either way. The interruption's end releases them as usual.
+    private func holdInstead(_ id: SessionID, because reason: String) {
+        guard let mpris, var pause = mpris.pauses[id], !pause.heldInstead, effects[id]?.interruption != nil else { return }
+        logger.warning("\(id): MPRIS pause not confirmed (\(reason)); holding its streams instead")
+        pause.heldInstead = true
+        pause.phase = .paused
+        pause.timer?.cancel()
+        pause.timer = nil
+        mpris.pauses[id] = pause
+        let wasHeld = effects[id]?.isHeld ?? false
+        effects[id, default: SessionEffects()].interruption = .unlink
+        guard !wasHeld else { return }
+        for record in sessions.streams(of: id) { backend.hold(record.stream.id) }
+    }
+
+    // MARK: - Ending
+
+    private func endPause(_ id: SessionID, resume: Bool) {
+        guard let mpris, var pause = mpris.pauses[id] else { return }
+        pause.timer?.cancel()
+        pause.timer = nil
+        let resumable = resume ? pause.players.filter { name, player in
+            player.wasPlaying && !player.userTookOver && mpris.players[name]?.status == .paused
+        }.keys.sorted() : []
+        guard !resumable.isEmpty else {
+            mpris.pauses[id] = pause
+            return finishPause(id, resume ? "no player to resume" : "ended without shouldResume")
+        }
+        pause.phase = .resuming
+        for name in resumable {
+            pause.players[name]?.awaitingPlay = true
+            logger.info("\(id): resuming \(name) over MPRIS")
+        }
+        // Its streams should run again soon; if not, report what they really do.
+        pause.timer = backend.schedule(after: Self.idleGrace) { [weak self] in
+            self?.finishPause(id, "resume grace over")
+        }
+        mpris.pauses[id] = pause
+        for name in resumable { press("Play", on: name, for: id) }
+    }
+
+    /// Forgets a pause and tells the engine what the session's streams really do now (their
+    /// changes were withheld while the pause was ours).
+    private func finishPause(_ id: SessionID, _ reason: String) {
+        guard let mpris, let pause = mpris.pauses.removeValue(forKey: id) else { return }
+        pause.timer?.cancel()
+        logger.debug("\(id): MPRIS pause over (\(reason))")
+        // Later, not inside the decision being carried out: reporting submits new events.
+        later(.zero) { [weak self] in self?.reportWithheldActivity(of: id) }
+    }
+
+    private func reportWithheldActivity(of id: SessionID) {
+        guard mpris?.pauses[id] == nil else { return }
+        for record in sessions.streams(of: id) {
+            let stream = record.stream
+            switch stream.activity {
+            case .pausedByUser where record.reportedActive:
+                sessions.setReportedActive(false, stream: stream.id)
+                submit(.streamPausedByUser(StreamID(stream.id)))
+            case .playing where !record.reportedActive:
+                sessions.setReportedActive(true, stream: stream.id)
+                submit(.streamStarted(id, StreamID(stream.id), stream.direction))
+            case .idle where record.reportedActive:
+                // Stopped by its app without a cork: the usual grace before it counts as stopped.
+                later(Self.idleGrace) { [weak self] in
+                    guard let self, self.mpris?.pauses[id] == nil, let now = self.sessions.streams[stream.id],
+                        now.stream.activity == .idle, now.reportedActive, self.effects[id]?.isHeld != true
+                    else { return }
+                    self.sessions.setReportedActive(false, stream: stream.id)
+                    self.submit(.streamStopped(StreamID(stream.id)))
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    /// Runs `work` on the loop after `delay`, keeping the timer alive until it fired.
+    private func later(_ delay: Duration, _ work: @escaping @Sendable () -> Void) {
+        guard let mpris else { return }
+        let key = mpris.nextTimer
+        mpris.nextTimer += 1
+        mpris.timers[key] = backend.schedule(after: delay) { [weak self] in
+            self?.mpris?.timers[key] = nil
+            work()
+        }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let tenths = ((Double(seconds) * 1000 + Double(attoseconds) / 1e15) * 10).rounded()
+        return "\(tenths / 10)"
+    }
+}
