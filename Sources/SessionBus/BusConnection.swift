@@ -133,7 +133,7 @@ public final class BusConnection: Sendable {
         let microseconds = UInt64(max(1, timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000))
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                pending.attach(continuation)
+                guard pending.attach(continuation) else { return }  // already cancelled: send nothing
                 let accepted = engine.enqueue { engine in
                     pending.waiter = engine.startCall(
                         destination: destination, path: path, interface: interface, member: member,
@@ -250,7 +250,8 @@ private final class PendingCall: @unchecked Sendable {
     /// Bus thread only.
     var waiter: ReplyWaiter?
 
-    func attach(_ continuation: CheckedContinuation<Result<[BusValue], any Error>, Never>) {
+    /// Returns false when a result (a cancellation) came first: the continuation is resumed with it.
+    func attach(_ continuation: CheckedContinuation<Result<[BusValue], any Error>, Never>) -> Bool {
         let ready = state.withLock { state -> Result<[BusValue], any Error>? in
             if let result = state.result, !state.done {
                 state.done = true
@@ -259,7 +260,9 @@ private final class PendingCall: @unchecked Sendable {
             state.continuation = continuation
             return nil
         }
-        if let ready { continuation.resume(returning: ready) }
+        guard let ready else { return true }
+        continuation.resume(returning: ready)
+        return false
     }
 
     func complete(_ result: Result<[BusValue], any Error>) {
