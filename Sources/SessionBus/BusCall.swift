@@ -74,6 +74,15 @@ public final class BusCall: @unchecked Sendable {
         }
     }
 
+    /// Argument `index` read with `extract` (e.g. `try call.argument(0, \.stringValue)`); throws
+    /// InvalidArgs when it is missing or of another type, so handlers never force-unwrap.
+    public func argument<T>(_ index: Int, _ extract: (BusValue) -> T?) throws(BusError) -> T {
+        guard arguments.indices.contains(index), let value = extract(arguments[index]) else {
+            throw .invalidArgs("argument \(index) of \(interface).\(member) is missing or of the wrong type")
+        }
+        return value
+    }
+
     private func claim() -> Bool {
         answered.withLock { answered in
             defer { answered = true }

@@ -3,6 +3,7 @@
 
 import Glibc
 import SessionBus
+import Synchronization
 import Testing
 
 @Suite(.serialized) struct ServingTests {
@@ -88,6 +89,32 @@ import Testing
             #expect(fields.count == 4)  // uus uid pid "name"
             #expect(fields.dropFirst().first == "\(getuid())")
             #expect(fields.dropFirst(2).first == "\(external.pid)")
+        }
+    }
+
+    @Test func argumentsAreReadWithoutForceUnwrapping() async throws {
+        let seen = Mutex<[String]>([])
+        try await withFixture { fixture in
+            _ = try fixture.server.export(
+                path: "/org/audiosession/Args",
+                interfaces: [BusInterface("org.audiosession.Args1", methods: [BusMethod("Take", inputs: [.init("name", "s")])])]
+            ) { call in
+                do throws(BusError) {
+                    seen.withLock { $0.append((try? call.argument(0, \.stringValue)) ?? "?") }
+                    _ = try call.argument(0, \.uint32Value)  // wrong type: throws, does not crash
+                    call.reply()
+                } catch {
+                    call.fail(error)
+                }
+            }
+            await fixture.server.flush()
+            let error = await #expect(throws: BusError.self) {
+                try await fixture.client.call(
+                    testBusName, path: "/org/audiosession/Args", interface: "org.audiosession.Args1", member: "Take",
+                    [.string("x")])
+            }
+            #expect(error?.name == "org.freedesktop.DBus.Error.InvalidArgs")
+            #expect(seen.withLock { $0 } == ["x"])
         }
     }
 

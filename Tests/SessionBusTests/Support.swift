@@ -66,8 +66,11 @@ final class TestService: Sendable {
         let args = call.arguments
         switch call.member {
         case "Add":
-            guard let a = args[0].int32Value, let b = args[1].int32Value else { return call.fail(.invalidArgs("ii")) }
-            call.reply([.int32(a &+ b)])
+            do {
+                call.reply([.int32(try call.argument(0, \.int32Value) &+ call.argument(1, \.int32Value))])
+            } catch {
+                call.fail(error)
+            }
         case "Echo", "Mirror":
             call.reply(args)
         case "Fail":
