@@ -115,7 +115,7 @@ import Testing
                 [
                     "--bus=" + fixture.bus.address, "--print-reply", "--dest=" + testBusName, testPath,
                     testInterfaceName + ".Fail", "string:BadParam", "int32:-50",
-                ])
+                ], logDirectory: fixture.bus.directory)
             #expect(dbusSend.status != 0)
             #expect(
                 dbusSend.standardError.contains("org.audiosession.Error.BadParam: refused on purpose (code -50)"),

@@ -2,7 +2,7 @@
 // real external clients (busctl) that knows their PIDs and kills them, and deadline waits.
 
 import Dispatch
-import Glibc
+import Foundation
 import PipeWireSandbox
 import SessionBus
 import Synchronization
@@ -140,84 +140,32 @@ struct ProgramResult {
     let standardError: String
 }
 
-/// Runs a real external client (busctl, …) to completion, off the cooperative pool. It is killed
-/// by PID if it outlives `timeout`.
-func runProgram(_ program: String, _ arguments: [String], timeout: Duration = .seconds(20)) async throws -> ProgramResult {
+/// Runs a real external client (busctl, dbus-send) to completion as a ManagedProcess, off the
+/// cooperative pool; it is killed by PID if it outlives `timeout`. Its logs go to `logDirectory`.
+func runProgram(
+    _ program: String, _ arguments: [String], logDirectory: URL, timeout: Duration = .seconds(20)
+) async throws -> ProgramResult {
     try await withCheckedThrowingContinuation { continuation in
         DispatchQueue.global().async {
-            continuation.resume(with: Result { try runProgramBlocking(program, arguments, timeout: timeout) })
+            continuation.resume(
+                with: Result {
+                    let environment = ProcessInfo.processInfo.environment.filter { $0.key == "PATH" || $0.key == "HOME" }
+                    let child = try ManagedProcess(program, arguments, environment: environment, logDirectory: logDirectory)
+                    defer { child.terminate() }
+                    let status = try child.waitForExit(timeout: timeout)
+                    return ProgramResult(
+                        pid: child.pid, status: status, standardOutput: child.output, standardError: child.errorOutput)
+                })
         }
     }
 }
 
 /// `busctl --address=<bus> ARGS…`
 func busctl(_ fixture: Fixture, _ arguments: [String]) async throws -> ProgramResult {
-    try await runProgram("busctl", ["--address=" + fixture.bus.address] + arguments)
+    try await runProgram("busctl", ["--address=" + fixture.bus.address] + arguments, logDirectory: fixture.bus.directory)
 }
 
 struct ProgramError: Error, CustomStringConvertible { let description: String }
-
-private func runProgramBlocking(_ program: String, _ arguments: [String], timeout: Duration) throws -> ProgramResult {
-    var out: [Int32] = [-1, -1]
-    var err: [Int32] = [-1, -1]
-    guard pipe(&out) == 0, pipe(&err) == 0 else { throw ProgramError(description: "pipe failed") }
-    for fd in out + err { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, out[1], 1)
-    posix_spawn_file_actions_adddup2(&actions, err[1], 2)
-    let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
-    defer { for pointer in argv { free(pointer) } }
-    var pid: pid_t = 0
-    // Threads of the test runner may block signals; the child must start with none blocked
-    // and default dispositions, or SIGTERM would never reach it.
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var noSignals = sigset_t()
-    sigemptyset(&noSignals)
-    posix_spawnattr_setsigmask(&attributes, &noSignals)
-    var defaults = sigset_t()
-    sigfillset(&defaults)
-        sigdelset(&defaults, SIGKILL)
-        sigdelset(&defaults, SIGSTOP)
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-    let spawned = posix_spawnp(&pid, program, &actions, &attributes, argv, environ)
-    close(out[1])
-    close(err[1])
-    defer {
-        close(out[0])
-        close(err[0])
-    }
-    guard spawned == 0 else { throw ProgramError(description: "cannot start \(program): \(String(cString: strerror(spawned)))") }
-
-    var buffers: [[UInt8]] = [[], []]
-    var open = [true, true]
-    let deadline = ContinuousClock.now + timeout
-    while open.contains(true) {
-        guard ContinuousClock.now < deadline else {
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-            throw ProgramError(description: "\(program) \(arguments) did not finish in \(timeout)")
-        }
-        var fds = [pollfd(fd: out[0], events: Int16(POLLIN), revents: 0), pollfd(fd: err[0], events: Int16(POLLIN), revents: 0)]
-        _ = poll(&fds, 2, 100)
-        for index in 0..<2 where open[index] && fds[index].revents != 0 {
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let count = read(fds[index].fd, &chunk, chunk.count)
-            if count > 0 { buffers[index] += chunk[0..<count] } else { open[index] = false }
-        }
-    }
-    var status: Int32 = 0
-    waitpid(pid, &status, 0)
-    let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    return ProgramResult(
-        pid: pid, status: exitStatus, standardOutput: String(decoding: buffers[0], as: UTF8.self),
-        standardError: String(decoding: buffers[1], as: UTF8.self))
-}
 
 /// The first element of `stream` satisfying `predicate`, or a failure after `timeout`.
 func first<T: Sendable>(
