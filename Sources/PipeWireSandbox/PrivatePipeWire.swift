@@ -98,6 +98,31 @@ public final class PrivatePipeWire: @unchecked Sendable {
         }
     }
 
+    /// Starts WirePlumber (the usual session manager) with a private session bus of its own:
+    /// it provides the `default` metadata, configures ports and links streams. For tests of
+    /// `--no-linking` and for comparisons. Both processes are our direct children (no
+    /// dbus-run-session), so both are stopped and reaped by PID with the sandbox.
+    @discardableResult
+    public func startWirePlumber(timeout: Duration = .seconds(15)) throws -> ManagedProcess {
+        let bus = try spawn("dbus-daemon", ["--session", "--nofork", "--nopidfile", "--print-address=1"])
+        var address = ""
+        try waitUntil(timeout: timeout, "the private session bus prints its address") {
+            guard bus.isRunning else { throw SandboxError.notRunning("dbus-daemon exited: \(bus.errorOutput)") }
+            address = bus.output.split(separator: "\n").first.map(String.init) ?? ""
+            return !address.isEmpty
+        }
+        let process = try spawn("wireplumber", [], extraEnvironment: ["DBUS_SESSION_BUS_ADDRESS": address])
+        try waitUntil(timeout: timeout, "WirePlumber provides the default metadata") {
+            guard process.isRunning else {
+                throw SandboxError.notRunning("wireplumber exited at startup: \(process.errorOutput)")
+            }
+            return try dump().objects.contains {
+                $0.type == "PipeWire:Interface:Metadata" && $0.property("metadata.name") == "default"
+            }
+        }
+        return process
+    }
+
     /// Stops the daemon (SIGTERM) and starts a new one on the same runtime dir: "media services
     /// were reset". pipewire-pulse is restarted too when it was running.
     public func restart(timeout: Duration = .seconds(10)) throws {

@@ -121,6 +121,23 @@ extension PipeWireIntegration {
             #expect(changes >= 4)
         }
 
+        /// Beside another session manager (the daemon's `--no-linking` mode) the mirror shows
+        /// what that manager did: its `default` metadata, the ports it configured, its links.
+        @Test func mirrorsWhatWirePlumberDoes() throws {
+            let harness = try GraphHarness()
+            try harness.sandbox.startWirePlumber()
+            _ = try harness.waitForSnapshot("WirePlumber's default sink") { $0.defaultAudioSinkName != nil }
+            let (_, stream) = try harness.playStream(role: "Music")
+            let snapshot = try harness.waitForSnapshot("WirePlumber links the stream") { s in
+                s.links(of: stream.id).count == 2 && s.nodes[stream.id]?.state == .running
+            }
+            let target = try #require(snapshot.links(of: stream.id).first?.inputNode)
+            #expect(snapshot.nodes[target]?.isSink == true)
+            #expect(snapshot.defaultAudioSink.map { $0.isSink } == true)
+            let dumped = try harness.sandbox.dump().nodeLinks.filter { $0.output == stream.id }
+            #expect(dumped.count == 2 && dumped.allSatisfy { $0.input == target })
+        }
+
         @Test func seesDevicesPluggedAndUnpluggedAtRunTime() throws {
             let harness = try GraphHarness()
             try harness.sandbox.createNullSink(named: "usb-dac", description: "USB DAC")
