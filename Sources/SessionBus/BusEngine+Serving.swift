@@ -307,14 +307,16 @@ extension BusEngine {
     }
 
     /// Emits a signal from a still-exported object. Bus thread.
-    func emitSignal(_ object: BusObject, interface: String, member: String, arguments: [BusValue]) {
+    func emitSignal(
+        _ object: BusObject, interface: String, member: String, arguments: [BusValue], destination: String?
+    ) {
         guard let bus, objects[object.path] === object else { return }
         var message: OpaquePointer?
         var result = sd_bus_message_new_signal(bus, &message, object.path, interface, member)
         if result >= 0, let message {
             do {
                 try MessageCoding.append(arguments, to: message)
-                result = sd_bus_send(bus, message, nil)
+                result = sd_bus_send_to(bus, message, destination, nil)
             } catch {
                 result = -EINVAL
             }

@@ -72,8 +72,13 @@ public final class BusObject: @unchecked Sendable {
         engine.enqueue { [self] engine in engine.emitPropertiesChanged(self, interface: interface, names: changed) }
     }
 
-    /// Emits a signal declared by one of the object's interfaces.
-    public func emit(_ signal: String, of interface: String, _ arguments: [BusValue] = []) throws(BusError) {
+    /// Emits a signal declared by one of the object's interfaces (to every peer whose match rules
+    /// select it).
+    /// With `destination` (a peer's unique name) the signal is unicast to that peer only, e.g.
+    /// a session's interruption to the connection that owns the session.
+    public func emit(
+        _ signal: String, of interface: String, _ arguments: [BusValue] = [], to destination: String? = nil
+    ) throws(BusError) {
         guard let description = interfaces.first(where: { $0.name == interface })?.signal(named: signal) else {
             throw .invalidArgs("\(interface) has no signal \(signal)")
         }
@@ -82,7 +87,7 @@ public final class BusObject: @unchecked Sendable {
             throw .invalidArgs("\(interface).\(signal) takes \"\(description.signature)\", not \"\(signature)\"")
         }
         engine.enqueue { [self] engine in
-            engine.emitSignal(self, interface: interface, member: signal, arguments: arguments)
+            engine.emitSignal(self, interface: interface, member: signal, arguments: arguments, destination: destination)
         }
     }
 

@@ -89,6 +89,18 @@ import Testing
             #expect(signal.member == "Changed")
             #expect(signal.arguments == [.string("route"), .dictionary(["reason": .uint32(2)])])
 
+            // Unicast: only the named peer receives it.
+            let bystander = try BusConnection(address: fixture.bus.address)
+            defer { bystander.close() }
+            let overheard = try await bystander.signals(interface: testInterfaceName, member: "Changed")
+            try fixture.object.emit("Changed", of: testInterfaceName, [.string("private"), .dictionary([:])], to: fixture.client.uniqueName)
+            try fixture.object.emit("Changed", of: testInterfaceName, [.string("public"), .dictionary([:])])
+            let unicast = try await first(signals) { _ in true }
+            #expect(unicast.arguments.first == .string("private"))
+            #expect(try await first(signals) { _ in true }.arguments.first == .string("public"))
+            // The bystander's first signal is the broadcast one: the unicast one never reached it.
+            #expect(try await first(overheard) { _ in true }.arguments.first == .string("public"))
+
             #expect(throws: BusError.self) { try fixture.object.emit("Changed", of: testInterfaceName, [.string("no details")]) }
             #expect(throws: BusError.self) { try fixture.object.emit("Unknown", of: testInterfaceName) }
         }
