@@ -15,6 +15,7 @@ public final class PrivatePipeWire: @unchecked Sendable {
     private var daemon: ManagedProcess?
     private var pulse: ManagedProcess?
     private var clients: [ManagedProcess] = []
+    private var sessionBus: PrivateSessionBus?
 
     /// Creates the directories and conf and starts `pipewire`; returns once its socket answers.
     public init(devices: [VirtualDevice] = VirtualDevice.standard, startTimeout: Duration = .seconds(10)) throws {
@@ -98,20 +99,19 @@ public final class PrivatePipeWire: @unchecked Sendable {
         }
     }
 
-    /// Starts WirePlumber (the usual session manager) with a private session bus of its own:
-    /// it provides the `default` metadata, configures ports and links streams. For tests of
-    /// `--no-linking` and for comparisons. Both processes are our direct children (no
-    /// dbus-run-session), so both are stopped and reaped by PID with the sandbox.
+    /// Starts WirePlumber (the usual session manager) with a private session bus of its own
+    /// (``PrivateSessionBus``): it provides the `default` metadata, configures ports and links
+    /// streams. For tests of `--no-linking` and for comparisons. Both are stopped by PID with
+    /// the sandbox.
     @discardableResult
     public func startWirePlumber(timeout: Duration = .seconds(15)) throws -> ManagedProcess {
-        let bus = try spawn("dbus-daemon", ["--session", "--nofork", "--nopidfile", "--print-address=1"])
-        var address = ""
-        try waitUntil(timeout: timeout, "the private session bus prints its address") {
-            guard bus.isRunning else { throw SandboxError.notRunning("dbus-daemon exited: \(bus.errorOutput)") }
-            address = bus.output.split(separator: "\n").first.map(String.init) ?? ""
-            return !address.isEmpty
+        let bus = try lock.withLock { () throws -> PrivateSessionBus in
+            if let sessionBus { return sessionBus }
+            let bus = try PrivateSessionBus()
+            sessionBus = bus
+            return bus
         }
-        let process = try spawn("wireplumber", [], extraEnvironment: ["DBUS_SESSION_BUS_ADDRESS": address])
+        let process = try spawn("wireplumber", [], extraEnvironment: bus.environment)
         try waitUntil(timeout: timeout, "WirePlumber provides the default metadata") {
             guard process.isRunning else {
                 throw SandboxError.notRunning("wireplumber exited at startup: \(process.errorOutput)")
@@ -164,6 +164,10 @@ public final class PrivatePipeWire: @unchecked Sendable {
             return clients
         }
         for client in started.reversed() { client.terminate() }
+        lock.withLock { () -> PrivateSessionBus? in
+            defer { sessionBus = nil }
+            return sessionBus
+        }?.stop()
         stopPulse()
         stopDaemon()
     }
