@@ -11,10 +11,26 @@ enum MessageCoding {
         for value in values { try append(value, to: message) }
     }
 
+    /// The most values (counting every element of every container) decoded from one message: a
+    /// peer cannot make us build millions of BusValues from one large array. Far above anything
+    /// the audiosession API carries.
+    static let maxValuesPerMessage = 100_000
+
     /// Reads every remaining value of the current body (or container).
     static func readAll(_ message: OpaquePointer) throws(BusError) -> [BusValue] {
+        var budget = maxValuesPerMessage
+        return try readAll(message, &budget)
+    }
+
+    /// Reads the next value, or nil at the end of the body / container.
+    static func readOne(_ message: OpaquePointer) throws(BusError) -> BusValue? {
+        var budget = maxValuesPerMessage
+        return try readOne(message, &budget)
+    }
+
+    private static func readAll(_ message: OpaquePointer, _ budget: inout Int) throws(BusError) -> [BusValue] {
         var values: [BusValue] = []
-        while let value = try readOne(message) { values.append(value) }
+        while let value = try readOne(message, &budget) { values.append(value) }
         return values
     }
 
@@ -89,13 +105,14 @@ enum MessageCoding {
 
     // MARK: - Reading
 
-    /// The next value, or nil at the end of the body / container.
-    static func readOne(_ message: OpaquePointer) throws(BusError) -> BusValue? {
+    private static func readOne(_ message: OpaquePointer, _ budget: inout Int) throws(BusError) -> BusValue? {
         var type: CChar = 0
         var contentsPointer: UnsafePointer<CChar>? = nil
         let peeked = sd_bus_message_peek_type(message, &type, &contentsPointer)
         try check(peeked, "peek")
         if peeked == 0 { return nil }
+        budget -= 1
+        guard budget >= 0 else { throw .invalidArgs("more than \(maxValuesPerMessage) values in one message") }
         let contents = contentsPointer.map { String(cString: $0) } ?? ""
         switch Unicode.Scalar(UInt8(bitPattern: type)) {
         case "y": return .byte(try readBasic(message, type, UInt8(0)))
@@ -111,16 +128,16 @@ enum MessageCoding {
         case "o": return .objectPath(try readText(message, type))
         case "g": return .signature(try readText(message, type))
         case "a":
-            let items = try enter(message, type, contents) { () throws(BusError) in try readAll(message) }
+            let items = try enter(message, type, contents) { () throws(BusError) in try readAll(message, &budget) }
             return .array(element: contents, items)
         case "v":
-            let inner = try enter(message, type, contents) { () throws(BusError) in try readOne(message) }
+            let inner = try enter(message, type, contents) { () throws(BusError) in try readOne(message, &budget) }
             guard let inner else { throw .invalidArgs("empty variant") }
             return .variant(inner)
         case "r":
-            return .structure(try enter(message, type, contents) { () throws(BusError) in try readAll(message) })
+            return .structure(try enter(message, type, contents) { () throws(BusError) in try readAll(message, &budget) })
         case "e":
-            let fields = try enter(message, type, contents) { () throws(BusError) in try readAll(message) }
+            let fields = try enter(message, type, contents) { () throws(BusError) in try readAll(message, &budget) }
             guard fields.count == 2 else { throw .invalidArgs("malformed dictionary entry") }
             return .dictEntry(key: fields[0], value: fields[1])
         default:

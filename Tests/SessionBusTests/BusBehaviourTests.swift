@@ -166,6 +166,11 @@ import Testing
             await #expect(throws: BusError.self) {
                 try await fixture.call("Echo", [.variant(.array(element: "s", [.int32(1)]))])
             }
+            // A huge array is refused before it becomes a huge [BusValue].
+            let huge = BusValue.array(element: "y", Array(repeating: BusValue.byte(7), count: 150_000))
+            let tooBig = await #expect(throws: BusError.self) { try await fixture.call("Echo", [.variant(huge)]) }
+            #expect(tooBig?.name == "org.freedesktop.DBus.Error.InvalidArgs")
+            #expect(tooBig?.message.contains("values in one message") == true)
             #expect(try await fixture.call("Add", [.int32(1), .int32(1)]) == [.int32(2)])
         }
     }
