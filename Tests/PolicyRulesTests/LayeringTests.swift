@@ -80,6 +80,17 @@ struct LayeringTests {
             reason: "shipped rules directory not found (set AUDIOSESSION_RULES_DIR)")])) { try broken.load() }
     }
 
+    @Test("a file that is not UTF-8 text is refused")
+    func notText() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let path = root.path + "/bad.conf"
+        try Data([0x61, 0x20, 0x3D, 0x20, 0xFF, 0xFE]).write(to: URL(fileURLWithPath: path))
+        #expect(throws: RulesError([RulesDiagnostic(file: path, line: nil, reason: "not UTF-8 text")])) {
+            _ = try RuleSetLoader.read(path: path)
+        }
+    }
+
     @Test("one bad file anywhere: the whole set is refused, with every problem")
     func wholeOrNothing() throws {
         let root = try TemporaryDirectory()

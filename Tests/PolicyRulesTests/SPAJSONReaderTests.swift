@@ -95,4 +95,15 @@ struct SPAJSONReaderTests {
         #expect(table.line(at: 5) == 3)
         #expect(table.line(at: 6) == 4)
     }
+
+    @Test("invalid UTF-8 inside a string is reported with its line")
+    func invalidUTF8() {
+        let bytes = Array("a = 1\nb = \"x".utf8) + [0xC3, 0x28] + Array("\"\n".utf8)
+        do {
+            _ = try SPAJSONReader.read(bytes: bytes, file: "f")
+            Issue.record("invalid UTF-8 was accepted")
+        } catch {
+            #expect(error.description == "f:2: invalid UTF-8 in a string")
+        }
+    }
 }
