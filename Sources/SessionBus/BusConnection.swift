@@ -88,6 +88,7 @@ public final class BusConnection: Sendable {
                     throw .invalidArgs(
                         "\(interface.name).\(property.name) is \"\(property.signature)\", not \"\(value.signature)\"")
                 }
+                try value.validate()
             }
         }
         guard engine.exportedPaths.withLock({ $0.insert(path).inserted }) else {

@@ -59,6 +59,7 @@ public final class BusObject: @unchecked Sendable {
             guard value.signature == property.signature else {
                 throw .invalidArgs("\(interface).\(name) is \"\(property.signature)\", not \"\(value.signature)\"")
             }
+            try value.validate()
         }
         let changed = values.withLock { store -> [String] in
             var changed: [String] = []
@@ -86,6 +87,7 @@ public final class BusObject: @unchecked Sendable {
         guard signature == description.signature else {
             throw .invalidArgs("\(interface).\(signal) takes \"\(description.signature)\", not \"\(signature)\"")
         }
+        for argument in arguments { try argument.validate() }
         engine.enqueue { [self] engine in
             engine.emitSignal(self, interface: interface, member: signal, arguments: arguments, destination: destination)
         }

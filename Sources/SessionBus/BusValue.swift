@@ -53,6 +53,52 @@ public indirect enum BusValue: Sendable, Hashable {
     }
 }
 
+// MARK: - Validity
+
+extension BusValue {
+    /// Throws InvalidArgs if the value cannot be sent: a string with NUL, a malformed object path
+    /// or signature, an array element of another type than the array's, a dictionary entry
+    /// outside an array or with a non-basic key, an empty structure.
+    public func validate() throws(BusError) {
+        try validate(insideArray: false)
+    }
+
+    private func validate(insideArray: Bool) throws(BusError) {
+        switch self {
+        case .string(let s):
+            guard !s.utf8.contains(0) else { throw .invalidArgs("strings must not contain NUL characters") }
+        case .objectPath(let s):
+            guard BusNames.isValidObjectPath(s) else { throw .invalidArgs("invalid object path \"\(s)\"") }
+        case .signature(let s):
+            guard BusNames.isValidSignature(s) else { throw .invalidArgs("invalid signature \"\(s)\"") }
+        case .array(let element, let items):
+            guard BusNames.isSingleCompleteType("a" + element) else {
+                throw .invalidArgs("invalid array element signature \"\(element)\"")
+            }
+            for item in items {
+                guard item.signature == element else {
+                    throw .invalidArgs("array of \"\(element)\" holds a \"\(item.signature)\" element")
+                }
+                try item.validate(insideArray: true)
+            }
+        case .dictEntry(let key, let value):
+            guard insideArray else { throw .invalidArgs("a dictionary entry must be an array element") }
+            guard key.signature.count == 1, key.signature != "v" else {
+                throw .invalidArgs("dictionary keys must be of a basic type")
+            }
+            try key.validate(insideArray: false)
+            try value.validate(insideArray: false)
+        case .structure(let fields):
+            guard !fields.isEmpty else { throw .invalidArgs("empty structures are not allowed") }
+            for field in fields { try field.validate(insideArray: false) }
+        case .variant(let inner):
+            try inner.validate(insideArray: false)
+        default:
+            break
+        }
+    }
+}
+
 // MARK: - Building
 
 extension BusValue {

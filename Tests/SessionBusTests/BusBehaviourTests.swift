@@ -103,6 +103,10 @@ import Testing
 
             #expect(throws: BusError.self) { try fixture.object.emit("Changed", of: testInterfaceName, [.string("no details")]) }
             #expect(throws: BusError.self) { try fixture.object.emit("Unknown", of: testInterfaceName) }
+            #expect(throws: BusError.self) {
+                try fixture.object.emit("Changed", of: testInterfaceName, [.string("nul\u{0}"), .dictionary([:])])
+            }
+            #expect(throws: BusError.self) { try fixture.object.setProperty("Label", of: testInterfaceName, to: .string("a\u{0}b")) }
         }
     }
 }
