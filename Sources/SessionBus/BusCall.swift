@@ -101,13 +101,3 @@ public final class BusCall: @unchecked Sendable {
         }
     }
 }
-
-/// A signal received by a subscription.
-public struct BusSignal: Sendable, Hashable {
-    /// The sender's unique name.
-    public let sender: String
-    public let path: String
-    public let interface: String
-    public let member: String
-    public let arguments: [BusValue]
-}
