@@ -44,6 +44,7 @@ struct WatcherTests {
         let watcher = try RulesWatcher(directories: [root.path + "/config/policy-rules.d"], settleTime: .milliseconds(20))
         defer { watcher.stop() }
 
+        try FileManager.default.createDirectory(atPath: root.path + "/unrelated", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: root.path + "/config", withIntermediateDirectories: true)
         #expect(await nextChange(watcher))
         try FileManager.default.createDirectory(atPath: root.path + "/config/policy-rules.d", withIntermediateDirectories: true)
@@ -61,5 +62,26 @@ struct WatcherTests {
         watcher.stop()
         var iterator = watcher.changes.makeAsyncIterator()
         #expect(await iterator.next() == nil)
+    }
+}
+
+@Suite("Which file-system events count as a rules change")
+struct WatchScopeTests {
+    @Test("in a rule directory: *.conf files and the directory itself")
+    func rulesDirectory() {
+        let scope = WatchScope(isRulesDirectory: true)
+        #expect(scope.isRelevant(name: "50-mine.conf"))
+        #expect(scope.isRelevant(name: ""))
+        #expect(!scope.isRelevant(name: "README"))
+        #expect(!scope.isRelevant(name: ".50-mine.conf.swp"))
+        #expect(!scope.isRelevant(name: "50-mine.conf~"))
+    }
+
+    @Test("in an ancestor of a missing rule directory: only the next directory on the way")
+    func ancestor() {
+        let scope = WatchScope(children: ["audiosession"])
+        #expect(scope.isRelevant(name: "audiosession"))
+        #expect(!scope.isRelevant(name: "gtk-3.0"))
+        #expect(!scope.isRelevant(name: "x.conf"))
     }
 }

@@ -10,8 +10,11 @@ import Synchronization
 /// directory that does not exist yet, on its nearest existing parent, so creating
 /// `~/.config/audiosession/policy-rules.d` is noticed too).
 ///
-/// Editors save in bursts (write a temporary file, rename, chmod); events arriving within
-/// `settleTime` of each other are reported as one change. The daemon reacts by calling
+/// Only events that can change the rule set count: a `*.conf` file of a rule directory,
+/// the directory itself, or (in an ancestor) the next directory on the way to a missing
+/// rule directory; `~/.config` churn from other programs is ignored. Editors save in
+/// bursts (write a temporary file, rename, chmod); events arriving within `settleTime` of
+/// each other are reported as one change. The daemon reacts by calling
 /// `LiveRules.reload()`, which validates the whole set before swapping it in.
 public final class RulesWatcher: Sendable {
     /// One report per burst of file-system events.
@@ -24,6 +27,9 @@ public final class RulesWatcher: Sendable {
     private let settleTime: Duration
     private let continuation: AsyncStream<Void>.Continuation
     private let stopped = Atomic<Bool>(false)
+    /// What each inotify watch descriptor is for. Written by `addWatches` (in `init`, then
+    /// only on the watching thread); the lock makes that hand-over explicit.
+    private let scopes = Mutex<[Int32: WatchScope]>([:])
 
     /// Starts watching. Throws the `errno` of `inotify_init1` or `pipe`.
     public init(directories: [String], settleTime: Duration = .milliseconds(100)) throws(WatchError) {
@@ -58,19 +64,29 @@ public final class RulesWatcher: Sendable {
         _ = write(wakeup.write, &byte, 1)
     }
 
-    /// Watch each directory, or the nearest existing ancestor of a missing one.
-    /// Re-adding an existing watch is harmless (inotify returns the same descriptor).
+    /// Watch each directory, or the nearest existing ancestor of a missing one. Watches of
+    /// removed directories die by themselves; the table is rebuilt from scratch each time.
     private func addWatches() {
         let mask = UInt32(IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO
             | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
+        var table: [Int32: WatchScope] = [:]
         for directory in directories {
             var path = directory
+            var child: String?
             while !path.isEmpty {
-                if inotify_add_watch(inotify, path, mask) >= 0 { break }
+                let descriptor = inotify_add_watch(inotify, path, mask)
+                if descriptor >= 0 {
+                    var scope = table[descriptor] ?? WatchScope()
+                    if let child { scope.children.insert(child) } else { scope.isRulesDirectory = true }
+                    table[descriptor] = scope
+                    break
+                }
                 guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { break }
+                child = String(path[path.index(after: slash)...])
                 path = String(path[..<slash])
             }
         }
+        scopes.withLock { $0 = table }
     }
 
     /// Runs until `stop()` writes its wake-up byte. The wake-up pipe is closed only after
@@ -104,16 +120,54 @@ public final class RulesWatcher: Sendable {
                 continuation.yield()
                 continue
             }
-            if descriptors[0].revents != 0 {
-                drain()
+            if descriptors[0].revents != 0 && drain() {
                 pending = true
             }
         }
     }
 
-    private func drain() {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while read(inotify, &buffer, buffer.count) > 0 {}
+    /// Reads every pending event; true when one of them can change the rule set.
+    private func drain() -> Bool {
+        var relevant = false
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = read(inotify, &buffer, buffer.count)
+            guard count > 0 else { return relevant }
+            let table = scopes.withLock { $0 }
+            buffer.withUnsafeBytes { bytes in
+                var offset = 0
+                // struct inotify_event { int wd; uint32_t mask, cookie, len; char name[len]; }
+                while offset + 16 <= count {
+                    let descriptor = bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+                    let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                    let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                    let nameBytes = bytes[(offset + 16)..<min(count, offset + 16 + length)].prefix { $0 != 0 }
+                    let name = String(decoding: nameBytes, as: UTF8.self)
+                    if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                        relevant = true
+                    } else if let scope = table[descriptor], scope.isRelevant(name: name) {
+                        relevant = true
+                    }
+                    offset += 16 + length
+                }
+            }
+        }
+    }
+}
+
+/// What one watched directory is watched for.
+struct WatchScope: Hashable, Sendable {
+    /// It is a rule directory: its `*.conf` files matter.
+    var isRulesDirectory = false
+    /// It is the nearest existing ancestor of missing rule directories: the creation (or
+    /// removal) of these children matters.
+    var children: Set<String> = []
+
+    /// Whether an event about `name` (empty: the directory itself) can change the rules.
+    func isRelevant(name: String) -> Bool {
+        if name.isEmpty { return true }
+        if children.contains(name) { return true }
+        return isRulesDirectory && name.hasSuffix(".conf") && !name.hasPrefix(".")
     }
 }
 
