@@ -28,6 +28,13 @@ public struct PolicyConfiguration: Hashable, Sendable {
     public var interruptionMethods: [InterruptionMethod]
     /// Categories whose sessions are paused when their output device goes away.
     public var pauseOnUnplug: Set<Category>
+    /// Port types that do not take over when they appear ("last in wins" skips them; they are
+    /// used only when nothing else is there). HDMI and DisplayPort by default: a monitor waking
+    /// up must not steal the music (PulseAudio's switch-on-connect has an ignore list for this).
+    public var routeTakeoverIgnoredTypes: Set<PortType>
+    /// Categories whose sessions move to a newly available device; others stay where they are
+    /// while their ports exist.
+    public var routeTakeoverCategories: Set<Category>
     /// Whether interrupted sessions are resumed (ended + shouldResume, MPRIS Play, relink)
     /// when the interrupter ends.
     public var resumeAfterInterruption: Bool
@@ -53,6 +60,8 @@ public struct PolicyConfiguration: Hashable, Sendable {
         unduckRamp: Duration = .milliseconds(500),
         interruptionMethods: [InterruptionMethod] = [.sessionAPI, .mpris, .unlink, .mute],
         pauseOnUnplug: Set<Category> = [.playback],
+        routeTakeoverIgnoredTypes: Set<PortType> = [.HDMI, .displayPort],
+        routeTakeoverCategories: Set<Category> = Set(Category.allCases),
         resumeAfterInterruption: Bool = true,
         silencedBySilentMode: Set<Category> = [.ambient, .soloAmbient],
         hardwareArbitration: Bool = true,
@@ -70,6 +79,8 @@ public struct PolicyConfiguration: Hashable, Sendable {
         self.unduckRamp = unduckRamp
         self.interruptionMethods = interruptionMethods
         self.pauseOnUnplug = pauseOnUnplug
+        self.routeTakeoverIgnoredTypes = routeTakeoverIgnoredTypes
+        self.routeTakeoverCategories = routeTakeoverCategories
         self.resumeAfterInterruption = resumeAfterInterruption
         self.silencedBySilentMode = silencedBySilentMode
         self.hardwareArbitration = hardwareArbitration

@@ -121,14 +121,6 @@ struct WalkCounters {
         equalInterrupter[audience] != Self.none ? equalInterrupter[audience] : higherInterrupter[audience]
     }
 
-    /// The interrupter from classes above the current one only (for a probe at the top of its class).
-    func higherInterrupter(_ audience: Int, probePriority: Int) -> UInt64 {
-        if started && currentPriority > probePriority {
-            return higherInterrupter[audience] != Self.none ? higherInterrupter[audience] : pendingInterrupter[audience]
-        }
-        return higherInterrupter[audience]
-    }
-
     /// A playing contender adds its effects for everyone below it.
     @inline(__always)
     mutating func contribute(_ effects: Contender.Effects, id: SessionID) {

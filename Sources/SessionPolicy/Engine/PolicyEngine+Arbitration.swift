@@ -76,16 +76,21 @@ extension PolicyEngine {
         contender.lastBlocker = blocker?.rawValue ?? WalkCounters.none
         contenders.insert(contender, at: insertionIndex(priority: contender.priority, serial: contender.serial))
         if contender.isExplicit { explicitContenders += 1 }
+        if waiting { waitingContenders += 1 }
     }
 
     /// Stops contending (deactivated, stopped, removed): restores its gain, forgets its hint,
     /// and releases whoever it was keeping interrupted.
     /// - Parameter resumeHint: whether those may resume (`notifyOthersOnDeactivation`, or an
     ///   implicit session that simply stopped).
-    mutating func leaveContention(_ id: SessionID, resumeHint: Bool, notify: Bool = true) {
+    @discardableResult
+    mutating func leaveContention(_ id: SessionID, resumeHint: Bool, notify: Bool = true) -> Contender? {
+        var removed: Contender?
         if let index = contenderIndex(of: id) {
             let contender = contenders.remove(at: index)
+            removed = contender
             if contender.isExplicit { explicitContenders -= 1 }
+            if contender.isWaiting { waitingContenders -= 1 }
             if notify && contender.appliedDuckCount != 0 {
                 emit(.setGain(id, gain: 1.0, ramp: configuration.unduckRamp))
             }
@@ -95,6 +100,7 @@ extension PolicyEngine {
             state.userPausedWhileInterrupted = false
         }
         release(id, resumeHint: resumeHint)
+        return removed
     }
 
     /// `id` no longer keeps anyone interrupted. Ending without `notifyOthersOnDeactivation`
@@ -109,9 +115,10 @@ extension PolicyEngine {
 
     // MARK: The walk
 
-    /// Who would interrupt a session of this priority and audience if it activated now (as
-    /// the newest of its class)? `nil`: it may play. Changes nothing.
-    func interrupter(forPriority priority: Int, audience: Int) -> SessionID? {
+    /// What a session of this priority and audience would meet if it activated now (as the
+    /// newest of its class): who interrupts it, or else how many duck it. Changes nothing;
+    /// walks only the contenders of higher classes.
+    func arrival(priority: Int, audience: Int) -> Arrival {
         var counters = WalkCounters()
         for contender in contenders {
             if contender.priority <= priority { break }
@@ -120,8 +127,44 @@ extension PolicyEngine {
             let plays = contender.isWaiting ? !interrupted && contender.resumesToPlay : !interrupted
             if plays { counters.contribute(contender.effects, id: contender.id) }
         }
-        let raw = counters.higherInterrupter(audience, probePriority: priority)
-        return raw == WalkCounters.none ? nil : SessionID(raw)
+        counters.enter(priority: priority)
+        let raw = counters.interrupter(audience)
+        return Arrival(
+            interrupter: counters.isInterrupted(audience) && raw != WalkCounters.none ? SessionID(raw) : nil,
+            duckCount: counters.duckCount(audience))
+    }
+
+    struct Arrival {
+        var interrupter: SessionID?
+        var duckCount: Int32
+    }
+
+    func interrupter(forPriority priority: Int, audience: Int) -> SessionID? {
+        arrival(priority: priority, audience: audience).interrupter
+    }
+
+    /// A contender whose arrival or departure changes nobody else: it ducks and interrupts
+    /// no one, nobody waits to be re-judged, it wants no hardware values, and no hint
+    /// depends on it. Then the walk is skipped (the common case of a media player starting
+    /// or stopping among others), and per-event cost stays at the contenders above it.
+    func changesNobody(_ contender: Contender) -> Bool {
+        contender.effects.isNone && waitingContenders == 0 && !contender.hasWish && !contender.isExplicit
+            && !(contender.isNonMixable && explicitContenders > 0)
+    }
+
+    /// Activates an implicit session nothing interrupts: walks only if others may change.
+    mutating func activatePlaying(_ id: SessionID, arrival: Arrival) {
+        enterContention(id, waiting: false)
+        emit(.activated(id))
+        guard let index = contenderIndex(of: id), changesNobody(contenders[index]) else {
+            arbitrate(cause: id)
+            return
+        }
+        contenders[index].isEffective = true
+        if arrival.duckCount != 0 {
+            contenders[index].appliedDuckCount = arrival.duckCount
+            emit(.setGain(id, gain: gain(forDuckCount: arrival.duckCount), ramp: configuration.duckRamp))
+        }
     }
 
     /// What the walk found to change at one contender, carried out after the walk.
@@ -141,6 +184,7 @@ extension PolicyEngine {
         var firstNonMixableApp = -1
         var severalNonMixableApps = false
         var anyWish = false
+        var waiting = 0
 
         contenders.withUnsafeMutableBufferPointer { buffer in
             for index in buffer.indices {
@@ -150,12 +194,14 @@ extension PolicyEngine {
                 var plays = false
                 if !buffer[index].isWaiting {
                     if interrupted {
+                        waiting += 1
                         let by = counters.interrupter(audience)
                         changes.append(.interrupt(index: index, by: by != WalkCounters.none ? by : cause?.rawValue ?? WalkCounters.none))
                     } else {
                         plays = true
                     }
                 } else if interrupted {
+                    waiting += 1
                     // Still held, perhaps by someone else now: that one's end decides shouldResume.
                     let by = counters.interrupter(audience)
                     if by != WalkCounters.none { buffer[index].lastBlocker = by }
@@ -195,6 +241,7 @@ extension PolicyEngine {
             }
         }
         walkScratch = changes
+        waitingContenders = waiting
         if explicitContenders > 0 {
             updateHints(nonMixableCount: nonMixableCount, firstApp: firstNonMixableApp, severalApps: severalNonMixableApps)
         }

@@ -32,12 +32,24 @@ extension PolicyEngine {
         nextPortSerial += 1
     }
 
+    /// Whether a newly available port takes over ("last in wins"). Ports of an ignored type
+    /// (HDMI by default, like PulseAudio's switch-on-connect) join at the back instead.
+    func takesOver(_ port: Port) -> Bool {
+        !configuration.routeTakeoverIgnoredTypes.contains(port.type)
+    }
+
+    /// The "last in" stamp of a port that becomes available now.
+    mutating func arrivalStamp(for port: Port) -> UInt64 {
+        guard takesOver(port) else { return 0 }
+        defer { nextPortSerial += 1 }
+        return nextPortSerial
+    }
+
     mutating func enumerateDevices(_ list: [Port], defaultOutput: String?, defaultInput: String?) {
         ports = []
         for port in list {
             ports.removeAll { $0.port.uid == port.uid }
-            ports.append(PortRecord(port: port, available: true, lastIn: nextPortSerial))
-            nextPortSerial += 1
+            ports.append(PortRecord(port: port, available: true, lastIn: arrivalStamp(for: port)))
         }
         if let defaultInput { bumpLastIn(defaultInput) }
         if let defaultOutput { bumpLastIn(defaultOutput) }
@@ -46,8 +58,7 @@ extension PolicyEngine {
 
     mutating func addDevice(_ port: Port) {
         ports.removeAll { $0.port.uid == port.uid }
-        ports.append(PortRecord(port: port, available: true, lastIn: nextPortSerial))
-        nextPortSerial += 1
+        ports.append(PortRecord(port: port, available: true, lastIn: arrivalStamp(for: port)))
         plugged(port)
     }
 
@@ -61,7 +72,7 @@ extension PolicyEngine {
         guard let index = ports.firstIndex(where: { $0.port.uid == uid }), ports[index].available != available else { return }
         ports[index].available = available
         if available {
-            bumpLastIn(uid)
+            if takesOver(ports[index].port) { bumpLastIn(uid) }
             plugged(ports[index].port)
         } else {
             unplugged(uid)
@@ -72,7 +83,8 @@ extension PolicyEngine {
         guard let record = ports.first(where: { $0.port.uid == uid }), record.port.direction == direction else { return }
         bumpLastIn(uid)
         clearOverrides()
-        rerouteAll(reason: .routeConfigurationChange, lost: [])
+        // The user chose it: an override of the route (reason 4), never a loss, so nothing pauses.
+        rerouteAll(reason: .override, lost: [])
     }
 
     /// A new port: it wins (last in), a new microphone resets preferred inputs, and any
@@ -114,13 +126,13 @@ extension PolicyEngine {
             }
             let previous = state.route
             guard route != previous else { continue }
+            if reason == .newDeviceAvailable, keepsRouteOnArrival(state) { continue }
             sessions[id]?.route = route
             if !state.streams.isEmpty { emit(.link(id, route)) }
             let lostOutput = previous.outputs.contains { lost.contains($0.uid) }
             let noRoute = needsRoute(state) && route.isEmpty
-            if state.kind == .explicit {
-                emit(.routeChanged(id, reason: noRoute ? .noSuitableRouteForCategory : reason, previous: previous))
-            }
+            // Implicit sessions hear it too: `monitor` and the logs show every session's route change.
+            emit(.routeChanged(id, reason: noRoute ? .noSuitableRouteForCategory : reason, previous: previous))
             if reason == .oldDeviceUnavailable && lostOutput && state.kind == .implicit && state.activity == .active
                 && configuration.pauseOnUnplug.contains(state.configuration.category) {
                 emit(.pauseForRouteLoss(id, method: state.interruptionMethod))
@@ -131,6 +143,15 @@ extension PolicyEngine {
             }
         }
         if paused { arbitrate(cause: nil) }
+    }
+
+    /// A session whose category does not follow new devices keeps its route while every port
+    /// of it is still there (`routeTakeoverCategories`).
+    func keepsRouteOnArrival(_ state: SessionState) -> Bool {
+        guard !configuration.routeTakeoverCategories.contains(state.configuration.category), !state.route.isEmpty
+        else { return false }
+        let available = Set(ports.filter(\.available).map(\.port.uid))
+        return (state.route.inputs + state.route.outputs).allSatisfy { available.contains($0.uid) }
     }
 
     mutating func setPreferredInput(_ id: SessionID, _ uid: String?) {
@@ -165,6 +186,6 @@ extension PolicyEngine {
         let previous = state.route
         sessions[id]?.route = route
         if !state.streams.isEmpty { emit(.link(id, route)) }
-        if state.kind == .explicit { emit(.routeChanged(id, reason: reason, previous: previous)) }
+        emit(.routeChanged(id, reason: reason, previous: previous))
     }
 }

@@ -88,7 +88,7 @@ extension PolicyEngine {
             let route = routeSelector().route(for: routeRequest(state))
             sessions[id]?.route = route
             if !state.streams.isEmpty && route != previous { emit(.link(id, route)) }
-            if state.activity == .active && state.kind == .explicit {
+            if state.activity == .active {
                 emit(.routeChanged(id, reason: route.isEmpty == false || !needsRoute(state) ? routeReason : .noSuitableRouteForCategory, previous: previous))
             }
         }

@@ -42,10 +42,13 @@ extension PolicyEngine {
         case .inactive:
             guard !isGraphLost else { return }
             let audience = (state.isNonMixable ? 1 : 0) | (state.isSpoken ? 2 : 0)
-            if let interrupter = interrupter(forPriority: state.priorityClass.priority, audience: audience) {
+            let arrival = arrival(priority: state.priorityClass.priority, audience: audience)
+            if let interrupter = arrival.interrupter {
                 // Delayed focus: held now, resumed when the higher session ends.
                 enterContention(id, waiting: true, blocker: interrupter)
                 emit(.interruptionBegan(id, reason: .default, method: state.interruptionMethod))
+            } else if state.kind == .implicit {
+                activatePlaying(id, arrival: arrival)
             } else {
                 enterContention(id, waiting: false)
                 emit(.activated(id))
@@ -95,8 +98,9 @@ extension PolicyEngine {
         }
         switch activity {
         case .active where !running:
-            leaveContention(id, resumeHint: true)
+            let left = leaveContention(id, resumeHint: true)
             emit(.deactivated(id))
+            if let left, left.isEffective, changesNobody(left) { return }
             arbitrate(cause: nil)
         case .interrupted where empty:
             // Gone while held: nothing to resume, no ended.

@@ -41,6 +41,8 @@ public struct PolicyEngine: Sendable {
     var walkScratch: [WalkChange] = []
     /// How many contenders are explicit sessions (hints are only for them).
     var explicitContenders = 0
+    /// How many contenders are interrupted and waiting (re-judged by every walk).
+    var waitingContenders = 0
 
     public init(configuration: PolicyConfiguration = .desktop) {
         self.configuration = configuration
