@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "audiosessionctl", targets: ["audiosessionctl"]),
         .library(name: "SessionPolicy", targets: ["SessionPolicy"]),
         .library(name: "PipeWireGraph", targets: ["PipeWireGraph"]),
+        .library(name: "AudioSession", targets: ["AudioSession"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -52,9 +53,12 @@ let package = Package(
         .target(
             name: "AudioSessionControl",
             dependencies: [
-                "PipeWireGraph", "PolicyRules", "PipeWireSandbox",
+                "PipeWireGraph", "PolicyRules", "PipeWireSandbox", "AudioSession", "SessionBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+
+        // The app-facing Swift library: AVAudioSession's API over the D-Bus session API.
+        .target(name: "AudioSession", dependencies: ["SessionBus", "SessionPolicy"]),
 
         // --- Thin executables ----------------------------------------------------------------
         .executableTarget(
@@ -65,6 +69,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(name: "audiosessionctl", dependencies: ["AudioSessionControl"]),
+        // contrib/examples/SwiftPlayer: pauses on interruption, resumes on shouldResume.
+        .executableTarget(
+            name: "audiosession-example-player", dependencies: ["AudioSession"], path: "contrib/examples/SwiftPlayer"),
 
         // --- Tests -----------------------------------------------------------------------------
         .testTarget(
@@ -83,6 +90,12 @@ let package = Package(
             dependencies: [
                 "AudioSessionDaemon", "AudioSessionControl", "PipeWireSandbox", "PipeWireGraph",
                 "audiosessiond", "audiosessionctl",
+            ]),
+        .testTarget(
+            name: "SessionServiceTests",
+            dependencies: [
+                "AudioSession", "SessionBus", "PipeWireSandbox", "audiosessiond", "audiosessionctl",
+                "audiosession-example-player",
             ]),
     ]
 )

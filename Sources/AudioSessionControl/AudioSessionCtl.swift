@@ -5,7 +5,10 @@ public struct AudioSessionCtl: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "audiosessionctl",
         abstract: "Inspect and control the audiosession manager.",
-        subcommands: [GraphCommand.self, RulesCommand.self, DemoCommand.self])
+        subcommands: [
+            StatusCommand.self, MonitorCommand.self, RunCommand.self, SilentCommand.self, PermissionCommand.self,
+            GraphCommand.self, RulesCommand.self, DemoCommand.self,
+        ])
 
     public init() {}
 

@@ -16,6 +16,8 @@ public final class AudioSessionDaemon: Sendable {
     private let coordinator: PolicyCoordinator
     private let rules: LiveRules
     private let watcher: RulesWatcher?
+    // --- D-Bus session API (issue 7): served beside PipeWire, stopped first ------------------
+    private let sessionAPI = SessionAPIHost()
 
     /// Loads the rules (a daemon never runs without a valid set) and prepares the connection.
     public init(options: DaemonOptions, logger: Logger) throws(RulesError) {
@@ -62,6 +64,13 @@ public final class AudioSessionDaemon: Sendable {
         let graph = self.graph
         DesktopIntegration.start(coordinator: coordinator, perform: { graph.perform($0) }, logger: logger)
         // --- end MPRIS and logind ---
+        // --- D-Bus session API (issue 7) ---
+        if options.servesBus {
+            let sessionAPI = self.sessionAPI
+            backend.onEvent = { coordinator.handle($0); sessionAPI.graphEventHandled() }
+            sessionAPI.start(graph: graph, coordinator: coordinator, stateDirectory: options.stateDirectory, logger: logger)
+        }
+        // --- end D-Bus session API ---
         if let watcher {
             Task.detached { [weak self] in
                 for await _ in watcher.changes { self?.reloadRules(because: "a rules file changed") }
@@ -87,6 +96,7 @@ public final class AudioSessionDaemon: Sendable {
 
     /// Undoes everything the daemon changed on PipeWire, then detaches.
     public func stop() {
+        sessionAPI.stop()  // D-Bus session API (issue 7): no calls reach a stopping coordinator
         watcher?.stop()
         let done = DispatchSemaphore(value: 0)
         let backend = self.backend

@@ -12,11 +12,14 @@ public struct DaemonOptions: Sendable {
     public var extraRulesDirectories: [String]
     /// Where the daemon keeps what must survive it (the enforcement journal).
     public var stateDirectory: URL
+    /// Serve the session API on the user session bus (`--no-bus` turns it off).
+    public var servesBus: Bool
 
     public init(
         linksStreams: Bool = true, remote: String? = nil, extraRulesDirectories: [String] = [],
-        stateDirectory: URL = DaemonOptions.defaultStateDirectory()
+        stateDirectory: URL = DaemonOptions.defaultStateDirectory(), servesBus: Bool = true
     ) {
+        self.servesBus = servesBus
         self.linksStreams = linksStreams
         self.remote = remote
         self.extraRulesDirectories = extraRulesDirectories

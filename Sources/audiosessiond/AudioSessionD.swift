@@ -20,6 +20,10 @@ struct AudioSessionD: ParsableCommand {
           help: "Link nothing; leave linking to another session manager (WirePlumber) and only apply policy.")
     var noLinking = false
 
+    @Flag(name: .customLong("no-bus"),
+          help: "Do not serve the session API on D-Bus (without a session bus the daemon runs so anyway).")
+    var noBus = false
+
     @Option(help: ArgumentHelp("PipeWire remote (socket name or absolute path) to attach to.", valueName: "name"))
     var remote: String?
 
@@ -45,6 +49,7 @@ struct AudioSessionD: ParsableCommand {
         let logger = Logger(label: "audiosessiond")
         var options = DaemonOptions(linksStreams: !noLinking, remote: remote, extraRulesDirectories: rulesDirectories)
         if let stateDirectory { options.stateDirectory = URL(fileURLWithPath: stateDirectory) }
+        options.servesBus = !noBus
         let daemon: AudioSessionDaemon
         do {
             daemon = try AudioSessionDaemon(options: options, logger: logger)

@@ -1,0 +1,224 @@
+import Foundation
+import SessionBus
+@_exported import SessionPolicy
+
+/// AVAudioSession for Linux: your app's audio session, held by `audiosessiond` over D-Bus.
+///
+/// ```swift
+/// let session = AudioSession.shared
+/// try await session.setCategory(.playback)
+/// try await session.setActive(true)
+/// for await interruption in session.interruptions {
+///     if interruption.type == .began { player.pause() }
+///     else if interruption.options.contains(.shouldResume) { player.play() }
+/// }
+/// ```
+///
+/// The session is created on first use and lives as long as this object's bus connection: when
+/// the process exits, the daemon drops it. Streams of this process and its children join it
+/// (by process ancestry); set ``streamEnvironment()`` on other players to name it explicitly.
+/// Properties are read from the daemon (`get async throws`), so they are always current.
+public actor AudioSession {
+    /// The session of this process, on the session bus of `DBUS_SESSION_BUS_ADDRESS`.
+    public static let shared = AudioSession()
+
+    private let address: String?
+    private let appName: String?
+    private var bus: BusConnection?
+    private var path: String?
+    private var pump: Task<Void, Never>?
+    private nonisolated let interruptionBroadcast = Broadcast<InterruptionNotification>()
+    private nonisolated let routeChangeBroadcast = Broadcast<RouteChangeNotification>()
+    private nonisolated let hintBroadcast = Broadcast<SilenceSecondaryAudioHintType>()
+    private nonisolated let lostBroadcast = Broadcast<Void>()
+    private nonisolated let resetBroadcast = Broadcast<Void>()
+
+    /// - Parameters:
+    ///   - address: a D-Bus address; `nil` for the user session bus.
+    ///   - app: the app name record permission is kept under; `nil` for the process name.
+    public init(address: String? = nil, app: String? = nil) {
+        self.address = address
+        self.appName = app
+    }
+
+    // MARK: - Notifications (each access is a new listener; subscribe before activating)
+
+    /// `interruptionNotification`.
+    public nonisolated var interruptions: AsyncStream<InterruptionNotification> { interruptionBroadcast.stream() }
+    /// `routeChangeNotification`.
+    public nonisolated var routeChanges: AsyncStream<RouteChangeNotification> { routeChangeBroadcast.stream() }
+    /// `silenceSecondaryAudioHintNotification` (only while this session is active).
+    public nonisolated var silenceSecondaryAudioHints: AsyncStream<SilenceSecondaryAudioHintType> { hintBroadcast.stream() }
+    /// `mediaServicesWereLostNotification`: PipeWire went away.
+    public nonisolated var mediaServicesWereLost: AsyncStream<Void> { lostBroadcast.stream() }
+    /// `mediaServicesWereResetNotification`: PipeWire is back; reactivate.
+    public nonisolated var mediaServicesWereReset: AsyncStream<Void> { resetBroadcast.stream() }
+
+    // MARK: - Configuration
+
+    /// Sets category, mode and options together (options are not sticky: they reset to these).
+    public func setCategory(_ category: Category, mode: Mode = .default, options: CategoryOptions = []) async throws {
+        try await call(
+            "SetCategory", [.string(category.wireName), .string(mode.wireName), .uint32(UInt32(truncatingIfNeeded: options.rawValue))])
+    }
+
+    /// Asks the control tower to activate (it may refuse: `insufficientPriority`) or deactivate.
+    public func setActive(_ active: Bool, options: SetActiveOptions = []) async throws {
+        try await call("SetActive", [.bool(active), .uint32(UInt32(truncatingIfNeeded: options.rawValue))])
+    }
+
+    /// A hint, in Hz (0 clears it); read ``sampleRate`` after activating.
+    public func setPreferredSampleRate(_ hz: Double) async throws {
+        try await call("SetPreferredSampleRate", [.double(hz)])
+    }
+
+    /// A hint, in seconds (0 clears it); read ``ioBufferDuration`` after activating.
+    public func setPreferredIOBufferDuration(_ seconds: Double) async throws {
+        try await call("SetPreferredIOBufferDuration", [.double(seconds)])
+    }
+
+    /// One of ``availableInputs``, or `nil` to clear the preference.
+    public func setPreferredInput(_ input: PortDescription?) async throws {
+        try await call("SetPreferredInput", [.string(input?.uid ?? "")])
+    }
+
+    /// `.speaker` or `.none` (playAndRecord only; lasts until the next route change).
+    public func overrideOutputAudioPort(_ port: OutputOverride) async throws {
+        try await call("OverrideOutputAudioPort", [.string(port.wireName)])
+    }
+
+    /// Returns at once when the user decided already; otherwise waits (up to `timeout`) until
+    /// they answer with `audiosessionctl permission grant|deny APP` or a UI.
+    public func requestRecordPermission(timeout: Duration = .seconds(120)) async throws -> Bool {
+        let reply = try await call("RequestRecordPermission", [], timeout: timeout)
+        return reply.first?.boolValue ?? false
+    }
+
+    /// Ends the session now (it also ends when the process exits).
+    public func close() async {
+        if let path, let bus {
+            _ = try? await SessionBusAPI.call(bus, path: path, interface: SessionBusAPI.sessionInterface, member: "Close")
+        }
+        pump?.cancel()
+        bus?.close()
+        bus = nil
+        path = nil
+    }
+
+    // MARK: - Properties
+
+    public var category: Category { get async throws { Category(wireName: try await string("Category")) ?? .soloAmbient } }
+    public var mode: Mode { get async throws { Mode(wireName: try await string("Mode")) ?? .default } }
+    public var categoryOptions: CategoryOptions {
+        get async throws { CategoryOptions(rawValue: UInt(try await property("Options").uint32Value ?? 0)) }
+    }
+    public var isActive: Bool { get async throws { try await property("Active").boolValue ?? false } }
+    public var sampleRate: Double { get async throws { try await double("SampleRate") } }
+    public var preferredSampleRate: Double { get async throws { try await double("PreferredSampleRate") } }
+    public var ioBufferDuration: Double { get async throws { try await double("IOBufferDuration") } }
+    public var preferredIOBufferDuration: Double { get async throws { try await double("PreferredIOBufferDuration") } }
+    public var inputLatency: Double { get async throws { try await double("InputLatency") } }
+    public var outputLatency: Double { get async throws { try await double("OutputLatency") } }
+    public var inputNumberOfChannels: Int { get async throws { Int(try await property("InputNumberOfChannels").uint32Value ?? 0) } }
+    public var outputNumberOfChannels: Int { get async throws { Int(try await property("OutputNumberOfChannels").uint32Value ?? 0) } }
+    public var isOtherAudioPlaying: Bool { get async throws { try await property("OtherAudioPlaying").boolValue ?? false } }
+    public var secondaryAudioShouldBeSilencedHint: Bool {
+        get async throws { try await property("SecondaryAudioShouldBeSilencedHint").boolValue ?? false }
+    }
+    public var recordPermission: RecordPermission {
+        get async throws { RecordPermission(wireName: try await string("RecordPermission")) ?? .undetermined }
+    }
+    public var currentRoute: RouteDescription { get async throws { RouteDescription(try await property("CurrentRoute")) } }
+    /// Inputs for the current category (empty for output-only categories).
+    public var availableInputs: [PortDescription] { get async throws { PortDescription.list(try await property("AvailableInputs")) } }
+    public var preferredInput: PortDescription? {
+        get async throws {
+            let uid = try await string("PreferredInput")
+            return uid.isEmpty ? nil : try await availableInputs.first { $0.uid == uid }
+        }
+    }
+
+    /// The daemon's number for this session (`audiosession.id` on streams).
+    public var sessionID: UInt64 { get async throws { try await property("Id").uint64Value ?? 0 } }
+
+    /// Environment that makes a PipeWire or PulseAudio client's streams join this session
+    /// (for players that are not children of this process, or to be explicit).
+    public func streamEnvironment() async throws -> [String: String] {
+        let id = try await sessionID
+        return ["PIPEWIRE_PROPS": "{ audiosession.id = \(id) }", "PULSE_PROP": "audiosession.id=\(id)"]
+    }
+
+    // MARK: - Plumbing
+
+    private func string(_ name: String) async throws -> String { try await property(name).stringValue ?? "" }
+    private func double(_ name: String) async throws -> Double { try await property(name).doubleValue ?? 0 }
+
+    private func property(_ name: String) async throws -> BusValue {
+        let (bus, path) = try await session()
+        do {
+            return try await bus.property(name, of: SessionBusAPI.sessionInterface, at: path, on: SessionBusAPI.busName)
+        } catch let error as BusError {
+            throw AudioSessionFailure(error)
+        }
+    }
+
+    @discardableResult
+    private func call(_ member: String, _ arguments: [BusValue], timeout: Duration = .seconds(25)) async throws -> [BusValue] {
+        let (bus, path) = try await session()
+        return try await SessionBusAPI.call(
+            bus, path: path, interface: SessionBusAPI.sessionInterface, member: member, arguments, timeout: timeout)
+    }
+
+    /// Connects, subscribes to the signals, then creates the session: nothing sent to it is missed.
+    private func session() async throws -> (BusConnection, String) {
+        if let bus, let path { return (bus, path) }
+        let bus = try SessionBusAPI.connect(address: address)
+        let sessionSignals = try await bus.signals(sender: SessionBusAPI.busName, interface: SessionBusAPI.sessionInterface)
+        let lost = try await bus.signals(sender: SessionBusAPI.busName, interface: SessionBusAPI.managerInterface, member: "MediaServicesLost")
+        let reset = try await bus.signals(sender: SessionBusAPI.busName, interface: SessionBusAPI.managerInterface, member: "MediaServicesReset")
+        let reply = try await SessionBusAPI.call(
+            bus, path: SessionBusAPI.managerPath, interface: SessionBusAPI.managerInterface, member: "CreateSession",
+            [.string(appName ?? "")])
+        guard let path = reply.first?.stringValue else {
+            throw AudioSessionFailure(code: .unspecified, name: "", message: "malformed CreateSession reply")
+        }
+        self.bus = bus
+        self.path = path
+        let (interruptions, routes, hints) = (interruptionBroadcast, routeChangeBroadcast, hintBroadcast)
+        let (lostBroadcast, resetBroadcast) = (self.lostBroadcast, self.resetBroadcast)
+        pump = Task {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await signal in sessionSignals where signal.path == path {
+                        Self.deliver(signal, interruptions: interruptions, routes: routes, hints: hints)
+                    }
+                }
+                group.addTask { for await _ in lost { lostBroadcast.send(()) } }
+                group.addTask { for await _ in reset { resetBroadcast.send(()) } }
+            }
+        }
+        return (bus, path)
+    }
+
+    private static func deliver(
+        _ signal: BusSignal, interruptions: Broadcast<InterruptionNotification>,
+        routes: Broadcast<RouteChangeNotification>, hints: Broadcast<SilenceSecondaryAudioHintType>
+    ) {
+        let numbers = signal.arguments.map { $0.uint32Value.map(UInt.init) }
+        switch signal.member {
+        case "Interruption" where numbers.count == 3:
+            guard let type = numbers[0].flatMap(InterruptionType.init(rawValue:)) else { return }
+            interruptions.send(InterruptionNotification(
+                type: type, reason: numbers[1].flatMap(InterruptionReason.init(rawValue:)) ?? .default,
+                options: InterruptionOptions(rawValue: numbers[2] ?? 0)))
+        case "RouteChange" where signal.arguments.count == 2:
+            routes.send(RouteChangeNotification(
+                reason: numbers[0].flatMap(RouteChangeReason.init(rawValue:)),
+                previousRoute: RouteDescription(signal.arguments[1])))
+        case "SilenceSecondaryAudioHint":
+            if let type = numbers.first?.flatMap(SilenceSecondaryAudioHintType.init(rawValue:)) { hints.send(type) }
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import SessionBus
+import SessionPolicy
+
+/// The daemon's manager object, for tools (`audiosessionctl`) and settings UIs: every session,
+/// silent mode, record permissions and the live decision stream.
+public final class AudioSessionManager: Sendable {
+    private let bus: BusConnection
+
+    /// Connects to the session bus (or `address`); throws when there is no bus.
+    public init(address: String? = nil) throws(AudioSessionFailure) {
+        bus = try SessionBusAPI.connect(address: address)
+    }
+
+    deinit { bus.close() }
+
+    /// Throws `mediaServicesFailed` ("audiosessiond is not running") unless the daemon answers.
+    public func ensureRunning() async throws {
+        _ = try await property("SilentMode")
+    }
+
+    /// Every session the daemon knows (explicit and implicit), as `ListSessions` returns them.
+    public func sessions() async throws -> [[String: BusValue]] {
+        let reply = try await call("ListSessions")
+        return reply.first?.arrayValue?.compactMap(\.dictionaryValue) ?? []
+    }
+
+    public func silentMode() async throws -> Bool { try await property("SilentMode").boolValue ?? false }
+
+    public func setSilentMode(_ on: Bool) async throws { try await call("SetSilentMode", [.bool(on)]) }
+
+    /// The route a session with no wishes gets now.
+    public func currentRoute() async throws -> RouteDescription { RouteDescription(try await property("CurrentRoute")) }
+
+    public func setRecordPermission(_ permission: RecordPermission, for app: String) async throws {
+        try await call("SetRecordPermission", [.string(app), .string(permission.wireName)])
+    }
+
+    public func recordPermission(for app: String) async throws -> RecordPermission {
+        RecordPermission(wireName: try await call("GetRecordPermission", [.string(app)]).first?.stringValue ?? "") ?? .undetermined
+    }
+
+    /// Remembered (granted or denied) permissions by app.
+    public func recordPermissions() async throws -> [String: RecordPermission] {
+        let entries = try await call("ListRecordPermissions").first?.dictionaryValue ?? [:]
+        return entries.compactMapValues { $0.stringValue.flatMap(RecordPermission.init(wireName:)) }
+    }
+
+    /// Every signal of the manager (`Decision`, `RouteChange`, `MediaServicesLost`/`Reset`,
+    /// `RecordPermissionRequested`), from the moment this returns.
+    public func events() async throws -> AsyncStream<BusSignal> {
+        do {
+            return try await bus.signals(
+                sender: SessionBusAPI.busName, path: SessionBusAPI.managerPath, interface: SessionBusAPI.managerInterface)
+        } catch let error as BusError {
+            throw AudioSessionFailure(error)
+        }
+    }
+
+    public func close() { bus.close() }
+
+    @discardableResult
+    private func call(_ member: String, _ arguments: [BusValue] = []) async throws -> [BusValue] {
+        try await SessionBusAPI.call(
+            bus, path: SessionBusAPI.managerPath, interface: SessionBusAPI.managerInterface, member: member, arguments,
+            timeout: .seconds(10))
+    }
+
+    private func property(_ name: String) async throws -> BusValue {
+        do {
+            return try await bus.property(
+                name, of: SessionBusAPI.managerInterface, at: SessionBusAPI.managerPath, on: SessionBusAPI.busName,
+                timeout: .seconds(10))
+        } catch let error as BusError {
+            throw AudioSessionFailure(error)
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import AudioSession
+import Foundation
+import SessionBus
+
+/// `audiosessionctl status`: every session, its category and state, the route, silent mode.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show sessions, categories, states and the current route.")
+
+    @OptionGroup var connection: DaemonConnectionOptions
+
+    @Flag(help: "One JSON object (for scripts) instead of a table.")
+    var json = false
+
+    func run() async throws {
+        try await reportingDaemonProblems {
+            let manager = try connection.manager()
+            defer { manager.close() }
+            let silent = try await manager.silentMode()
+            let route = try await manager.currentRoute()
+            let sessions = try await manager.sessions()
+            if json {
+                let object: [String: Any] = [
+                    "silentMode": silent,
+                    "currentRoute": ["inputs": route.inputs.map(Self.port), "outputs": route.outputs.map(Self.port)],
+                    "sessions": sessions.map { $0.mapValues(JSONValues.object) },
+                ]
+                print(JSONValues.line(object))
+            } else {
+                print(Self.table(sessions: sessions, silent: silent, route: route))
+            }
+        }
+    }
+
+    static func port(_ port: PortDescription) -> [String: Any] {
+        ["uid": port.uid, "name": port.portName, "type": port.portType?.wireName ?? "unknown", "channels": port.channels]
+    }
+
+    static func table(sessions: [[String: BusValue]], silent: Bool, route: RouteDescription) -> String {
+        var lines = [
+            "silent mode: \(silent ? "on" : "off")",
+            "route: out \(route.outputs.map(\.description).joined(separator: ", ")) · in \(route.inputs.map(\.description).joined(separator: ", "))",
+            "",
+        ]
+        let header = ["ID", "KIND", "APP", "CATEGORY", "MODE", "OPTIONS", "STATE", "GAIN", "STREAMS", "ROUTE"]
+        var rows = [header]
+        for session in sessions {
+            let options = session["options"]?.arrayValue?.compactMap(\.stringValue).joined(separator: ",") ?? ""
+            var state = session["activity"]?.stringValue ?? ""
+            if session["silenced"]?.boolValue == true { state += " silenced" }
+            if session["captureSilenced"]?.boolValue == true { state += " mic-silenced" }
+            let routeText = RouteDescriptionText.from(session["route"])
+            rows.append([
+                session["id"]?.uint64Value.map(String.init) ?? "?",
+                session["kind"]?.stringValue ?? "",
+                session["app"]?.stringValue ?? "",
+                session["category"]?.stringValue ?? "",
+                session["mode"]?.stringValue ?? "",
+                options.isEmpty ? "-" : options,
+                state,
+                String(format: "%.2f", session["gain"]?.doubleValue ?? 1),
+                String(session["streams"]?.arrayValue?.count ?? 0),
+                routeText,
+            ])
+        }
+        if sessions.isEmpty { return (lines + ["no sessions"]).joined(separator: "\n") }
+        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for row in rows {
+            lines.append(row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+                .joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// A route value as `out a,b in c`.
+enum RouteDescriptionText {
+    static func from(_ value: BusValue?) -> String {
+        let fields = value?.structureValue ?? []
+        func uids(_ index: Int) -> String {
+            guard index < fields.count else { return "" }
+            return fields[index].arrayValue?.compactMap { $0.structureValue?.first?.stringValue }.joined(separator: ",") ?? ""
+        }
+        let outputs = uids(1), inputs = uids(0)
+        return [outputs.isEmpty ? nil : "out \(outputs)", inputs.isEmpty ? nil : "in \(inputs)"].compactMap { $0 }
+            .joined(separator: " ")
+    }
+}

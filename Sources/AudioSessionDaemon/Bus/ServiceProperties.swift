@@ -1,0 +1,100 @@
+import SessionBus
+import SessionPolicy
+
+/// The values behind the Manager1 and Session1 properties, read from the engine.
+extension SessionService {
+    func initialManagerProperties() -> [String: BusValue] {
+        managerProperties(route: .empty, ports: [])
+    }
+
+    func managerProperties(route: RouteDescription) -> [String: BusValue] {
+        managerProperties(route: route, ports: coordinator.engine.availablePorts)
+    }
+
+    private func managerProperties(route: RouteDescription, ports: [Port]) -> [String: BusValue] {
+        [
+            "SilentMode": .bool(silentMode),
+            "CurrentRoute": WireValues.route(route),
+            "AvailableInputs": WireValues.ports(ports.filter { $0.direction == .input }),
+            "AvailableOutputs": WireValues.ports(ports.filter { $0.direction == .output }),
+            "Sessions": .array(element: "o", sessionObjects.keys.sorted().map { .objectPath(SessionAPI.sessionPath($0.rawValue)) }),
+        ]
+    }
+
+    /// The route a session with no wishes gets now: the last-in output and input.
+    func systemRoute(_ engine: PolicyEngine) -> RouteDescription {
+        let ports = engine.availablePorts
+        return RouteDescription(
+            inputs: ports.first { $0.direction == .input }.map { [$0] } ?? [],
+            outputs: ports.first { $0.direction == .output }.map { [$0] } ?? [])
+    }
+
+    /// Why the system route changed, for the manager's RouteChange signal.
+    static func reason(from previous: RouteDescription, to current: RouteDescription, ports: [Port]) -> RouteChangeReason {
+        let available = Set(ports.map(\.uid))
+        let lost = (previous.inputs + previous.outputs).contains { !available.contains($0.uid) }
+        if lost { return .oldDeviceUnavailable }
+        let known = Set((previous.inputs + previous.outputs).map(\.uid))
+        if (current.inputs + current.outputs).contains(where: { !known.contains($0.uid) }) { return .newDeviceAvailable }
+        return .routeConfigurationChange
+    }
+
+    /// Every Session1 property of an explicit session, or nil if the engine does not know it.
+    func sessionProperties(_ id: SessionID) -> [String: BusValue]? {
+        let engine = coordinator.engine
+        guard let snapshot = engine.snapshot(of: id) else { return nil }
+        let hardware = engine.actualHardware()
+        let route = snapshot.route
+        // A quantum is what the graph adds each way at this buffer size.
+        let latency = hardware.ioBufferDuration
+        let category = snapshot.category
+        return [
+            "Id": .uint64(id.rawValue),
+            "App": .string(snapshot.app),
+            "Category": .string(category.wireName),
+            "Mode": .string(snapshot.mode.wireName),
+            "Options": .uint32(UInt32(truncatingIfNeeded: snapshot.options.rawValue)),
+            "Active": .bool(snapshot.activity == .active),
+            "Interrupted": .bool(snapshot.activity == .interrupted),
+            "SampleRate": .double(hardware.sampleRate),
+            "PreferredSampleRate": .double(snapshot.preferredHardware.sampleRate ?? 0),
+            "IOBufferDuration": .double(hardware.ioBufferDuration),
+            "PreferredIOBufferDuration": .double(snapshot.preferredHardware.ioBufferDuration ?? 0),
+            "InputLatency": .double(category.hasInput ? latency : 0),
+            "OutputLatency": .double(category.hasOutput ? latency : 0),
+            "InputNumberOfChannels": .uint32(UInt32(route.inputs.map(\.channels).max() ?? 0)),
+            "OutputNumberOfChannels": .uint32(UInt32(route.outputs.map(\.channels).max() ?? 0)),
+            "OtherAudioPlaying": .bool(engine.isOtherAudioPlaying(for: id)),
+            "SecondaryAudioShouldBeSilencedHint": .bool(engine.secondaryAudioShouldBeSilencedHint(for: id)),
+            "RecordPermission": .string(engine.recordPermission(for: snapshot.app).wireName),
+            "CurrentRoute": WireValues.route(route),
+            "AvailableInputs": WireValues.ports(engine.availableInputs(for: id)),
+            "PreferredInput": .string(snapshot.preferredInputUID ?? ""),
+        ]
+    }
+
+    /// One entry of `ListSessions` (explicit and implicit sessions alike).
+    func listing(_ snapshot: SessionSnapshot) -> BusValue {
+        var entry: [String: BusValue] = [
+            "id": .uint64(snapshot.id.rawValue),
+            "kind": .string(snapshot.kind.wireName),
+            "app": .string(snapshot.app),
+            "category": .string(snapshot.category.wireName),
+            "mode": .string(snapshot.mode.wireName),
+            "options": .strings(snapshot.options.wireNames),
+            "priorityClass": .string(snapshot.priorityClass.name),
+            "activity": .string(snapshot.activity.wireName),
+            "gain": .double(snapshot.gain),
+            "silenced": .bool(snapshot.isSilenced),
+            "captureSilenced": .bool(snapshot.isCaptureSilenced),
+            "route": WireValues.route(snapshot.route),
+            "streams": .array(element: "u", snapshot.streams.map { .uint32($0.rawValue) }),
+        ]
+        if let explicit = coordinator.explicitSessions[snapshot.id] {
+            entry["path"] = .objectPath(SessionAPI.sessionPath(snapshot.id.rawValue))
+            entry["owner"] = .string(explicit.owner.uniqueName)
+            entry["ownerPid"] = .int32(explicit.owner.pid)
+        }
+        return .dictionary(entry)
+    }
+}

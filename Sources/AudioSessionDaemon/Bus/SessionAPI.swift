@@ -1,0 +1,92 @@
+import SessionBus
+
+/// The names and shapes of the session API on D-Bus (see `docs/dbus-api.md`; the introspection
+/// XML in `docs/org.audiosession.xml` is checked against these by SessionServiceTests).
+///
+/// The vtables are built from these descriptions; a test introspects the running daemon and
+/// compares every member and signature with the XML, so the two cannot drift apart.
+enum SessionAPI {
+    static let busName = "org.audiosession.Manager1"
+    static let managerPath = "/org/audiosession/Manager1"
+    static let managerInterface = "org.audiosession.Manager1"
+    static let sessionInterface = "org.audiosession.Session1"
+
+    static func sessionPath(_ number: UInt64) -> String { "/org/audiosession/Session/\(number)" }
+
+    /// A port: (uid, name, port type wire name, channels).
+    static let port = "(sssu)"
+    /// A route: (inputs, outputs).
+    static let route = "(a\(port)a\(port))"
+
+    static let manager = BusInterface(
+        managerInterface,
+        methods: [
+            BusMethod("CreateSession", inputs: [BusArgument("app", "s")], outputs: [BusArgument("session", "o")]),
+            BusMethod("ListSessions", outputs: [BusArgument("sessions", "aa{sv}")]),
+            BusMethod("SetSilentMode", inputs: [BusArgument("on", "b")]),
+            BusMethod("SetRecordPermission", inputs: [BusArgument("app", "s"), BusArgument("permission", "s")]),
+            BusMethod("GetRecordPermission", inputs: [BusArgument("app", "s")], outputs: [BusArgument("permission", "s")]),
+            BusMethod("ListRecordPermissions", outputs: [BusArgument("permissions", "a{ss}")]),
+        ],
+        properties: [
+            BusProperty("SilentMode", "b"),
+            BusProperty("CurrentRoute", route),
+            BusProperty("AvailableInputs", "a\(port)"),
+            BusProperty("AvailableOutputs", "a\(port)"),
+            BusProperty("Sessions", "ao"),
+        ],
+        signals: [
+            BusSignalDescription("RouteChange", arguments: [BusArgument("reason", "u"), BusArgument("previous_route", route)]),
+            BusSignalDescription("MediaServicesLost"),
+            BusSignalDescription("MediaServicesReset"),
+            BusSignalDescription("RecordPermissionRequested", arguments: [BusArgument("app", "s")]),
+            BusSignalDescription(
+                "Decision",
+                arguments: [BusArgument("session", "t"), BusArgument("kind", "s"), BusArgument("details", "a{sv}")]),
+        ])
+
+    static let session = BusInterface(
+        sessionInterface,
+        methods: [
+            BusMethod(
+                "SetCategory",
+                inputs: [BusArgument("category", "s"), BusArgument("mode", "s"), BusArgument("options", "u")]),
+            BusMethod("SetActive", inputs: [BusArgument("active", "b"), BusArgument("options", "u")]),
+            BusMethod("SetPreferredSampleRate", inputs: [BusArgument("hz", "d")]),
+            BusMethod("SetPreferredIOBufferDuration", inputs: [BusArgument("seconds", "d")]),
+            BusMethod("SetPreferredInput", inputs: [BusArgument("uid", "s")]),
+            BusMethod("OverrideOutputAudioPort", inputs: [BusArgument("port", "s")]),
+            BusMethod("RequestRecordPermission", outputs: [BusArgument("granted", "b")]),
+            BusMethod("Close"),
+        ],
+        properties: [
+            BusProperty("Id", "t", changes: .constant),
+            BusProperty("App", "s", changes: .constant),
+            BusProperty("Category", "s"),
+            BusProperty("Mode", "s"),
+            BusProperty("Options", "u"),
+            BusProperty("Active", "b"),
+            BusProperty("Interrupted", "b"),
+            BusProperty("SampleRate", "d"),
+            BusProperty("PreferredSampleRate", "d"),
+            BusProperty("IOBufferDuration", "d"),
+            BusProperty("PreferredIOBufferDuration", "d"),
+            BusProperty("InputLatency", "d"),
+            BusProperty("OutputLatency", "d"),
+            BusProperty("InputNumberOfChannels", "u"),
+            BusProperty("OutputNumberOfChannels", "u"),
+            BusProperty("OtherAudioPlaying", "b"),
+            BusProperty("SecondaryAudioShouldBeSilencedHint", "b"),
+            BusProperty("RecordPermission", "s"),
+            BusProperty("CurrentRoute", route),
+            BusProperty("AvailableInputs", "a\(port)"),
+            BusProperty("PreferredInput", "s"),
+        ],
+        signals: [
+            BusSignalDescription(
+                "Interruption",
+                arguments: [BusArgument("type", "u"), BusArgument("reason", "u"), BusArgument("options", "u")]),
+            BusSignalDescription("RouteChange", arguments: [BusArgument("reason", "u"), BusArgument("previous_route", route)]),
+            BusSignalDescription("SilenceSecondaryAudioHint", arguments: [BusArgument("type", "u")]),
+        ])
+}

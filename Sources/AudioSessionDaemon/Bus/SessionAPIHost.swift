@@ -1,0 +1,44 @@
+import Foundation
+import Logging
+import PipeWireGraph
+import Synchronization
+
+/// Owns the D-Bus session API for the daemon: starts it beside PipeWire, stops it first on the
+/// way down. The service starts asynchronously (taking the bus name is a round trip), so the
+/// daemon never waits on the bus to attach to PipeWire.
+final class SessionAPIHost: Sendable {
+    private let service = Mutex<SessionService?>(nil)
+    private let stopped = Mutex(false)
+    private let startup = Mutex<Task<Void, Never>?>(nil)
+
+    init() {}
+
+    /// Starts serving unless `--no-bus`; with no session bus it logs one line and does nothing.
+    func start(graph: PipeWireGraph, coordinator: PolicyCoordinator, stateDirectory: URL, logger: Logger) {
+        let task = Task.detached { [self] in
+            guard let started = await SessionService.start(
+                graph: graph, coordinator: coordinator, stateDirectory: stateDirectory, logger: logger)
+            else { return }
+            let keep = stopped.withLock { stopped in
+                if !stopped { service.withLock { $0 = started } }
+                return !stopped
+            }
+            if !keep { started.stop() }
+        }
+        startup.withLock { $0 = task }
+    }
+
+    /// Called after the coordinator handled a backend event: devices may have come or gone
+    /// without any session decision, and the manager's route properties must follow.
+    func graphEventHandled() {
+        service.withLock { $0 }?.refresh()
+    }
+
+    func stop() {
+        stopped.withLock { $0 = true }
+        service.withLock { service in
+            service?.stop()
+            service = nil
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import SessionBus
+import SessionPolicy
+
+/// `org.audiosession.Session1` methods: only the connection that created a session may call them.
+/// Loop thread.
+extension SessionService {
+    func handleSessionCall(_ call: BusCall) {
+        guard let id = Self.sessionID(fromPath: call.path), let session = coordinator.explicitSessions[id] else {
+            return call.fail(WireValues.error(.expiredSession, "no session at \(call.path)"))
+        }
+        guard session.owner.uniqueName == call.caller.uniqueName else {
+            return call.fail(WireValues.error(
+                .missingEntitlement, "\(call.path) belongs to another connection (\(session.owner.uniqueName))"))
+        }
+        let arguments = call.arguments
+        switch call.member {
+        case "SetCategory":
+            guard let category = Category(wireName: arguments[0].stringValue ?? "") else {
+                return call.fail(WireValues.error(.badParam, "unknown category '\(arguments[0].stringValue ?? "")'"))
+            }
+            let modeName = arguments[1].stringValue ?? ""
+            guard let mode = modeName.isEmpty ? .default : Mode(wireName: modeName) else {
+                return call.fail(WireValues.error(.badParam, "unknown mode '\(modeName)'"))
+            }
+            let bits = UInt(arguments[2].uint32Value ?? 0)
+            guard bits & ~CategoryOptions.all.rawValue == 0 else {
+                return call.fail(WireValues.error(.badParam, "unknown option bits 0x\(String(bits & ~CategoryOptions.all.rawValue, radix: 16))"))
+            }
+            answer(call, coordinator.request(.setCategory(id, category, mode: mode, options: CategoryOptions(rawValue: bits)), for: id),
+                   "\(category.wireName) does not accept these options")
+        case "SetActive":
+            let bits = UInt(arguments[1].uint32Value ?? 0)
+            guard bits & ~SetActiveOptions.notifyOthersOnDeactivation.rawValue == 0 else {
+                return call.fail(WireValues.error(.badParam, "unknown SetActive option bits 0x\(String(bits, radix: 16))"))
+            }
+            let active = arguments[0].boolValue ?? false
+            answer(call, coordinator.request(.setActive(id, active, options: SetActiveOptions(rawValue: bits)), for: id),
+                   active ? "activation refused" : "deactivation refused")
+        case "SetPreferredSampleRate":
+            let hz = arguments[0].doubleValue ?? .nan
+            var wish = coordinator.engine.snapshot(of: id)?.preferredHardware ?? HardwareWish()
+            wish.sampleRate = hz == 0 ? nil : hz
+            answer(call, coordinator.request(.setPreferredHardware(id, wish), for: id), "a sample rate must be 0 (none) or in (0, 1000000] Hz")
+        case "SetPreferredIOBufferDuration":
+            let seconds = arguments[0].doubleValue ?? .nan
+            var wish = coordinator.engine.snapshot(of: id)?.preferredHardware ?? HardwareWish()
+            wish.ioBufferDuration = seconds == 0 ? nil : seconds
+            answer(call, coordinator.request(.setPreferredHardware(id, wish), for: id), "an I/O buffer duration must be 0 (none) or in (0, 10] s")
+        case "SetPreferredInput":
+            let uid = arguments[0].stringValue ?? ""
+            answer(call, coordinator.request(.setPreferredInput(id, portUID: uid.isEmpty ? nil : uid), for: id),
+                   "'\(uid)' is not an available input for this category")
+        case "OverrideOutputAudioPort":
+            guard let port = OutputOverride(wireName: arguments[0].stringValue ?? "") else {
+                return call.fail(WireValues.error(.badParam, "the override is 'none' or 'speaker'"))
+            }
+            answer(call, coordinator.request(.overrideOutputAudioPort(id, port), for: id), "only playAndRecord may override its output")
+        case "RequestRecordPermission":
+            let permission = coordinator.engine.recordPermission(for: session.app)
+            guard permission == .undetermined else { return call.reply([.bool(permission == .granted)]) }
+            // No one answers for the user: the call waits for `audiosessionctl permission` (or a UI
+            // listening for RecordPermissionRequested) to decide.
+            pendingPermissionRequests[session.app, default: []].append(
+                PendingPermissionRequest(call: call, owner: call.caller.uniqueName))
+            try? manager?.emit("RecordPermissionRequested", of: SessionAPI.managerInterface, [.string(session.app)])
+            logger.info("'\(session.app)' asks for record permission (answer with audiosessionctl permission grant|deny)")
+        case "Close":
+            coordinator.removeExplicitSession(id)
+            sessionObjects.removeValue(forKey: id)?.remove()
+            refresh()
+            call.reply()
+        default:
+            call.fail(.failed("unknown method \(call.member)"))
+        }
+    }
+
+    /// Replies with success, or with the engine's refusal as an AVAudioSession error.
+    /// Properties are brought up to date first: a caller that reads one after the reply sees
+    /// the new value (the reply and the value travel through the same bus thread, in order).
+    private func answer(_ call: BusCall, _ error: AudioSessionError?, _ explanation: String) {
+        refresh()
+        guard let error else { return call.reply() }
+        let message = switch error {
+        case .badParam, .incompatibleCategory: explanation
+        case .insufficientPriority: "a higher-priority session (a call?) holds the audio"
+        case .mediaServicesFailed: "PipeWire is not available"
+        default: error.wireName
+        }
+        call.fail(WireValues.error(error, message))
+    }
+
+    /// `/org/audiosession/Session/7` → session#7.
+    static func sessionID(fromPath path: String) -> SessionID? {
+        let prefix = "/org/audiosession/Session/"
+        guard path.hasPrefix(prefix), let number = UInt64(path.dropFirst(prefix.count)) else { return nil }
+        return SessionID(number)
+    }
+}

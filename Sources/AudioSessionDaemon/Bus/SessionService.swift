@@ -1,0 +1,201 @@
+import Dispatch
+import Foundation
+import Logging
+import PipeWireGraph
+import SessionBus
+import SessionPolicy
+
+/// The session API on the user's session bus: `org.audiosession.Manager1` and one
+/// `org.audiosession.Session1` object per explicit session.
+///
+/// Mechanism only: it turns calls into coordinator requests and engine decisions into
+/// signals and properties. Threading: SessionBus hands calls over on its own thread; the
+/// service only hops them onto PipeWire's loop (`PipeWireGraph.perform`), where all of its
+/// state lives, confined like the coordinator's. Nothing on the loop waits for the bus:
+/// replies, signals and property changes are queued to the bus thread.
+final class SessionService: @unchecked Sendable {
+    /// More sessions than this from one connection is a runaway client, not an app.
+    static let maxSessionsPerPeer = 64
+
+    let bus: BusConnection
+    let graph: PipeWireGraph
+    let coordinator: PolicyCoordinator
+    let logger: Logger
+    /// Silent mode and permissions are the user's: only callers with the daemon's uid may change them.
+    let userID: UInt32 = getuid()
+
+    // Loop thread only.
+    var permissions: PermissionStore
+    var manager: BusObject?
+    var sessionObjects: [SessionID: BusObject] = [:]
+    var silentMode = false
+    /// `RequestRecordPermission` calls waiting for the user's answer, by app.
+    var pendingPermissionRequests: [String: [PendingPermissionRequest]] = [:]
+    private var refreshScheduled = false
+    var announcedRoute: RouteDescription?
+
+    private init(bus: BusConnection, graph: PipeWireGraph, coordinator: PolicyCoordinator, permissions: PermissionStore, logger: Logger) {
+        self.bus = bus
+        self.graph = graph
+        self.coordinator = coordinator
+        self.permissions = permissions
+        self.logger = logger
+    }
+
+    /// Connects to the session bus named by `DBUS_SESSION_BUS_ADDRESS`, serves the manager and
+    /// takes the well-known name. Returns nil after logging one line when there is no session
+    /// bus or another daemon owns the name: the daemon then runs without the API.
+    static func start(
+        graph: PipeWireGraph, coordinator: PolicyCoordinator, stateDirectory: URL, logger: Logger
+    ) async -> SessionService? {
+        let bus: BusConnection
+        do {
+            bus = try BusConnection.session()
+        } catch {
+            logger.warning("no session bus (\(error.message)): running without the D-Bus API")
+            return nil
+        }
+        let permissions = PermissionStore(directory: stateDirectory) { logger.warning("\($0)") }
+        let service = SessionService(bus: bus, graph: graph, coordinator: coordinator, permissions: permissions, logger: logger)
+        do {
+            service.manager = try bus.export(
+                path: SessionAPI.managerPath, interfaces: [SessionAPI.manager],
+                properties: [SessionAPI.managerInterface: service.initialManagerProperties()]
+            ) { [weak service] call in service?.receive(call) }
+        } catch {
+            logger.error("cannot serve \(SessionAPI.managerPath): \(error); running without the D-Bus API")
+            bus.close()
+            return nil
+        }
+        bus.onPeerDisconnected { [weak service] name in
+            guard let service else { return }
+            service.graph.perform { service.peerLeft(name) }
+        }
+        graph.perform {
+            for (app, permission) in service.permissions.permissions {
+                coordinator.setRecordPermission(permission, for: app)
+            }
+            coordinator.decisionObserver = { [weak service] decision in service?.observe(decision) }
+            service.refresh()
+        }
+        do {
+            try await bus.requestName(SessionAPI.busName)
+        } catch {
+            logger.error("cannot own \(SessionAPI.busName) (\(error)): running without the D-Bus API")
+            bus.close()
+            return nil
+        }
+        logger.info("serving \(SessionAPI.busName) on the session bus as \(bus.uniqueName)")
+        return service
+    }
+
+    /// Stops serving; pending calls are answered with `Failed` by SessionBus.
+    func stop() {
+        graph.perform { [self] in coordinator.decisionObserver = nil }
+        bus.close()
+    }
+
+    // MARK: - Calls
+
+    /// Bus thread: hand the call to the loop, nothing else.
+    private func receive(_ call: BusCall) {
+        graph.perform { [self] in
+            if call.path == SessionAPI.managerPath {
+                handleManagerCall(call)
+            } else {
+                handleSessionCall(call)
+            }
+            refresh()
+        }
+    }
+
+    /// A peer left the bus: its sessions go, and so do its waiting permission requests.
+    private func peerLeft(_ uniqueName: String) {
+        let owned = coordinator.explicitSessions.values.filter { $0.owner.uniqueName == uniqueName }.map(\.id)
+        guard !owned.isEmpty || pendingPermissionRequests.values.contains(where: { $0.contains { $0.owner == uniqueName } })
+        else { return }
+        coordinator.removeSessions(ownedBy: uniqueName)
+        for id in owned { sessionObjects.removeValue(forKey: id)?.remove() }
+        for app in pendingPermissionRequests.keys {
+            pendingPermissionRequests[app]?.removeAll { $0.owner == uniqueName }
+        }
+        logger.info("\(uniqueName) left the bus: \(owned.count) session(s) removed")
+        refresh()
+    }
+
+    // MARK: - Decisions → signals
+
+    /// Every decision, on the loop thread, after the coordinator carried it out.
+    private func observe(_ decision: PolicyDecision) {
+        switch decision {
+        case .interruptionBegan(let id, let reason, _):
+            try? sessionObjects[id]?.emit(
+                "Interruption", of: SessionAPI.sessionInterface,
+                [.uint32(UInt32(InterruptionType.began.rawValue)), .uint32(UInt32(reason.rawValue)), .uint32(0)])
+        case .interruptionEnded(let id, let options, _):
+            try? sessionObjects[id]?.emit(
+                "Interruption", of: SessionAPI.sessionInterface,
+                [.uint32(UInt32(InterruptionType.ended.rawValue)), .uint32(0), .uint32(UInt32(options.rawValue))])
+        case .routeChanged(let id, let reason, let previous):
+            try? sessionObjects[id]?.emit(
+                "RouteChange", of: SessionAPI.sessionInterface, [.uint32(UInt32(reason.rawValue)), WireValues.route(previous)])
+        case .secondaryAudioHint(let id, let type):
+            try? sessionObjects[id]?.emit(
+                "SilenceSecondaryAudioHint", of: SessionAPI.sessionInterface, [.uint32(UInt32(type.rawValue))])
+        case .mediaServicesLost:
+            try? manager?.emit("MediaServicesLost", of: SessionAPI.managerInterface)
+        case .mediaServicesReset:
+            try? manager?.emit("MediaServicesReset", of: SessionAPI.managerInterface)
+        default:
+            break
+        }
+        let event = DecisionEvent(decision)
+        try? manager?.emit(
+            "Decision", of: SessionAPI.managerInterface,
+            [.uint64(decision.session?.rawValue ?? 0), .string(event.kind), .dictionary(event.details)])
+        scheduleRefresh()
+    }
+
+    /// Properties are refreshed once after a burst of decisions, not once per decision, so a
+    /// client never sees the intermediate states of one engine step.
+    private func scheduleRefresh() {
+        guard !refreshScheduled else { return }
+        refreshScheduled = true
+        let graph = self.graph
+        DispatchQueue.global().async { [weak self] in
+            guard let self else { return }
+            graph.perform { self.refresh() }
+        }
+    }
+
+    /// Brings every exported property in line with the engine (only changes are announced).
+    func refresh() {
+        refreshScheduled = false
+        let engine = coordinator.engine
+        for (id, object) in sessionObjects {
+            guard coordinator.explicitSessions[id] != nil, let values = sessionProperties(id) else {
+                sessionObjects.removeValue(forKey: id)
+                object.remove()
+                continue
+            }
+            var mutable = values
+            mutable["Id"] = nil
+            mutable["App"] = nil
+            try? object.setProperties(mutable, of: SessionAPI.sessionInterface)
+        }
+        let route = systemRoute(engine)
+        try? manager?.setProperties(managerProperties(route: route), of: SessionAPI.managerInterface)
+        if let previous = announcedRoute, previous != route {
+            try? manager?.emit(
+                "RouteChange", of: SessionAPI.managerInterface,
+                [.uint32(UInt32(Self.reason(from: previous, to: route, ports: engine.availablePorts).rawValue)), WireValues.route(previous)])
+        }
+        announcedRoute = route
+    }
+}
+
+/// A `RequestRecordPermission` call waiting for the user to decide.
+struct PendingPermissionRequest {
+    var call: BusCall
+    var owner: String
+}

@@ -1,0 +1,24 @@
+import SessionBus
+import SessionPolicy
+
+/// How engine values travel on the bus: ports as `(sssu)`, routes as `(a(sssu)a(sssu))`,
+/// AVAudioSession errors as `org.audiosession.Error.<Name>` carrying Apple's code.
+enum WireValues {
+    static func port(_ port: Port) -> BusValue {
+        .structure([.string(port.uid), .string(port.name), .string(port.type.wireName), .uint32(UInt32(max(0, port.channels)))])
+    }
+
+    static func ports(_ ports: [Port]) -> BusValue {
+        .array(element: SessionAPI.port, ports.map(port))
+    }
+
+    static func route(_ route: RouteDescription) -> BusValue {
+        .structure([ports(route.inputs), ports(route.outputs)])
+    }
+
+    /// `badParam` → `org.audiosession.Error.BadParam`, code -50.
+    static func error(_ error: AudioSessionError, _ message: String) -> BusError {
+        let name = error.wireName.prefix(1).uppercased() + error.wireName.dropFirst()
+        return .audioSession(name, code: Int32(truncatingIfNeeded: error.code), message: message)
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import PipeWireSandbox
+import SessionBus
+import Testing
+
+/// Every Manager1 and Session1 method against the real daemon, on a private bus and PipeWire.
+@Suite("Session API methods", .serialized)
+struct MethodTests {
+    @Test func aSessionIsConfiguredActivatedAndReportsItsProperties() async throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        let client = try sandbox.connect()
+        let session = try await SessionClient.create(on: client, app: "voip")
+        #expect(session.path == "/org/audiosession/Session/\(session.number)")
+        #expect(try await session.property("App") == .string("voip"))
+        #expect(try await session.property("Category") == .string("soloAmbient"), "AVAudioSession's default")
+
+        let changes = SignalRecorder(try await client.signals(
+            path: session.path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
+        try await session.setCategory("playAndRecord", mode: "voiceChat", options: 0x8)
+        #expect(try await session.property("Category") == .string("playAndRecord"))
+        #expect(try await session.property("Mode") == .string("voiceChat"))
+        #expect(try await session.property("Options") == .uint32(0x8))
+        _ = try await changes.waitFor("Category changed") { signal in
+            signal.arguments.count == 3 && signal.arguments[1].dictionaryValue?["Category"] == .string("playAndRecord")
+        }
+
+        try await session.setActive(true)
+        #expect(try await session.property("Active") == .bool(true))
+        #expect(try await session.property("OutputNumberOfChannels") == .uint32(2))
+        #expect(try await session.property("InputNumberOfChannels") == .uint32(1), "the mono mic")
+        let route = try #require(try await session.property("CurrentRoute").structureValue)
+        #expect(route[1].arrayValue?.first?.structureValue?.first == .string("headphones"), "last in wins")
+
+        try await session.call("SetPreferredSampleRate", [.double(44_100)])
+        #expect(try await session.property("PreferredSampleRate") == .double(44_100))
+        try await session.call("SetPreferredIOBufferDuration", [.double(0.01)])
+        #expect(try await session.property("PreferredIOBufferDuration") == .double(0.01))
+        #expect(try await session.property("PreferredSampleRate") == .double(44_100), "one preference keeps the other")
+        try waitUntil(timeout: .seconds(5), "the graph is forced to 44100 Hz") {
+            try sandbox.setting("clock.force-rate") == "44100"
+        }
+        #expect(try await session.property("SampleRate") == .double(44_100))
+
+        let inputs = try #require(try await session.property("AvailableInputs").arrayValue)
+        #expect(inputs.compactMap { $0.structureValue?.first?.stringValue } == ["mic"])
+        try await session.call("SetPreferredInput", [.string("mic")])
+        #expect(try await session.property("PreferredInput") == .string("mic"))
+        try await session.call("SetPreferredInput", [.string("")])
+        #expect(try await session.property("PreferredInput") == .string(""))
+        try await session.call("OverrideOutputAudioPort", [.string("speaker")])
+        try await session.call("OverrideOutputAudioPort", [.string("none")])
+
+        try await session.setActive(false, options: 1)
+        #expect(try await session.property("Active") == .bool(false))
+        try await session.call("Close")
+        let gone = await busError { _ = try await session.property("Category") }
+        #expect(gone?.name == "org.freedesktop.DBus.Error.UnknownObject", "\(String(describing: gone))")
+        #expect(try await listSessions(client).contains { $0["id"] == .uint64(session.number) } == false)
+    }
+
+    @Test func malformedArgumentsAreBadParamWithTheCode() async throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        let session = try await SessionClient.create(on: try sandbox.connect())
+        let badParam = "org.audiosession.Error.BadParam"
+        let cases: [(String, [BusValue])] = [
+            ("SetCategory", [.string("loud"), .string("default"), .uint32(0)]),
+            ("SetCategory", [.string("playback"), .string("karaoke"), .uint32(0)]),
+            ("SetCategory", [.string("playback"), .string("default"), .uint32(0x100)]),
+            ("SetCategory", [.string("playback"), .string("default"), .uint32(0x8)]),  // defaultToSpeaker: playAndRecord only
+            ("SetActive", [.bool(false), .uint32(2)]),
+            ("SetPreferredSampleRate", [.double(.nan)]),
+            ("SetPreferredSampleRate", [.double(-48_000)]),
+            ("SetPreferredSampleRate", [.double(1e12)]),
+            ("SetPreferredSampleRate", [.double(.infinity)]),
+            ("SetPreferredIOBufferDuration", [.double(.nan)]),
+            ("SetPreferredIOBufferDuration", [.double(-0.005)]),
+            ("SetPreferredIOBufferDuration", [.double(3600)]),
+            ("OverrideOutputAudioPort", [.string("earpiece")]),
+        ]
+        for (member, arguments) in cases {
+            let error = await busError { try await session.call(member, arguments) }
+            #expect(error?.name == badParam, "\(member)\(arguments): \(String(describing: error))")
+            #expect(error?.code == -50, "\(member)\(arguments)")
+        }
+        let incompatible = await busError { try await session.call("OverrideOutputAudioPort", [.string("speaker")]) }
+        #expect(incompatible?.name == "org.audiosession.Error.IncompatibleCategory")
+        #expect(incompatible?.code == 560_161_140)
+        #expect(try await session.property("Category") == .string("soloAmbient"), "a refused call changes nothing")
+        #expect(sandbox.daemon.isRunning)
+    }
+
+    @Test func onlyTheOwningConnectionMayActOnASession() async throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        let owner = try sandbox.connect()
+        let session = try await SessionClient.create(on: owner)
+        let intruder = SessionClient(connection: try sandbox.connect(), path: session.path)
+        for (member, arguments) in [
+            ("SetCategory", [BusValue.string("playback"), .string("default"), .uint32(0)]),
+            ("SetActive", [.bool(true), .uint32(0)]), ("Close", []),
+        ] as [(String, [BusValue])] {
+            let error = await busError { try await intruder.call(member, arguments) }
+            #expect(error?.name == "org.audiosession.Error.MissingEntitlement", "\(member): \(String(describing: error))")
+            #expect(error?.code == 1_701_737_535)
+        }
+        #expect(try await session.property("Category") == .string("soloAmbient"))
+        #expect(try await intruder.property("Category") == .string("soloAmbient"), "reading is allowed")
+        let missing = SessionClient(connection: owner, path: "/org/audiosession/Session/999999")
+        #expect(await busError { try await missing.call("Close") }?.name == "org.freedesktop.DBus.Error.UnknownObject")
+    }
+
+    @Test func aSessionGoesWhenItsOwnerDisconnects() async throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        let watcher = try sandbox.connect()
+        let owner = try BusConnection(address: sandbox.bus.address)
+        let session = try await SessionClient.create(on: owner, app: "leaver")
+        #expect(try await listSessions(watcher).contains { $0["path"] == .objectPath(session.path) })
+        owner.close()
+        try await waitUntil(timeout: .seconds(5), "the session is gone from ListSessions") {
+            try await listSessions(watcher).contains { $0["app"] == .string("leaver") } == false
+        }
+        let gone = await busError {
+            _ = try await watcher.property("Category", of: ServiceSandbox.sessionInterface, at: session.path, on: ServiceSandbox.busName)
+        }
+        #expect(gone?.name == "org.freedesktop.DBus.Error.UnknownObject")
+        try sandbox.waitForLog("left the bus: 1 session(s) removed")
+    }
+
+    @Test func silentModeAndPermissionsThroughTheCommandLine() async throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        let client = try sandbox.connect()
+        let ambient = try await SessionClient.create(on: client, app: "game")
+        try await ambient.setCategory("ambient")
+        let media = try await SessionClient.create(on: client, app: "player")
+        try await media.setCategory("playback")
+
+        let on = try sandbox.ctl(["silent", "on"])
+        #expect(on.status == 0, "\(on.error)")
+        #expect(try await client.property("SilentMode", of: ServiceSandbox.managerInterface, at: ServiceSandbox.manager, on: ServiceSandbox.busName) == .bool(true))
+        let sessions = try await listSessions(client)
+        #expect(sessions.first { $0["app"] == .string("game") }?["silenced"] == .bool(true))
+        #expect(sessions.first { $0["app"] == .string("player") }?["silenced"] == .bool(false), "media is not silenced")
+        #expect(try sandbox.ctl(["silent", "off"]).status == 0)
+        #expect(try await listSessions(client).first { $0["app"] == .string("game") }?["silenced"] == .bool(false))
+
+        // RequestRecordPermission waits for the user's answer, given with the command line.
+        let recorder = try await SessionClient.create(on: client, app: "recorder")
+        let requests = SignalRecorder(try await client.signals(member: "RecordPermissionRequested"))
+        async let answer = recorder.call("RequestRecordPermission", timeout: .seconds(20))
+        _ = try await requests.waitFor("the request is announced") { $0.arguments.first == .string("recorder") }
+        let grant = try sandbox.ctl(["permission", "grant", "recorder"])
+        #expect(grant.status == 0, "\(grant.error)")
+        #expect(try await answer.first == .bool(true))
+        #expect(try await recorder.property("RecordPermission") == .string("granted"))
+        #expect(try await recorder.call("RequestRecordPermission").first == .bool(true), "remembered: answered at once")
+
+        #expect(try sandbox.ctl(["permission", "deny", "recorder"]).status == 0)
+        #expect(try await recorder.property("RecordPermission") == .string("denied"))
+        let listed = try sandbox.ctl(["permission", "list"])
+        #expect(listed.output.contains("recorder\tdenied"))
+        let file = sandbox.pipewire.directory.appendingPathComponent("state/record-permissions.json")
+        #expect(try String(contentsOf: file, encoding: .utf8).contains("\"recorder\" : \"denied\""), "persisted in the state dir")
+        #expect(try sandbox.ctl(["permission", "reset", "recorder"]).status == 0)
+        #expect(try await recorder.property("RecordPermission") == .string("undetermined"))
+    }
+
+    @Test func theCommandLineSaysSoWhenTheDaemonIsNotRunning() throws {
+        let pipewire = try PrivatePipeWire(devices: [])
+        defer { pipewire.stop() }
+        let bus = try PrivateSessionBus()
+        defer { bus.stop() }
+        for arguments in [["status"], ["silent", "on"], ["permission", "grant", "x"], ["monitor"], ["run", "--category", "playback", "--", "true"]] {
+            let process = try pipewire.spawn(ServiceSandbox.binary("audiosessionctl"), arguments, extraEnvironment: bus.environment)
+            let status = try process.waitForExit(timeout: .seconds(10))
+            #expect(status != 0, "\(arguments)")
+            let lines = process.errorOutput.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].contains("audiosessiond is not running"), "\(arguments): \(process.errorOutput)")
+        }
+    }
+}
