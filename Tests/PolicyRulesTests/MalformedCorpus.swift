@@ -128,7 +128,7 @@ enum MalformedCorpus {
                       options = [ mixWithOthers allowBluetooth ]
                   } } }
             ]
-            """, expected: ["FILE:5: category 'soloAmbient' does not accept option 'mixWithOthers', 'allowBluetooth' (badParam, -50)"]),
+            """, expected: ["FILE:5: category 'soloAmbient' does not accept options 'mixWithOthers', 'allowBluetooth' (badParam, -50)"]),
         Case(name: "empty-match-object", text: """
             audiosession.rules = [
                 { matches = [ { } ] actions = { classify = { category = playback } } }

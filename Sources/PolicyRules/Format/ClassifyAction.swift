@@ -95,8 +95,12 @@ public struct ClassifyAction: Hashable, Sendable {
                 do { try SessionConfiguration.validate(category: category, options: entry.option) } catch { return true }
                 return false
             }.map(\.name)
-            let what = refused.isEmpty ? "these options together" : refused.map { "'\($0)'" }.joined(separator: ", ")
-            throw FormatProblem(line, "category '\(category.wireName)' does not accept option \(what) (\(error.wireName), \(error.code))")
+            let what = switch refused.count {
+            case 0: "these options together"
+            case 1: "option '\(refused[0])'"
+            default: "options " + refused.map { "'\($0)'" }.joined(separator: ", ")
+            }
+            throw FormatProblem(line, "category '\(category.wireName)' does not accept \(what) (\(error.wireName), \(error.code))")
         }
     }
 }
