@@ -18,8 +18,14 @@ final class ServiceSandbox: @unchecked Sendable {
     static let sessionInterface = "org.audiosession.Session1"
     static let busName = "org.audiosession.Manager1"
 
-    init(devices: [VirtualDevice] = VirtualDevice.standard) throws {
+    /// - Parameter rules: a user rules file (policy-rules.d) to start the daemon with.
+    init(devices: [VirtualDevice] = VirtualDevice.standard, rules: String? = nil) throws {
         pipewire = try PrivatePipeWire(devices: devices)
+        if let rules {
+            let directory = pipewire.directory.appendingPathComponent("config/audiosession/policy-rules.d")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try rules.write(to: directory.appendingPathComponent("50-test.conf"), atomically: true, encoding: .utf8)
+        }
         do {
             bus = try PrivateSessionBus()
         } catch {

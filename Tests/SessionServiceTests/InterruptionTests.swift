@@ -1,0 +1,107 @@
+import Foundation
+import PipeWireSandbox
+import SessionBus
+import Testing
+
+/// Signals reach explicit sessions, and their clients (the Swift library's example player and a
+/// Python client) behave on them, with real streams on a private PipeWire.
+@Suite("Session API signals and clients", .serialized)
+struct InterruptionTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The session is held by `audiosessionctl run` (another process): streams of this test
+    /// runner would otherwise join a session it owned, by ancestry.
+    @Test func aCallInterruptsAnExplicitSessionAndEndsWithShouldResume() async throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        let tone = try sandbox.pipewire.testTone()
+        let client = try sandbox.connect()
+        let run = try sandbox.spawnCtl(["run", "--category", "playback", "--", "pw-cat", "-p", "-P", "{ node.name = music }", tone.path])
+        try sandbox.pipewire.waitUntilLinked("music", to: ["headphones"])
+        let listing = try #require(try await listSessions(client).first { $0["app"] == .string("pw-cat") })
+        let path = try #require(listing["path"]?.stringValue)
+        let session = SessionClient(connection: client, path: path)
+        let signals = SignalRecorder(try await client.signals(path: path, interface: ServiceSandbox.sessionInterface))
+        #expect(try await session.property("Active") == .bool(true))
+
+        let call = try sandbox.pipewire.play(role: "Communication", file: tone, extraArguments: ["-P", "{ node.name = call }"])
+        let began = try await signals.waitFor("Interruption began") { $0.member == "Interruption" && $0.arguments.first == .uint32(1) }
+        #expect(began.arguments == [.uint32(1), .uint32(0), .uint32(0)], "began, reason default")
+        #expect(try await session.property("Active") == .bool(false), "an interruption is a deactivation")
+        #expect(try await session.property("Interrupted") == .bool(true))
+        #expect(try await session.property("OtherAudioPlaying") == .bool(true))
+        // `run` does not stop its command's audio itself: after the grace the daemon holds it.
+        try sandbox.pipewire.waitUntilLinked("music", to: [])
+
+        call.terminate()
+        let ended = try await signals.waitFor("Interruption ended") { $0.member == "Interruption" && $0.arguments.first == .uint32(0) }
+        #expect(ended.arguments == [.uint32(0), .uint32(0), .uint32(1)], "ended with shouldResume")
+        try sandbox.pipewire.waitUntilLinked("music", to: ["headphones"])
+        run.terminate()
+    }
+
+    @Test func theSwiftExamplePlayerPausesAndResumes() async throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        let tone = try sandbox.pipewire.testTone()
+        let player = try sandbox.pipewire.spawn(
+            ServiceSandbox.binary("audiosession-example-player"), [tone.path], extraEnvironment: sandbox.bus.environment)
+        func waitForOutput(_ text: String) throws {
+            try waitUntil(timeout: .seconds(15), "the player prints '\(text)'; so far:\n\(player.output)\n\(player.errorOutput)") {
+                player.output.contains(text)
+            }
+        }
+        try waitForOutput("playing")
+        try waitForOutput("session 1 active: playback")
+        let call = try sandbox.pipewire.play(role: "Communication", file: tone, extraArguments: ["-P", "{ node.name = call }"])
+        try waitForOutput("interruption began (default)")
+        try waitForOutput("paused")
+        call.terminate()
+        try waitForOutput("interruption ended shouldResume")
+        try waitForOutput("resumed")
+        #expect(player.output.components(separatedBy: "playing ").count - 1 == 2, "played, then played again")
+        player.terminate()
+    }
+
+    /// The "done when": a Python client written from docs/dbus-api.md interrupts music
+    /// with a voiceChat call and lets it resume. Explicit sessions are in the media class today
+    /// (the engine does not derive a class from a voiceChat mode), so under the desktop profile
+    /// media mixes with media; the strict profile (AVAudioSession's own rule) is what makes a
+    /// non-mixable activation interrupt.
+    @Test func thePythonClientInterruptsMusicAndLetsItResume() async throws {
+        let sandbox = try ServiceSandbox(rules: "audiosession.settings = { profile = strict }\n")
+        defer { sandbox.stop() }
+        let tone = try sandbox.pipewire.testTone()
+        try sandbox.pipewire.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
+        try sandbox.pipewire.waitUntilLinked("music", to: ["headphones"])
+        let script = Self.repository.appendingPathComponent("contrib/examples/python/voip_call.py").path
+        let call = try sandbox.pipewire.spawn("/usr/bin/python3", [script], extraEnvironment: sandbox.bus.environment)
+        try waitUntil(timeout: .seconds(15), "the call starts; so far:\n\(call.output)\(call.errorOutput)") {
+            call.output.contains("in call on /org/audiosession/Session/")
+        }
+        #expect(call.output.contains("category playAndRecord, mode voiceChat"))
+        try sandbox.pipewire.waitUntilLinked("music", to: [])  // interrupted: unlinked and held
+        call.terminate()
+        #expect(call.output.contains("call ended; others notified"), "\(call.output)\(call.errorOutput)")
+        try sandbox.pipewire.waitUntilLinked("music", to: ["headphones"])  // resumed
+    }
+
+    @Test func monitorPrintsDecisionsAsJSONLines() async throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        let monitor = try sandbox.spawnCtl(["monitor", "--json"])
+        let client = try sandbox.connect()
+        try await waitUntil(timeout: .seconds(10), "monitor subscribed") { () async throws -> Bool in
+            let session = try await SessionClient.create(on: client, app: "probe")
+            try await session.setActive(true)
+            try await session.call("Close")
+            return monitor.output.contains("\"kind\":\"activated\"")
+        }
+        let line = try #require(monitor.output.split(separator: "\n").first { $0.contains("\"kind\":\"activated\"") })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["signal"] as? String == "Decision")
+        #expect((object["session"] as? Int ?? 0) > 0)
+        monitor.terminate()
+    }
+}
