@@ -186,3 +186,19 @@ struct LiveRulesTests {
         }
     }
 }
+
+@Suite("Live rules under concurrent reloads")
+struct ConcurrentReloadTests {
+    @Test("reloads from many tasks at once all succeed and the generation counts each")
+    func concurrentReloads() async throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        try root.write("shipped/10.conf", "audiosession.settings = { duck.level = 0.1 }")
+        let live = try LiveRules(loader: RuleSetLoader(locations: RuleLocations(shipped: root.path + "/shipped", user: nil)))
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<16 { group.addTask { live.reload() } }
+        }
+        #expect(live.current.generation == 17)
+        #expect(live.ruleSet.configuration.duckLevel == 0.1)
+    }
+}

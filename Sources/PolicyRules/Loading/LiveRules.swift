@@ -14,6 +14,7 @@ public final class LiveRules: Sendable {
     /// Where the rules come from (`loader.locations.directories` is what to watch).
     public let loader: RuleSetLoader
     private let state: Mutex<State>
+    private let reloading = Mutex(())
 
     /// Loads the initial set; a daemon must not start without a valid one.
     public init(loader: RuleSetLoader) throws(RulesError) {
@@ -25,19 +26,23 @@ public final class LiveRules: Sendable {
     public var ruleSet: RuleSet { state.withLock { $0.ruleSet } }
 
     /// Re-reads every file. Success swaps the set in; failure leaves it and records why.
+    /// Reloads are serialised (a SIGHUP and a file change at once), so a slower, older read
+    /// can never replace a newer one; readers of `current` are never blocked by a load.
     @discardableResult
     public func reload() -> Result<RuleSet, RulesError> {
-        do {
-            let fresh = try loader.load()
-            state.withLock {
-                $0.ruleSet = fresh
-                $0.lastError = nil
-                $0.generation += 1
+        reloading.withLock { _ in
+            do {
+                let fresh = try loader.load()
+                state.withLock {
+                    $0.ruleSet = fresh
+                    $0.lastError = nil
+                    $0.generation += 1
+                }
+                return .success(fresh)
+            } catch {
+                state.withLock { $0.lastError = error }
+                return .failure(error)
             }
-            return .success(fresh)
-        } catch {
-            state.withLock { $0.lastError = error }
-            return .failure(error)
         }
     }
 }
