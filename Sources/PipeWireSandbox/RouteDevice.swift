@@ -6,6 +6,15 @@ import Foundation
 /// param SERIAL bits, exactly what a jack does; subscriptions do not push such changes
 /// (pitfall 2), so this is how route handling is exercised without audio hardware.
 ///
+/// Like an ALSA card, it also has one sink node, `<name>-output` (``sinkName``), whose
+/// `device.id` is this device and whose `card.profile.device` is 0: the device's `Route` param
+/// for device 0 is the sink's active route. When the headphone jack changes, the device itself
+/// switches that `Route` (headphones while they are available, else the speaker), which is what
+/// WirePlumber's default-routes does for a real card; the sink node stays the same node, so a
+/// session manager sees the change only in the device's routes (as on real hardware). The sink is
+/// a `support.null-audio-sink` adapter created by the helper and owned by its connection: it
+/// goes away with the helper.
+///
 /// The client is a small C program (spa_device methods and hook emission are C macros), built
 /// once with `cc` and pkg-config and cached by content hash.
 public final class RouteDevice: @unchecked Sendable {
@@ -13,6 +22,8 @@ public final class RouteDevice: @unchecked Sendable {
     public let process: ManagedProcess
     /// The device's registry id.
     public let globalID: UInt32
+    /// `node.name` of the device's sink node.
+    public var sinkName: String { "\(name)-output" }
 
     init(name: String, process: ManagedProcess) throws {
         self.name = name
@@ -25,7 +36,7 @@ public final class RouteDevice: @unchecked Sendable {
             id = process.output.split(separator: "\n").lazy.compactMap { line -> UInt32? in
                 line.hasPrefix("bound ") ? UInt32(line.dropFirst(6)) : nil
             }.first
-            return id != nil
+            return id != nil && process.output.contains("sink created")
         }
         globalID = id!
     }
@@ -73,8 +84,9 @@ public final class RouteDevice: @unchecked Sendable {
 
     static let source = #"""
 /* A device with two output routes (speaker, headphones), exported by a real client the way
- * ALSA devices are exported by a session manager. SIGUSR1 plugs the headphones in, SIGUSR2
- * pulls them out: the route's `available` flips and the param SERIAL bits toggle.
+ * ALSA devices are exported by a session manager, and its sink node (device.id = the device).
+ * SIGUSR1 plugs the headphones in, SIGUSR2 pulls them out: the route's `available` flips, the
+ * active Route follows, and the param SERIAL bits toggle.
  * Usage: route-device NAME DESCRIPTION */
 #include <pthread.h>
 #include <signal.h>
@@ -103,6 +115,9 @@ struct impl {
     struct route routes[2];
     struct pw_proxy *proxy;
     struct spa_hook proxy_listener;
+    struct pw_proxy *sink;
+    struct spa_hook sink_listener;
+    const char *name;
 };
 
 static uint32_t active_route(struct impl *d) { return d->routes[1].available ? 1 : 0; }
@@ -201,10 +216,43 @@ static void on_plug(void *data, int signal) { (void)signal; set_headphones(data,
 static void on_unplug(void *data, int signal) { (void)signal; set_headphones(data, false); }
 static void on_quit(void *data, int signal) { (void)signal; struct impl *d = data; pw_main_loop_quit(d->loop); }
 
-static void on_bound(void *data, uint32_t global_id) {
+static void on_sink_bound(void *data, uint32_t global_id) {
     (void)data;
+    printf("sink created %u\n", global_id);
+    fflush(stdout);
+}
+
+static const struct pw_proxy_events sink_events = { PW_VERSION_PROXY_EVENTS, .bound = on_sink_bound };
+
+/* The card's sink: a null-audio-sink adapter that names this device as its device and serves
+ * card profile device 0, whose active Route is the speaker or the headphones. */
+static void create_sink(struct impl *d, uint32_t device_id) {
+    char node_name[256], device_ref[16];
+    snprintf(node_name, sizeof(node_name), "%s-output", d->name);
+    snprintf(device_ref, sizeof(device_ref), "%u", device_id);
+    struct pw_properties *props = pw_properties_new(
+        PW_KEY_FACTORY_NAME, "support.null-audio-sink",
+        PW_KEY_NODE_NAME, node_name,
+        PW_KEY_MEDIA_CLASS, "Audio/Sink",
+        PW_KEY_DEVICE_ID, device_ref,
+        "card.profile.device", "0",
+        PW_KEY_DEVICE_API, "audiosession-test",
+        "audio.position", "[ FL FR ]",
+        "adapter.auto-port-config", "{ mode = dsp monitor = true position = preserve }",
+        NULL);
+    pw_properties_setf(props, PW_KEY_NODE_DESCRIPTION, "%s Output", d->name);
+    d->sink = pw_core_create_object(d->core, "adapter", PW_TYPE_INTERFACE_Node, PW_VERSION_NODE,
+                                    &props->dict, 0);
+    pw_properties_free(props);
+    if (d->sink == NULL) { fprintf(stderr, "cannot create the sink: %m\n"); return; }
+    pw_proxy_add_listener(d->sink, &d->sink_listener, &sink_events, d);
+}
+
+static void on_bound(void *data, uint32_t global_id) {
+    struct impl *d = data;
     printf("bound %u\n", global_id);
     fflush(stdout);
+    if (d->sink == NULL) create_sink(d, global_id);
 }
 
 static const struct pw_proxy_events proxy_events = { PW_VERSION_PROXY_EVENTS, .bound = on_bound };
@@ -213,6 +261,7 @@ int main(int argc, char *argv[]) {
     static struct impl d;
     const char *name = argc > 1 ? argv[1] : "test-card";
     const char *description = argc > 2 ? argv[2] : "Test Card";
+    d.name = name;
     /* Block the control signals before libpipewire starts threads: signalfd delivers them. */
     sigset_t mask;
     sigemptyset(&mask);
@@ -254,6 +303,7 @@ int main(int argc, char *argv[]) {
     pw_loop_add_signal(loop, SIGINT, on_quit, &d);
     pw_main_loop_run(d.loop);
 
+    if (d.sink != NULL) pw_proxy_destroy(d.sink);
     pw_proxy_destroy(d.proxy);
     pw_core_disconnect(d.core);
     pw_context_destroy(context);

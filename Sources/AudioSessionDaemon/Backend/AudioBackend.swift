@@ -14,6 +14,12 @@ protocol AudioBackend: AnyObject {
     func hold(_ stream: UInt32)
     /// Puts a held stream back on its device.
     func release(_ stream: UInt32)
+    /// Links a stream to exactly these device nodes (its session's route: one output, or every
+    /// output of a multiRoute session), unless the stream or a mixer named its own target.
+    func route(_ stream: UInt32, to devices: [UInt32])
+    /// The devices a session with no wishes is routed to now (last in wins): what the backend
+    /// publishes as the effective defaults, so other clients see where audio goes.
+    func preferDefaultDevices(output: UInt32?, input: UInt32?)
     /// Mutes or unmutes a stream on our behalf (the last-resort interruption method).
     func setMutedByPolicy(_ muted: Bool, stream: UInt32)
     /// Writes the system's hardware choice (nil fields: back to the system default).
@@ -40,6 +46,8 @@ enum BackendEvent: Sendable {
     case streamRemoved(UInt32)
     case portAppeared(Port)
     case portRemoved(uid: String)
+    /// A device route's availability flipped (a headphone jack); the port stays known.
+    case portAvailabilityChanged(uid: String, available: Bool)
     case defaultChanged(PortDirection, uid: String)
     /// Someone else set the stream's volume while we had it ducked: theirs wins, and our
     /// factor for it is back to 1.0 until the policy asks again.

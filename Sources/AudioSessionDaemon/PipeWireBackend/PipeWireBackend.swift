@@ -16,6 +16,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private let journalFile: JournalFile
     private var journal = EnforcementJournal()
     private var volumes = StreamVolumes()
+    private var ports = PortTracker()
     private var snapshot = GraphSnapshot()
     private var attached = false
     /// Where translated events go (the policy coordinator).
@@ -35,6 +36,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         switch event {
         case .connected:
             attached = false
+            ports.reset()
         case .initialSyncComplete:
             attached = true
             undoLeftovers()
@@ -42,14 +44,21 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         case .disconnected:
             // A new PipeWire has none of our changes: nothing to undo there.
             attached = false
+            ports.reset()
             volumes.removeAll()
             journal = EnforcementJournal()
             journalFile.write(journal)
             onEvent?(.lost)
         case .added(.node(let node)) where attached:
             if let stream = backendStream(node) { onEvent?(.streamAppeared(stream)) }
-            else if let port = PortClassification.port(for: node, in: snapshot) { onEvent?(.portAppeared(port)) }
+            else { report(ports.refresh(node, in: snapshot)) }
+        case .added(.device(let device)) where attached, .changed(.device(let device)) where attached:
+            // Jack sensing: a route's availability flipped (or the routes were first read).
+            for node in snapshot.sortedNodes where node.deviceID == device.id {
+                report(ports.refresh(node, in: snapshot))
+            }
         case .changed(.node(let node)) where attached:
+            if GraphEndpoints.endpointDirection(of: node) != nil { report(ports.refresh(node, in: snapshot)) }
             if let volume = node.props?.volume, volumes.observe(volume, stream: node.id) {
                 volumes.adopt(stream: node.id)
                 recordStream(node.id) { $0.baseVolume = nil }
@@ -62,14 +71,15 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
                 if journal.streams.removeValue(forKey: String(node.id)) != nil { journalFile.write(journal) }
                 onEvent?(.streamRemoved(node.id))
             } else if GraphEndpoints.endpointDirection(of: node) != nil {
-                onEvent?(.portRemoved(uid: node.name))
+                report(ports.removed(node.id))
             }
         case .metadataChanged(let name, let subject, let key, let value) where attached:
             if name == GraphEndpoints.defaultMetadata, subject == 0, let key,
                 let direction = Self.configuredDefaultDirection(key),
-                let device = GraphEndpoints.deviceName(inMetadataValue: value)
+                let device = GraphEndpoints.deviceName(inMetadataValue: value),
+                let uid = portUID(ofNodeNamed: device)
             {
-                onEvent?(.defaultChanged(direction, uid: device))
+                onEvent?(.defaultChanged(direction, uid: uid))
             }
         default:
             break
@@ -89,10 +99,21 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
 
     private func attachedEvent() -> BackendEvent {
         let streams = snapshot.sortedNodes.compactMap(backendStream)
-        let ports = snapshot.sortedNodes.compactMap { PortClassification.port(for: $0, in: snapshot) }
+        let available = ports.attach(to: snapshot)
         return .attached(
-            streams: streams, ports: ports, defaultOutput: snapshot.configuredAudioSinkName ?? snapshot.defaultAudioSinkName,
-            defaultInput: snapshot.configuredAudioSourceName ?? snapshot.defaultAudioSourceName)
+            streams: streams, ports: available,
+            defaultOutput: (snapshot.configuredAudioSinkName ?? snapshot.defaultAudioSinkName).flatMap(portUID(ofNodeNamed:)),
+            defaultInput: (snapshot.configuredAudioSourceName ?? snapshot.defaultAudioSourceName).flatMap(portUID(ofNodeNamed:)))
+    }
+
+    private func report(_ events: [BackendEvent]) {
+        for event in events { onEvent?(event) }
+    }
+
+    /// The `default` metadata names nodes; the policy knows ports: a device node's port is the
+    /// route it plays on now.
+    private func portUID(ofNodeNamed name: String) -> String? {
+        snapshot.node(named: name).flatMap { PortClassification.activePort(of: $0, in: snapshot)?.uid }
     }
 
     private func backendStream(_ node: Node) -> BackendStream? {
@@ -123,6 +144,12 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     }
 
     func hold(_ stream: UInt32) { linker?.hold(stream, in: snapshot) }
+
+    func route(_ stream: UInt32, to devices: [UInt32]) { linker?.follow(stream, to: devices, in: snapshot) }
+
+    func preferDefaultDevices(output: UInt32?, input: UInt32?) {
+        linker?.preferDefaults(output: output, input: input, in: snapshot)
+    }
 
     func release(_ stream: UInt32) { linker?.release(stream, in: snapshot) }
 

@@ -1,49 +1,115 @@
 import PipeWireGraph
 import SessionPolicy
 
-/// Describes a sink or source node as an AVAudioSession port: its type from the node's and
-/// its device's properties (`device.form-factor`, `device.bus`, `api.bluez5.profile`, ALSA
-/// names). A first cut; route-level typing (headphone jack routes) refines it.
+/// Describes a sink or source node as AVAudioSession ports (reference §6).
+///
+/// A node of a device with routes (an ALSA card: speaker and headphone jack on one sink) gives
+/// one port per route of its direction, `uid` = `<node.name>:<route name>`, available while the
+/// route is not `available: no`; any other node gives one port, `uid` = `node.name`. The type
+/// comes from, in order: the Bluetooth profile, RAOP, the ALSA route name
+/// (`analog-output-headphones`, `hdmi-output-0`, ...), the node name, `device.bus`,
+/// `device.form-factor`, then virtual nodes (null sinks, loopbacks, network sinks), else line.
 enum PortClassification {
-    static func port(for node: Node, in snapshot: GraphSnapshot) -> SessionPolicy.Port? {
-        guard let direction = GraphEndpoints.endpointDirection(of: node) else { return nil }
+    /// One port of a node and whether it can be used now.
+    struct Offer: Equatable {
+        var port: SessionPolicy.Port
+        var available: Bool
+    }
+
+    /// Every port a sink or source node offers (empty for other nodes).
+    static func offers(for node: Node, in snapshot: GraphSnapshot) -> [Offer] {
+        guard let direction = GraphEndpoints.endpointDirection(of: node) else { return [] }
         let device = node.deviceID.flatMap { snapshot.devices[$0] }
         let properties = (device?.properties ?? [:]).merging(node.properties) { _, nodeValue in nodeValue }
         let portDirection: PortDirection = direction == .playback ? .output : .input
         let channels = Int(properties["audio.channels"] ?? "") ?? max(1, node.props?.channelVolumes.count ?? 2)
-        return SessionPolicy.Port(
+        let base = SessionPolicy.Port(
             uid: node.name, nodeID: node.id, name: node.displayName,
-            type: type(of: properties, direction: portDirection), direction: portDirection,
+            type: type(of: properties, route: nil, direction: portDirection), direction: portDirection,
             channels: channels, deviceID: device.map { $0.name })
+        let routes = (device?.enumRoutes ?? []).filter { $0.direction == (portDirection == .output ? .output : .input) }
+        guard !routes.isEmpty else { return [Offer(port: base, available: true)] }
+        return routes.map { route in
+            var port = base
+            port.uid = "\(node.name):\(route.name)"
+            port.name = route.description.isEmpty ? route.name : route.description
+            port.type = type(of: properties, route: route.name, direction: portDirection)
+            return Offer(port: port, available: route.available != .no)
+        }
     }
 
-    static func type(of properties: [String: String], direction: PortDirection) -> PortType {
+    /// The port a node plays or records on now: its device's active route for the node's card
+    /// profile device, else its first available port.
+    static func activePort(of node: Node, in snapshot: GraphSnapshot) -> SessionPolicy.Port? {
+        let offers = offers(for: node, in: snapshot)
+        if let device = node.deviceID.flatMap({ snapshot.devices[$0] }) {
+            let profileDevice = Int(node.properties["card.profile.device"] ?? "")
+            let active = device.activeRoutes.first { profileDevice == nil || $0.device == profileDevice }
+            if let active, let offer = offers.first(where: { $0.port.uid == "\(node.name):\(active.name)" }) {
+                return offer.port
+            }
+        }
+        return offers.first(where: \.available)?.port
+    }
+
+    /// The port type from merged device and node properties and, for a device route, its name.
+    static func type(of properties: [String: String], route: String?, direction: PortDirection) -> PortType {
         let output = direction == .output
         let name = (properties["node.name"] ?? "").lowercased()
-        if properties["factory.name"] == "support.null-audio-sink" || properties["node.virtual"] == "true"
-            || properties["media.class"] == "Audio/Source/Virtual"
-        {
-            return .virtual
-        }
-        if let profile = properties["api.bluez5.profile"] {
+        if properties["device.api"] == "bluez5" || properties["api.bluez5.profile"] != nil {
+            let profile = (properties["api.bluez5.profile"] ?? properties["device.profile.name"] ?? "").lowercased()
             if profile.hasPrefix("a2dp") { return .bluetoothA2DP }
             if profile.hasPrefix("bap") { return .bluetoothLE }
             return .bluetoothHFP
         }
         if properties["device.api"] == "raop" || name.hasPrefix("raop") { return .airPlay }
+        if let route, let type = type(ofRouteNamed: route.lowercased(), output: output) { return type }
         if name.contains("hdmi") { return .HDMI }
-        if name.contains("displayport") || name.contains("-dp-") { return .displayPort }
-        if properties["device.bus"] == "usb" { return .usbAudio }
-        if properties["device.bus"] == "firewire" { return .fireWire }
+        if name.contains("displayport") { return .displayPort }
+        switch properties["device.bus"] {
+        case "usb": return .usbAudio
+        case "firewire": return .fireWire
+        case "thunderbolt": return .thunderbolt
+        default: break
+        }
         switch properties["device.form-factor"] {
-        case "headphone": return .headphones
+        case "headphone": return output ? .headphones : .headsetMic
         case "headset": return output ? .headphones : .headsetMic
         case "hands-free": return .bluetoothHFP
         case "car": return .carAudio
         case "hdmi", "tv": return .HDMI
-        case "internal", "speaker", "microphone", "webcam", "computer": return output ? .builtInSpeaker : .builtInMic
+        case "internal", "speaker", "microphone", "computer": return output ? .builtInSpeaker : .builtInMic
+        case "webcam": return .usbAudio
         default: break
         }
+        if isVirtual(properties, name: name) { return .virtual }
         return output ? .lineOut : .lineIn
+    }
+
+    /// ALSA UCM / ACP route names: `analog-output-speaker`, `analog-input-headset-mic`,
+    /// `hdmi-output-1`, `iec958-stereo-output`, ...
+    static func type(ofRouteNamed route: String, output: Bool) -> PortType? {
+        if route.hasPrefix("hdmi") { return .HDMI }
+        if route.contains("displayport") || route.hasPrefix("dp-") { return .displayPort }
+        if route.contains("headphone-mic") || route.contains("headset-mic") { return .headsetMic }
+        if route.contains("headphone") { return output ? .headphones : .headsetMic }
+        if route.contains("speaker") { return .builtInSpeaker }
+        if route.contains("earpiece") || route.contains("handset") { return output ? .builtInReceiver : .builtInMic }
+        if route.contains("internal-mic") { return .builtInMic }
+        if route.contains("mic") { return .headsetMic }
+        if route.contains("line") || route.contains("iec958") || route.contains("spdif") { return output ? .lineOut : .lineIn }
+        return nil
+    }
+
+    /// Null sinks, loopbacks and network sinks carry no hardware.
+    static func isVirtual(_ properties: [String: String], name: String) -> Bool {
+        if properties["factory.name"] == "support.null-audio-sink" || properties["node.virtual"] == "true"
+            || properties["media.class"] == "Audio/Source/Virtual"
+        {
+            return true
+        }
+        let networkPrefixes = ["tunnel", "rtp", "roc", "snapcast", "pulse-tunnel", "zeroconf"]
+        return name.contains("loopback") || networkPrefixes.contains { name.hasPrefix($0) }
+            || ["network", "tunnel"].contains(properties["device.api"] ?? "")
     }
 }

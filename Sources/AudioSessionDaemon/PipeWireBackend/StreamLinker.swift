@@ -2,19 +2,27 @@ import Logging
 import PipeWireGraph
 import SessionPolicy
 
-/// Carries out the linking policy on PipeWire: keeps every audio stream linked to the device
-/// ``LinkTargetResolver`` chooses, and keeps the `default` metadata's effective defaults current.
+/// Carries out the linking policy on PipeWire: keeps every audio stream linked to the devices
+/// its session's route names (the engine's `.link` decisions: last in wins, multiRoute,
+/// override, preferred input), and keeps the `default` metadata's effective defaults current.
 ///
-/// It reacts to graph events and reconciles: for each affected stream, the wanted device is
-/// computed from the snapshot and the stream's links are made to match. Links it makes belong
-/// to the daemon's connection, so they disappear with the daemon; nothing is left behind.
+/// A target the stream or a mixer named (`target.object`, metadata) wins while it exists, as
+/// ``LinkTargetResolver`` says; a stream the policy has not routed yet (or whose route's devices
+/// are gone) follows the effective default. It reacts to graph events and reconciles: for each
+/// affected stream, the wanted devices are computed from the snapshot and the stream's links are
+/// made to match. Links it makes belong to the daemon's connection, so they disappear with the
+/// daemon; nothing is left behind.
 ///
 /// Confined to PipeWire's loop thread: every call comes from the graph observer.
 final class StreamLinker: @unchecked Sendable {
     private let graph: PipeWireGraph
     private let logger: Logger
-    /// The device each stream is linked to by us.
-    private var linked: [GlobalID: GlobalID] = [:]
+    /// The devices each stream is linked to by us.
+    private var linked: [GlobalID: Set<GlobalID>] = [:]
+    /// The devices the policy routes each stream to (its session's route).
+    private var routes: [GlobalID: [GlobalID]] = [:]
+    /// The policy's default devices (the route of a session with no wishes), by direction.
+    private var preferredDefaults: [StreamDirection: GlobalID] = [:]
     /// Streams we already asked to create their ports.
     private var portsRequested: Set<GlobalID> = []
     /// False until the first registry burst is complete: reconciling half a graph would move
@@ -33,6 +41,8 @@ final class StreamLinker: @unchecked Sendable {
         switch event {
         case .connected, .disconnected:
             linked.removeAll()
+            routes.removeAll()
+            preferredDefaults.removeAll()
             portsRequested.removeAll()
             held.removeAll()
             ready = false
@@ -86,11 +96,12 @@ final class StreamLinker: @unchecked Sendable {
         guard case .node(let node) = object else { return }
         if GraphEndpoints.streamDirection(of: node) != nil {
             linked[node.id] = nil
+            routes[node.id] = nil
             portsRequested.remove(node.id)
             held.remove(node.id)
         } else if GraphEndpoints.endpointDirection(of: node) != nil {
             // The device's links died with it: its streams move to their new target.
-            for (stream, device) in linked where device == node.id { linked[stream] = nil }
+            for stream in linked.keys { linked[stream]?.remove(node.id) }
             reconcileAll(in: snapshot)
         }
     }
@@ -104,6 +115,25 @@ final class StreamLinker: @unchecked Sendable {
         }
     }
 
+    // MARK: - Routes (the policy's choice)
+
+    /// Routes a stream to exactly these devices (its session's route); reconciles it now.
+    func follow(_ stream: GlobalID, to devices: [GlobalID], in snapshot: GraphSnapshot) {
+        guard routes[stream] != devices else { return }
+        routes[stream] = devices
+        guard ready else { return }
+        reconcile(streamID: stream, in: snapshot)
+    }
+
+    /// The devices a session with no wishes goes to now: published as the effective defaults.
+    func preferDefaults(output: GlobalID?, input: GlobalID?, in snapshot: GraphSnapshot) {
+        let wanted: [StreamDirection: GlobalID] = [.playback: output, .capture: input].compactMapValues { $0 }
+        guard wanted != preferredDefaults else { return }
+        preferredDefaults = wanted
+        guard ready else { return }
+        publishEffectiveDefaults(in: snapshot)
+    }
+
     // MARK: - Holding (interruption by unlinking)
 
     /// Takes a stream off its device and keeps it off: its app's clock stops, it freezes.
@@ -113,6 +143,9 @@ final class StreamLinker: @unchecked Sendable {
         unlinkEverything(of: stream, in: snapshot)
         linked[stream] = nil
     }
+
+    /// Whether the policy holds the stream (tests and logs).
+    func isHeld(_ stream: GlobalID) -> Bool { held.contains(stream) }
 
     /// Lets a held stream be linked again, where the linking policy says.
     func release(_ stream: GlobalID, in snapshot: GraphSnapshot) {
@@ -153,32 +186,54 @@ final class StreamLinker: @unchecked Sendable {
         let target = LinkTargetResolver.target(
             for: request, endpoints: endpoints,
             defaultEndpoint: effectiveDefault(direction, endpoints: endpoints, in: snapshot))
-        let wanted = target.endpoint?.id
-        if let previous = linked[streamID], previous != wanted, snapshot.nodes[previous] != nil {
+        let (wanted, reason) = wantedDevices(stream, direction, request, target, endpoints)
+        let previous = linked[streamID] ?? []
+        for device in previous.subtracting(wanted) where snapshot.nodes[device] != nil {
             direction == .playback
-                ? graph.unlinkAll(between: streamID, and: previous) : graph.unlinkAll(between: previous, and: streamID)
+                ? graph.unlinkAll(between: streamID, and: device) : graph.unlinkAll(between: device, and: streamID)
         }
-        guard let wanted else {
+        guard !wanted.isEmpty else {
             if linked.removeValue(forKey: streamID) != nil {
-                logger.info("stream \(streamID) '\(stream.name)' unlinked: \(target)")
+                logger.info("stream \(streamID) '\(stream.name)' unlinked: \(reason)")
             }
             return
         }
-        if linked[streamID] != wanted {
-            let device = snapshot.nodes[wanted]?.name ?? "\(wanted)"
-            logger.info("linking \(direction) stream \(streamID) '\(stream.name)' → \(device) (\(describe(target)))")
+        if previous != wanted {
+            let names = wanted.sorted().map { snapshot.nodes[$0]?.name ?? "\($0)" }.joined(separator: " + ")
+            logger.info("linking \(direction) stream \(streamID) '\(stream.name)' → \(names) (\(reason))")
         }
         linked[streamID] = wanted
-        direction == .playback ? graph.link(output: streamID, input: wanted) : graph.link(output: wanted, input: streamID)
+        for device in wanted.sorted() {
+            direction == .playback ? graph.link(output: streamID, input: device) : graph.link(output: device, input: streamID)
+        }
+    }
+
+    /// The devices a stream should be linked to, and why: its own named target while it exists;
+    /// else its session's route (every device of it that exists); else the effective default.
+    private func wantedDevices(
+        _ stream: Node, _ direction: StreamDirection, _ request: StreamLinkRequest, _ target: LinkTarget,
+        _ endpoints: [LinkEndpoint]
+    ) -> (Set<GlobalID>, String) {
+        if case .requested(let endpoint) = target { return ([endpoint.id], "its requested target") }
+        if case .none(.requestedTargetGoneNoReconnect) = target { return ([], "\(LinkTarget.Reason.requestedTargetGoneNoReconnect)") }
+        let existing = Set(endpoints.filter { $0.direction == direction }.map(\.id))
+        let routed = (routes[stream.id] ?? []).filter(existing.contains)
+        if !routed.isEmpty { return (Set(routed), "its session's route") }
+        return (target.endpoint.map { [$0.id] } ?? [], describe(target))
     }
 
     // MARK: - Defaults
 
-    /// The default device of a direction: the user's configured one if it exists, else the
-    /// highest-priority device.
+    /// The default device of a direction: the policy's choice (last in wins) if it exists, else
+    /// the user's configured one if it exists, else the highest-priority device.
     private func effectiveDefault(
         _ direction: StreamDirection, endpoints: [LinkEndpoint], in snapshot: GraphSnapshot
     ) -> LinkEndpoint? {
+        if let preferred = preferredDefaults[direction],
+            let endpoint = endpoints.first(where: { $0.id == preferred && $0.direction == direction })
+        {
+            return endpoint
+        }
         let metadata = snapshot.metadata[GraphEndpoints.defaultMetadata]
         let configured = GraphEndpoints.deviceName(
             inMetadataValue: metadata?.value(for: GraphEndpoints.keys(for: direction).configured, subject: 0))

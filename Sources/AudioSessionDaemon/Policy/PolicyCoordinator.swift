@@ -37,6 +37,10 @@ final class PolicyCoordinator: @unchecked Sendable {
     var nextExplicitSession: UInt64 = 1
     /// MPRIS players and the pauses we pressed (PolicyCoordinator+MPRIS.swift); nil without a session bus.
     var mpris: MPRISPauses?
+    /// Routes decided in the step being carried out, linked at its end (Routes/RouteExecution.swift).
+    var pendingRoutes: [SessionID: RouteDescription] = [:]
+    /// The default devices last handed to the backend (output, input node ids).
+    var preferredDefaults: (output: UInt32?, input: UInt32?) = (nil, nil)
 
     init(ruleSet: RuleSet, backend: AudioBackend, logger: Logger) {
         self.ruleSet = ruleSet
@@ -73,6 +77,8 @@ final class PolicyCoordinator: @unchecked Sendable {
             submit(.deviceAdded(port))
         case .portRemoved(let uid):
             submit(.deviceRemoved(uid: uid))
+        case .portAvailabilityChanged(let uid, let available):
+            submit(.portAvailabilityChanged(uid: uid, available: available))
         case .defaultChanged(let direction, let uid):
             submit(.defaultDeviceChanged(direction, uid: uid))
         case .volumeTakenOver(let id):
@@ -116,6 +122,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     private func streamAppeared(_ stream: BackendStream) {
         if let explicit = explicitSession(of: stream) {
             sessions.add(stream, to: explicit)
+            routeNewStream(stream, of: explicit)
             applyEffects(of: explicit, to: stream)
             logger.info("stream \(stream.id) belongs to \(explicit)")
             if stream.activity != .pausedByUser { start(stream) }
@@ -131,6 +138,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         }
         sessions.add(stream, to: session)
         mprisStreamJoined(stream, session: session)
+        routeNewStream(stream, of: session)
         applyEffects(of: session, to: stream)
         if stream.activity != .pausedByUser { start(stream) }
         if stream.activity == .idle { armIdleTimer(for: stream.id) }
@@ -232,6 +240,9 @@ final class PolicyCoordinator: @unchecked Sendable {
             mprisCarryOut(decision)
             decisionObserver?(decision)
         }
+        // Links last: a session paused for its lost route in the same step is held before its
+        // new route could link it (routes: Routes/RouteExecution.swift).
+        applyPendingRoutes()
     }
 
     private func carryOut(_ decision: PolicyDecision) {
@@ -274,6 +285,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             logger.warning("\(id): \(error)")
         case .activated(let id), .deactivated(let id):
             logger.debug("\(id) \(decision == .activated(id) ? "active" : "inactive")")
+            if decision == .activated(id) { routeLossEnded(id) }
             // Either closes an interruption without an ended: stop holding or muting it.
             if effects[id]?.interruption != nil {
                 graceTimers.removeValue(forKey: id)?.cancel()
@@ -282,14 +294,19 @@ final class PolicyCoordinator: @unchecked Sendable {
                     $0.enforcedAfterGrace = false
                 }
             }
-        case .link, .routeChanged, .pauseForRouteLoss, .secondaryAudioHint, .reportHardware,
-             .mediaServicesLost, .mediaServicesReset:
+        case .link(let id, let route):
+            routeDecided(id, route)
+        case .routeChanged(let id, let reason, let previous):
+            routeChanged(id, reason: reason, previous: previous)
+        case .pauseForRouteLoss(let id, let method):
+            pauseForRouteLoss(id, method: method)
+        case .secondaryAudioHint, .reportHardware, .mediaServicesLost, .mediaServicesReset:
             logger.debug("decision: \(decision)")
         }
     }
 
     /// Changes a session's effects and brings each of its streams in line.
-    private func update(_ id: SessionID, ramp: Duration = .zero, _ change: (inout SessionEffects) -> Void) {
+    func update(_ id: SessionID, ramp: Duration = .zero, _ change: (inout SessionEffects) -> Void) {
         let before = effects[id] ?? SessionEffects()
         var after = before
         change(&after)

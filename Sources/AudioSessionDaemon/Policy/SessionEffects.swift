@@ -13,6 +13,9 @@ struct SessionEffects: Equatable {
     var silenced = false
     /// Its capture records silence (record permission).
     var captureSilenced = false
+    /// Its output went away and it was paused for that (pause on unplug): its streams stay off
+    /// every device until the session is active again (its user plays it again).
+    var pausedForRouteLoss = false
 
     /// The factor a stream of this session plays or records at.
     func gain(for direction: StreamDirection) -> Double {
@@ -22,6 +25,8 @@ struct SessionEffects: Equatable {
         }
     }
 
-    var isHeld: Bool { interruption == .unlink || (interruption == .sessionAPI && enforcedAfterGrace) }
+    var isHeld: Bool {
+        interruption == .unlink || (interruption == .sessionAPI && enforcedAfterGrace) || pausedForRouteLoss
+    }
     var isMuted: Bool { interruption == .mute }
 }

@@ -1,0 +1,73 @@
+import SessionPolicy
+
+/// Carrying out the engine's route decisions: `.link` (where a session's streams go),
+/// `.routeChanged` (logged with its reason and previous route; the D-Bus service signals it),
+/// and `.pauseForRouteLoss` (pause on unplug).
+///
+/// Pause on unplug stops the audio at once whatever the method: the session's streams are held
+/// (unlinked) in the same step, so nothing plays from the speakers while an MPRIS `Pause` or an
+/// app's own reaction is on its way. The hold lasts until the session is active again: its user
+/// presses play (an uncork, a new stream), never on its own — not when the headphones come back.
+extension PolicyCoordinator {
+    /// A session's route: its streams are linked there at the end of the current step.
+    func routeDecided(_ id: SessionID, _ route: RouteDescription) {
+        logger.info("\(id) routed to \(Self.describe(route))")
+        pendingRoutes[id] = route
+    }
+
+    func routeChanged(_ id: SessionID, reason: RouteChangeReason, previous: RouteDescription) {
+        let current = engine.route(for: id) ?? .empty
+        logger.info(
+            "\(id) route change: \(reason.wireName) (\(reason.rawValue)); previous \(Self.describe(previous)); now \(Self.describe(current))")
+    }
+
+    func pauseForRouteLoss(_ id: SessionID, method: InterruptionMethod) {
+        logger.info("\(id) paused: its output went away (pause on unplug, by \(method.wireName))")
+        update(id) { $0.pausedForRouteLoss = true }
+    }
+
+    /// The session is active again (its user played it): its streams may be linked again.
+    func routeLossEnded(_ id: SessionID) {
+        guard effects[id]?.pausedForRouteLoss == true else { return }
+        logger.info("\(id) plays again after its route loss: linking it to \(Self.describe(engine.route(for: id) ?? .empty))")
+        update(id) { $0.pausedForRouteLoss = false }
+    }
+
+    /// A new stream joins its session's current route before anything links it.
+    func routeNewStream(_ stream: BackendStream, of session: SessionID) {
+        let route = engine.route(for: session) ?? .empty
+        backend.route(stream.id, to: Self.devices(of: route, for: stream.direction))
+    }
+
+    /// Links the routes decided in this step, and publishes the defaults the policy now prefers.
+    func applyPendingRoutes() {
+        let routes = pendingRoutes
+        pendingRoutes.removeAll()
+        for (id, route) in routes.sorted(by: { $0.key < $1.key }) {
+            for record in sessions.streams(of: id) {
+                backend.route(record.stream.id, to: Self.devices(of: route, for: record.stream.direction))
+            }
+        }
+        let ports = engine.availablePorts
+        let wanted = (
+            output: ports.first { $0.direction == .output }?.nodeID, input: ports.first { $0.direction == .input }?.nodeID
+        )
+        guard wanted != preferredDefaults else { return }
+        preferredDefaults = wanted
+        backend.preferDefaultDevices(output: wanted.output, input: wanted.input)
+    }
+
+    /// The device nodes a stream of this direction is linked to on a route (ports of one node
+    /// are one device).
+    static func devices(of route: RouteDescription, for direction: StreamDirection) -> [UInt32] {
+        let ports = direction == .playback ? route.outputs : route.inputs
+        var seen: Set<UInt32> = []
+        return ports.map(\.nodeID).filter { seen.insert($0).inserted }
+    }
+
+    /// `in[] out[Speaker:card-output:analog-output-speaker]`: each port with its Apple type.
+    static func describe(_ route: RouteDescription) -> String {
+        func ports(_ list: [Port]) -> String { list.map { "\($0.type.rawValue):\($0.uid)" }.joined(separator: ",") }
+        return "in[\(ports(route.inputs))] out[\(ports(route.outputs))]"
+    }
+}

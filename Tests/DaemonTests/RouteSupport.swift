@@ -1,0 +1,45 @@
+import Foundation
+import PipeWireSandbox
+
+/// What the route tests share: sinks that look like hardware, and reading the daemon's route
+/// log lines (the same decisions `monitor` and the D-Bus RouteChange signal carry).
+extension PrivatePipeWire {
+    /// A null sink with extra properties (`device.bus = usb`, a `node.name` with "hdmi"): the
+    /// daemon types it like the hardware it pretends to be. It lingers until destroyed.
+    func createSink(named name: String, properties: [String: String] = [:]) throws {
+        let extra = properties.sorted { $0.key < $1.key }.map { "\($0.key) = \"\($0.value)\"" }.joined(separator: " ")
+        let arguments = """
+            { factory.name = support.null-audio-sink node.name = "\(name)" node.description = "\(name)" \
+            media.class = "Audio/Sink" audio.position = [ FL FR ] object.linger = true \(extra) \
+            adapter.auto-port-config = { mode = dsp monitor = true position = preserve } }
+            """
+        try run("pw-cli", ["create-node", "adapter", arguments])
+        try waitUntil(timeout: .seconds(5), "node \(name) appears") { try dump().node(named: name) != nil }
+    }
+
+    /// Sets the user's default sink as `wpctl set-default` / pavucontrol do.
+    func chooseDefaultSink(_ name: String) throws {
+        try run("pw-metadata", ["-n", "default", "0", "default.configured.audio.sink", "{\"name\":\"\(name)\"}", "Spa:String:JSON"])
+    }
+}
+
+/// One `route change:` line of the daemon's log.
+struct LoggedRouteChange: Equatable {
+    var reason: String
+    var previous: String
+    var now: String
+
+    /// Every route change the daemon logged, in order.
+    static func all(in log: String) -> [LoggedRouteChange] {
+        log.split(separator: "\n").compactMap { line in
+            guard let match = line.firstMatch(of: /route change: (\w+) \(\d+\); previous (.*); now (.*)$/) else { return nil }
+            return LoggedRouteChange(reason: String(match.1), previous: String(match.2), now: String(match.3))
+        }
+    }
+}
+
+/// Milliseconds since `start`, for the latencies the report quotes.
+func milliseconds(since start: ContinuousClock.Instant) -> Double {
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+}
