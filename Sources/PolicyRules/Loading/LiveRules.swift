@@ -31,7 +31,7 @@ public final class LiveRules: Sendable {
     @discardableResult
     public func reload() -> Result<RuleSet, RulesError> {
         reloading.withLock { _ in
-            do {
+            do throws(RulesError) {
                 let fresh = try loader.load()
                 state.withLock {
                     $0.ruleSet = fresh
