@@ -17,14 +17,14 @@ extension PolicyCoordinator {
     /// A stream joined an implicit session: does the session have a player now?
     func mprisStreamJoined(_ stream: BackendStream, session: SessionID) {
         guard mpris != nil, sessions.keys[session] != nil else { return }
-        refreshPlayerCapability(of: session)
+        mprisRefreshPlayerCapability(of: session)
     }
 
     /// True when a stream's activity change comes from our own Pause / Play and must not
     /// reach the engine as a user pause or a start.
     func mprisOwnsActivityChange(of stream: BackendStream, in session: SessionID) -> Bool {
         guard let pause = mpris?.pauses[session] else { return false }
-        if pause.phase == .resuming, stream.activity == .playing { finishPause(session, "playing again") }
+        if pause.phase == .resuming, stream.activity == .playing { mprisFinishPause(session, "playing again") }
         return true
     }
 
@@ -33,14 +33,14 @@ extension PolicyCoordinator {
         guard let mpris else { return }
         switch decision {
         case .interruptionBegan(let id, _, .mpris):
-            pauseForInterruption(id)
+            mprisPauseForInterruption(id)
         case .interruptionEnded(let id, let options, _) where mpris.pauses[id] != nil:
-            endPause(id, resume: options.contains(.shouldResume))
+            mprisEndPause(id, resume: options.contains(.shouldResume))
         case .pauseForRouteLoss(let id, .mpris):
-            pauseForRouteLoss(id)
+            mprisPauseForRouteLoss(id)
         case .activated(let id), .deactivated(let id):
             // Closes an interruption without an ended: nothing to resume.
-            if let pause = mpris.pauses[id], pause.phase != .resuming { finishPause(id, "interruption closed") }
+            if let pause = mpris.pauses[id], pause.phase != .resuming { mprisFinishPause(id, "interruption closed") }
         default:
             break
         }
@@ -52,43 +52,45 @@ extension PolicyCoordinator {
         switch event {
         case .appeared(let player):
             mpris.players[player.busName] = player
-            refreshPlayerCapabilities()
+            mprisRefreshPlayerCapabilities()
         case .vanished(let name):
             guard mpris.players.removeValue(forKey: name) != nil else { return }
+            logger.info("MPRIS player \(name) left the bus")
             for (id, pause) in mpris.pauses where pause.players[name] != nil && pause.phase != .resuming {
-                holdInstead(id, because: "\(name) left the bus")
+                mprisHoldInstead(id, because: "\(name) left the bus")
             }
-            refreshPlayerCapabilities()
+            mprisRefreshPlayerCapabilities()
         case .statusChanged(let name, let status):
+            logger.debug("MPRIS \(name): \(status.rawValue)")
             guard mpris.players[name] != nil else { return }
             mpris.players[name]?.status = status
             for id in mpris.pauses.keys.sorted() where mpris.pauses[id]?.players[name] != nil {
-                playerStatusChanged(name, to: status, in: id)
+                mprisPlayerStatusChanged(name, to: status, in: id)
             }
         }
     }
 
     // MARK: - Capabilities
 
-    private func playerNames(of session: SessionID) -> Set<String> {
+    private func mprisPlayerNames(of session: SessionID) -> Set<String> {
         guard let mpris else { return [] }
         return PlayerMatching.players(
             of: sessions.streams(of: session).map(\.stream), among: mpris.players, ancestry: { ProcessAncestry.chain(from: $0) })
     }
 
-    private func refreshPlayerCapabilities() {
+    private func mprisRefreshPlayerCapabilities() {
         guard let mpris else { return }
         let live = Set(sessions.keys.keys)
         mpris.sessionsWithPlayers.formIntersection(live)
         for id in mpris.pauses.keys where sessions.streams(of: id).isEmpty && explicitSessions[id] == nil {
             mpris.pauses.removeValue(forKey: id)?.timer?.cancel()
         }
-        for id in live.sorted() { refreshPlayerCapability(of: id) }
+        for id in live.sorted() { mprisRefreshPlayerCapability(of: id) }
     }
 
-    private func refreshPlayerCapability(of id: SessionID) {
+    private func mprisRefreshPlayerCapability(of id: SessionID) {
         guard let mpris else { return }
-        let hasPlayer = !playerNames(of: id).isEmpty
+        let hasPlayer = !mprisPlayerNames(of: id).isEmpty
         guard hasPlayer != mpris.sessionsWithPlayers.contains(id) else { return }
         if hasPlayer { mpris.sessionsWithPlayers.insert(id) } else { mpris.sessionsWithPlayers.remove(id) }
         let methods = hasPlayer ? backend.interruptionMethods.union([.mpris]) : backend.interruptionMethods
@@ -98,34 +100,34 @@ extension PolicyCoordinator {
 
     // MARK: - Pausing
 
-    private func pauseForInterruption(_ id: SessionID) {
+    private func mprisPauseForInterruption(_ id: SessionID) {
         guard let mpris else { return }
         var pause = mpris.pauses[id] ?? MPRISPause()
         pause.phase = .pausing
         pause.began = .now
         let wasHeld = pause.heldInstead
         pause.heldInstead = false
-        for name in playerNames(of: id).sorted() {
+        for name in mprisPlayerNames(of: id).sorted() {
             let playing = mpris.players[name]?.status == .playing
             var player = pause.players[name] ?? PlayerPause(wasPlaying: playing)
             if playing {
                 player.awaitingPause = true
-                press("Pause", on: name, for: id)
+                mprisPress("Pause", on: name, for: id)
             }
             pause.players[name] = player
         }
         mpris.pauses[id] = pause
         guard pause.awaitingPause else {
             // No player of it plays: whatever sounds is out of MPRIS's reach.
-            return holdInstead(id, because: wasHeld ? "still unconfirmed" : "no player of it is playing")
+            return mprisHoldInstead(id, because: wasHeld ? "still unconfirmed" : "no player of it is playing")
         }
-        armConfirmTimer(id)
+        mprisArmConfirmTimer(id)
     }
 
-    private func pauseForRouteLoss(_ id: SessionID) {
+    private func mprisPauseForRouteLoss(_ id: SessionID) {
         guard let mpris else { return }
         // Never resumed, so not remembered: the cork that follows is reported as the pause it is.
-        for name in playerNames(of: id).sorted() where mpris.players[name]?.status == .playing {
+        for name in mprisPlayerNames(of: id).sorted() where mpris.players[name]?.status == .playing {
             logger.info("\(id): pausing \(name) over MPRIS (its output went away)")
             let controller = mpris.controller
             let logger = self.logger
@@ -137,17 +139,17 @@ extension PolicyCoordinator {
         }
     }
 
-    private func armConfirmTimer(_ id: SessionID) {
+    private func mprisArmConfirmTimer(_ id: SessionID) {
         guard let mpris else { return }
         mpris.pauses[id]?.timer?.cancel()
         mpris.pauses[id]?.timer = backend.schedule(after: mpris.confirmTimeout) { [weak self] in
             guard let self, let pause = self.mpris?.pauses[id], pause.phase == .pausing, pause.awaitingPause else { return }
-            self.holdInstead(id, because: "no Paused within \(mpris.confirmTimeout)")
+            self.mprisHoldInstead(id, because: "no Paused within \(mpris.confirmTimeout)")
         }
     }
 
     /// Presses a button on the bus thread; the answer comes back to the loop.
-    private func press(_ member: String, on name: String, for id: SessionID) {
+    private func mprisPress(_ member: String, on name: String, for id: SessionID) {
         guard let mpris else { return }
         let controller = mpris.controller
         let perform = mpris.perform
@@ -155,24 +157,24 @@ extension PolicyCoordinator {
             var failure: String?
             do { try await controller.press(member, on: name) } catch { failure = "\(error)" }
             guard let failure else { return }
-            perform { [weak self] in self?.pressFailed(member, on: name, for: id, failure) }
+            perform { [weak self] in self?.mprisPressFailed(member, on: name, for: id, failure) }
         }
     }
 
-    private func pressFailed(_ member: String, on name: String, for id: SessionID, _ failure: String) {
+    private func mprisPressFailed(_ member: String, on name: String, for id: SessionID, _ failure: String) {
         guard let pause = mpris?.pauses[id], let player = pause.players[name] else { return }
         if member == "Pause", player.awaitingPause {
-            holdInstead(id, because: "\(name) refused Pause: \(failure)")
+            mprisHoldInstead(id, because: "\(name) refused Pause: \(failure)")
         } else if member == "Play" {
             logger.warning("\(id): \(name) refused Play: \(failure)")
             mpris?.pauses[id]?.players[name]?.awaitingPlay = false
             if mpris?.pauses[id]?.players.values.contains(where: { $0.awaitingPlay }) == false {
-                finishPause(id, "Play refused")
+                mprisFinishPause(id, "Play refused")
             }
         }
     }
 
-    private func playerStatusChanged(_ name: String, to status: PlaybackStatus, in id: SessionID) {
+    private func mprisPlayerStatusChanged(_ name: String, to status: PlaybackStatus, in id: SessionID) {
         guard let mpris, var pause = mpris.pauses[id], var player = pause.players[name] else { return }
         switch status {
         case .paused, .stopped:
@@ -186,6 +188,8 @@ extension PolicyCoordinator {
         case .playing:
             if player.awaitingPlay {
                 player.awaitingPlay = false
+            } else if player.awaitingPause {
+                // Our Pause is not carried out yet (a slow or hung player): not its user.
             } else if pause.phase != .resuming {
                 // Its user pressed play during the interruption: the session must stay silent,
                 // and the end must not guess what they want.
@@ -194,7 +198,7 @@ extension PolicyCoordinator {
                 player.awaitingPause = true
                 pause.phase = .pausing
                 pause.began = .now
-                press("Pause", on: name, for: id)
+                mprisPress("Pause", on: name, for: id)
             }
         }
         pause.players[name] = player
@@ -204,13 +208,13 @@ extension PolicyCoordinator {
             mpris.pauses[id]?.timer?.cancel()
             mpris.pauses[id]?.timer = nil
         } else if pause.phase == .pausing {
-            armConfirmTimer(id)
+            mprisArmConfirmTimer(id)
         }
     }
 
     /// The fallback: a player that does not confirm its pause gets its streams held, so the
     /// session ends up silent either way. The interruption's end releases them as usual.
-    private func holdInstead(_ id: SessionID, because reason: String) {
+    private func mprisHoldInstead(_ id: SessionID, because reason: String) {
         guard let mpris, var pause = mpris.pauses[id], !pause.heldInstead, effects[id]?.interruption != nil else { return }
         logger.warning("\(id): MPRIS pause not confirmed (\(reason)); holding its streams instead")
         pause.heldInstead = true
@@ -226,7 +230,7 @@ extension PolicyCoordinator {
 
     // MARK: - Ending
 
-    private func endPause(_ id: SessionID, resume: Bool) {
+    private func mprisEndPause(_ id: SessionID, resume: Bool) {
         guard let mpris, var pause = mpris.pauses[id] else { return }
         pause.timer?.cancel()
         pause.timer = nil
@@ -235,7 +239,7 @@ extension PolicyCoordinator {
         }.keys.sorted() : []
         guard !resumable.isEmpty else {
             mpris.pauses[id] = pause
-            return finishPause(id, resume ? "no player to resume" : "ended without shouldResume")
+            return mprisFinishPause(id, resume ? "no player to resume" : "ended without shouldResume")
         }
         pause.phase = .resuming
         for name in resumable {
@@ -244,23 +248,23 @@ extension PolicyCoordinator {
         }
         // Its streams should run again soon; if not, report what they really do.
         pause.timer = backend.schedule(after: Self.idleGrace) { [weak self] in
-            self?.finishPause(id, "resume grace over")
+            self?.mprisFinishPause(id, "resume grace over")
         }
         mpris.pauses[id] = pause
-        for name in resumable { press("Play", on: name, for: id) }
+        for name in resumable { mprisPress("Play", on: name, for: id) }
     }
 
     /// Forgets a pause and tells the engine what the session's streams really do now (their
     /// changes were withheld while the pause was ours).
-    private func finishPause(_ id: SessionID, _ reason: String) {
+    private func mprisFinishPause(_ id: SessionID, _ reason: String) {
         guard let mpris, let pause = mpris.pauses.removeValue(forKey: id) else { return }
         pause.timer?.cancel()
         logger.debug("\(id): MPRIS pause over (\(reason))")
         // Later, not inside the decision being carried out: reporting submits new events.
-        later(.zero) { [weak self] in self?.reportWithheldActivity(of: id) }
+        mprisLater(.zero) { [weak self] in self?.mprisReportWithheldActivity(of: id) }
     }
 
-    private func reportWithheldActivity(of id: SessionID) {
+    private func mprisReportWithheldActivity(of id: SessionID) {
         guard mpris?.pauses[id] == nil else { return }
         for record in sessions.streams(of: id) {
             let stream = record.stream
@@ -273,7 +277,7 @@ extension PolicyCoordinator {
                 submit(.streamStarted(id, StreamID(stream.id), stream.direction))
             case .idle where record.reportedActive:
                 // Stopped by its app without a cork: the usual grace before it counts as stopped.
-                later(Self.idleGrace) { [weak self] in
+                mprisLater(Self.idleGrace) { [weak self] in
                     guard let self, self.mpris?.pauses[id] == nil, let now = self.sessions.streams[stream.id],
                         now.stream.activity == .idle, now.reportedActive, self.effects[id]?.isHeld != true
                     else { return }
@@ -287,7 +291,7 @@ extension PolicyCoordinator {
     }
 
     /// Runs `work` on the loop after `delay`, keeping the timer alive until it fired.
-    private func later(_ delay: Duration, _ work: @escaping @Sendable () -> Void) {
+    private func mprisLater(_ delay: Duration, _ work: @escaping @Sendable () -> Void) {
         guard let mpris else { return }
         let key = mpris.nextTimer
         mpris.nextTimer += 1

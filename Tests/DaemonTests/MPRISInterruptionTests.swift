@@ -1,0 +1,319 @@
+import Foundation
+import PipeWireGraph
+import PipeWireSandbox
+import SessionBus
+import Synchronization
+import Testing
+
+/// A call pauses a real media player over MPRIS and resumes it: mpv with the mpv-mpris plugin
+/// playing Music through pipewire-pulse, on a private session bus, under the real daemon;
+/// `playerctl` reads the player's state.
+@Suite("MPRIS: a call pauses media players and resumes them", .serialized)
+struct MPRISInterruptionTests {
+    static let mprisPlugin = ["/usr/lib/mpv-mpris/mpris.so", "/etc/mpv/scripts/mpris.so"]
+        .first { FileManager.default.fileExists(atPath: $0) } ?? "/usr/lib/mpv-mpris/mpris.so"
+
+    /// A private PipeWire (with pipewire-pulse), a private session bus and the daemon on both.
+    final class Rig {
+        let sandbox: PrivatePipeWire
+        let bus: PrivateSessionBus
+        let daemon: ManagedProcess
+        let tone: URL
+
+        init() throws {
+            sandbox = try PrivatePipeWire()
+            do {
+                bus = try PrivateSessionBus()
+            } catch {
+                sandbox.stop()
+                throw error
+            }
+            do {
+                try sandbox.startPulse()
+                let state = sandbox.directory.appendingPathComponent("state").path
+                let config = sandbox.directory.appendingPathComponent("config").path
+                daemon = try sandbox.spawn(
+                    DaemonProcess.path(of: "audiosessiond"), ["--state-dir", state, "--verbose"],
+                    extraEnvironment: [
+                        "XDG_CONFIG_HOME": config, "XDG_STATE_HOME": state, "DBUS_SESSION_BUS_ADDRESS": bus.address,
+                    ])
+                tone = try sandbox.testTone()
+                try waitForLog("attached to PipeWire")
+                try waitForLog("watching MPRIS players")
+            } catch {
+                sandbox.stop()
+                bus.stop()
+                throw error
+            }
+        }
+
+        /// Kills every process the rig started (mpv, pw-cat, the daemon, PipeWire, the bus), by PID.
+        func stop() {
+            sandbox.stop()
+            bus.stop()
+        }
+
+        var log: String { daemon.errorOutput }
+
+        func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(10)) throws {
+            try waitUntil(timeout: timeout, "the daemon logs '\(text)' (\(count)x); log:\n\(log)") {
+                guard daemon.isRunning else { throw SandboxError.notRunning("audiosessiond exited:\n\(log)") }
+                return log.components(separatedBy: text).count - 1 >= count
+            }
+        }
+
+        /// mpv playing the tone in a loop as a Music stream, with its MPRIS player on our bus.
+        func startPlayer(paused: Bool = false) throws -> ManagedProcess {
+            var arguments = [
+                "--no-config", "--script=\(MPRISInterruptionTests.mprisPlugin)", "--no-video", "--ao=pulse",
+                "--audio-client-name=music-player", "--idle=yes", "--loop-file=inf", "--no-terminal",
+            ]
+            if paused { arguments.append("--pause") }
+            return try sandbox.spawn(
+                "mpv", arguments + [tone.path],
+                extraEnvironment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "PULSE_PROP": "media.role=music"])
+        }
+
+        func startCall() throws -> ManagedProcess {
+            try sandbox.play(role: "Communication", file: tone, extraArguments: ["-P", "{ node.name = call }"])
+        }
+
+        /// `playerctl status` of mpv: Playing, Paused or Stopped.
+        func status() throws -> String {
+            try ManagedProcess.run(
+                "playerctl", ["--player=mpv", "status"],
+                environment: sandbox.environment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 },
+                logDirectory: sandbox.logDirectory
+            ).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        func playerctl(_ command: String) throws {
+            try ManagedProcess.run(
+                "playerctl", ["--player=mpv", command],
+                environment: sandbox.environment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 },
+                logDirectory: sandbox.logDirectory)
+        }
+
+        func waitForStatus(_ expected: String, timeout: Duration = .seconds(10)) throws {
+            var last = ""
+            try waitUntil(timeout: timeout, "mpv is \(expected) (playerctl says '\(last)'); daemon log:\n\(log)") {
+                last = (try? status()) ?? "no player"
+                return last == expected
+            }
+        }
+
+        /// mpv plays, its stream is linked and the daemon matched it to its player.
+        func startPlayingMusic() throws -> ManagedProcess {
+            let player = try startPlayer()
+            try waitForStatus("Playing")
+            try waitForLog("has an MPRIS player")
+            return player
+        }
+    }
+
+    @Test func aCallPausesTheMusicAndItsEndPlaysItAgain() async throws {
+        let rig = try Rig()
+        defer { rig.stop() }
+        _ = try rig.startPlayingMusic()
+        let timing = try await StatusTimer(busAddress: rig.bus.address, sandbox: rig.sandbox)
+
+        let callStarted = ContinuousClock.now
+        let call = try rig.startCall()
+        try rig.waitForStatus("Paused")
+        try rig.waitForLog("confirmed Paused")
+        let appeared = try #require(timing.appeared("call"), "the test's own PipeWire client saw the call stream")
+        let paused = try #require(timing.firstStatus("Paused"), "the test's bus client saw PlaybackStatus Paused")
+        print("MPRIS pause latency: call stream appeared → mpv Paused \(Self.ms(paused - appeared)) ms; pw-cat spawned → Paused \(Self.ms(paused - callStarted)) ms")
+        #expect(!rig.log.contains("holding its streams instead"), "mpv confirmed its pause: no fallback")
+
+        call.terminate()
+        try rig.waitForStatus("Playing")
+        try rig.waitForLog("resuming org.mpris.MediaPlayer2.mpv")
+    }
+
+    @Test func aPlayerItsUserTookOverDuringTheCallStaysPaused() throws {
+        let rig = try Rig()
+        defer { rig.stop() }
+        _ = try rig.startPlayingMusic()
+        let call = try rig.startCall()
+        try rig.waitForStatus("Paused")
+        try rig.waitForLog("confirmed Paused")
+
+        // The user presses play during the call: the call still holds the music, so it is
+        // paused again at once, and the user pauses it themselves too.
+        try rig.playerctl("play")
+        try rig.waitForLog("played by its user during the interruption")
+        try rig.waitForStatus("Paused")
+        try rig.playerctl("pause")
+        try rig.waitForStatus("Paused")
+
+        call.terminate()
+        try rig.waitForLog("no player to resume")
+        #expect(try rig.status() == "Paused", "the end of the call does not press play for a user who took over")
+        #expect(!rig.log.contains("resuming org.mpris.MediaPlayer2.mpv"))
+    }
+
+    @Test func aPlayerPausedBeforeTheCallIsNotStartedByItsEnd() throws {
+        let rig = try Rig()
+        defer { rig.stop() }
+        _ = try rig.startPlayer(paused: true)
+        try rig.waitForStatus("Paused")
+        try rig.waitForLog("MPRIS player org.mpris.MediaPlayer2.mpv")
+        let call = try rig.startCall()
+        try rig.waitForLog("for 'pw-cat'")
+        call.terminate()
+        // The daemon handles graph events in order: once it has seen a later stream, the end of
+        // the call is behind it, and any Play it pressed would have been logged by then.
+        _ = try rig.sandbox.play(role: "Notification", file: rig.tone, extraArguments: ["-P", "{ node.name = later }"])
+        try rig.waitForLog("for 'pw-cat'", count: 2)
+        #expect(try rig.status() == "Paused")
+        #expect(!rig.log.contains("resuming org.mpris.MediaPlayer2.mpv"))
+        #expect(!rig.log.contains("pausing org.mpris"), "nothing to pause: it was not playing")
+    }
+
+    @Test func aPlayerThatDoesNotAnswerHasItsStreamsHeldInstead() async throws {
+        let rig = try Rig()
+        defer { rig.stop() }
+        // A hung player: it owns its name and says Playing, but never answers a call. It is
+        // served by this test process, so it is the player of the pw-cat streams we start.
+        let player = try await FakePlayer(busAddress: rig.bus.address, name: "hung", answers: false)
+        defer { player.close() }
+        _ = try rig.sandbox.play(role: "Music", file: rig.tone, extraArguments: ["-P", "{ node.name = music }"])
+        try rig.sandbox.waitUntilLinked("music", to: ["headphones"])
+        try rig.waitForLog("has an MPRIS player")
+
+        let call = try rig.startCall()
+        try rig.waitForLog("holding its streams instead")
+        #expect(rig.log.contains("refused Pause"), "the Pause call timed out")
+        try waitUntil(timeout: .seconds(5), "the music is unlinked during the call") {
+            try rig.sandbox.linkedDevices(of: "music").isEmpty
+        }
+        #expect(player.calls.contains("Pause"))
+
+        call.terminate()
+        try rig.sandbox.waitUntilLinked("music", to: ["headphones"])
+        try rig.waitForLog("no player to resume")
+        #expect(!player.calls.contains("Play"), "it never confirmed a pause: nothing to resume")
+    }
+
+    @Test func aPlayerThatLeavesTheBusBeforeConfirmingHasItsStreamsHeldInstead() async throws {
+        let rig = try Rig()
+        defer { rig.stop() }
+        // Answers Pause but never reports Paused; it quits instead.
+        let player = try await FakePlayer(busAddress: rig.bus.address, name: "leaving", answers: true)
+        defer { player.close() }
+        _ = try rig.sandbox.play(role: "Music", file: rig.tone, extraArguments: ["-P", "{ node.name = music }"])
+        try rig.sandbox.waitUntilLinked("music", to: ["headphones"])
+        try rig.waitForLog("has an MPRIS player")
+
+        let call = try rig.startCall()
+        try waitUntil(timeout: .seconds(5), "the daemon pressed Pause") { player.calls.contains("Pause") }
+        try await player.leave()
+        try rig.waitForLog("left the bus); holding its streams instead")
+        try waitUntil(timeout: .seconds(5), "the music is unlinked during the call") {
+            try rig.sandbox.linkedDevices(of: "music").isEmpty
+        }
+        call.terminate()
+        try rig.sandbox.waitUntilLinked("music", to: ["headphones"])
+    }
+
+    static func ms(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return "\(((Double(seconds) * 1000 + Double(attoseconds) / 1e15) * 10).rounded() / 10)"
+    }
+}
+
+/// A media player served by the test process itself, for players that misbehave: one that
+/// never answers (`answers: false`), or one that answers Pause but never reports Paused.
+final class FakePlayer: Sendable {
+    private let bus: BusConnection
+    private let name: String
+    private final class Record: Sendable {
+        let calls = Mutex<[String]>([])
+        /// Calls kept unanswered (a hung player): dropping them would answer them with Failed.
+        let held = Mutex<[BusCall]>([])
+    }
+    private let record = Record()
+
+    init(busAddress: String, name: String, answers: Bool) async throws {
+        bus = try BusConnection(address: busAddress)
+        self.name = "org.mpris.MediaPlayer2." + name
+        let record = self.record
+        _ = try bus.export(
+            path: "/org/mpris/MediaPlayer2",
+            interfaces: [
+                BusInterface(
+                    "org.mpris.MediaPlayer2.Player", methods: [BusMethod("Pause"), BusMethod("Play")],
+                    properties: [BusProperty("PlaybackStatus", "s")])
+            ],
+            properties: ["org.mpris.MediaPlayer2.Player": ["PlaybackStatus": .string("Playing")]]
+        ) { call in
+            record.calls.withLock { $0.append(call.member) }
+            if answers { call.reply() } else { record.held.withLock { $0.append(call) } }
+        }
+        try await bus.requestName(self.name)
+    }
+
+    var calls: [String] { record.calls.withLock { $0 } }
+
+    /// Gives up the name, as a player that quits does.
+    func leave() async throws { try await bus.releaseName(name) }
+
+    func close() {
+        for call in record.held.withLock({ $0 }) { call.fail(.failed("test over")) }
+        bus.close()
+    }
+}
+
+/// When things happened, seen by the test's own clients: a PipeWire observer for stream
+/// appearance and a session-bus connection for mpv's PlaybackStatus signals.
+final class StatusTimer: Sendable {
+    private let graph: PipeWireGraph
+    private let bus: BusConnection
+    private final class Seen: Sendable {
+        let appearances = Mutex<[String: ContinuousClock.Instant]>([:])
+        let statuses = Mutex<[(String, ContinuousClock.Instant)]>([])
+    }
+
+    private let seen = Seen()
+
+    init(busAddress: String, sandbox: PrivatePipeWire) async throws {
+        graph = PipeWireGraph(configuration: .init(remote: sandbox.socketPath, applicationName: "test-timer"))
+        bus = try BusConnection(address: busAddress)
+        let seen = self.seen
+        graph.setObserver { event, _ in
+            guard case .added(.node(let node)) = event else { return }
+            let now = ContinuousClock.now
+            seen.appearances.withLock { if $0[node.name] == nil { $0[node.name] = now } }
+        }
+        graph.start()
+        try waitUntil(timeout: .seconds(5), "the observer is connected") { graph.isConnected }
+        let signals = try await bus.signals(
+            path: "/org/mpris/MediaPlayer2", interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
+        Task {
+            for await signal in signals {
+                guard signal.arguments.count >= 2,
+                    let status = signal.arguments[1].dictionaryValue?["PlaybackStatus"]?.stringValue
+                else { continue }
+                let now = ContinuousClock.now
+                seen.statuses.withLock { $0.append((status, now)) }
+            }
+        }
+    }
+
+    deinit {
+        graph.stop()
+        bus.close()
+    }
+
+    /// The name of the stream node a process plays (pulse clients: from their client's pid).
+    func streamName(ofProcess pid: Int32) -> String? {
+        graph.snapshot.streams.first { $0.properties["application.process.id"] == String(pid) }?.name
+    }
+
+    func appeared(_ node: String) -> ContinuousClock.Instant? { seen.appearances.withLock { $0[node] } }
+
+    func firstStatus(_ status: String) -> ContinuousClock.Instant? {
+        seen.statuses.withLock { $0.first { $0.0 == status }?.1 }
+    }
+}
