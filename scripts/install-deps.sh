@@ -4,13 +4,14 @@
 set -euo pipefail
 
 PACKAGES=(
-  pkg-config
-  # PipeWire: daemon, tools (pw-cli, pw-cat, pw-link, pw-dump), pulse server, headers
-  pipewire pipewire-bin pipewire-pulse libpipewire-0.3-dev libspa-0.2-dev
+  pkg-config gcc libc6-dev
+  # PipeWire: daemon, tools (pw-cli, pw-cat, pw-link, pw-dump), pulse server, headers;
+  # WirePlumber for the --no-linking coexistence tests
+  pipewire pipewire-bin pipewire-pulse libpipewire-0.3-dev libspa-0.2-dev wireplumber
   # PulseAudio client side (paplay, pactl) and headers for the later libpulse backend
   pulseaudio-utils libpulse-dev
-  # D-Bus: private test buses, sd-bus headers
-  dbus dbus-bin libsystemd-dev
+  # D-Bus: private test buses (dbus-daemon, dbus-send), busctl, sd-bus headers
+  dbus dbus-bin systemd libsystemd-dev
   # A real MPRIS player for interruption tests and the demo
   mpv mpv-mpris playerctl
 )
