@@ -1,0 +1,159 @@
+"""Scenarios on one stack: stream farms, the observer's trial loop, daemon cost, statistics."""
+import csv
+import math
+import os
+import subprocess
+import time
+
+from processes import ProcessSample, wait_until
+
+COLUMNS = ("a_first_us", "a_all_us", "b_first_us", "b_full_us", "c_first_us", "c_all_us")
+
+
+def clients_for(streams):
+    """Several clients share the streams: 1 -> 1, 10 -> 2, 100 -> 4, 500 -> 10."""
+    if streams <= 1:
+        return 1
+    if streams <= 10:
+        return 2
+    if streams <= 100:
+        return 4
+    return 10
+
+
+def percentile(values, p):
+    """Nearest-rank percentile of sorted values."""
+    if not values:
+        return None
+    rank = max(1, math.ceil(p / 100 * len(values)))
+    return values[rank - 1]
+
+
+def summarize(values):
+    values = sorted(values)
+    if not values:
+        return None
+    return {"n": len(values), "p50": percentile(values, 50), "p90": percentile(values, 90),
+            "p99": percentile(values, 99), "max": values[-1]}
+
+
+class Bench:
+    def __init__(self, processes, binaries, out_dir):
+        self.processes = processes
+        self.binaries = binaries
+        self.out_dir = out_dir
+
+    def observer(self, stack):
+        return self.binaries["pa-reaction" if stack.manager == "pulseaudio" else "pw-reaction"]
+
+    # --- farms ----------------------------------------------------------------------------
+
+    def start_farms(self, stack, streams, prefix="bench-victim"):
+        farms = []
+        clients = clients_for(streams)
+        for k in range(clients):
+            count = streams // clients + (1 if k < streams % clients else 0)
+            if stack.manager == "pulseaudio":
+                argv = [self.observer(stack), "farm", str(count), "music", f"{prefix}-c{k}", "2"]
+            else:
+                argv = [self.observer(stack), "farm", str(count), "Music", f"{prefix}-c{k}"]
+            farms.append(self.processes.start(argv, stack.client_env, stack.log(f"farm-{streams}-{k}")))
+        return farms
+
+    def stop_farms(self, farms):
+        for farm in farms:
+            self.processes.stop(farm)
+
+    def wait_linked(self, stack, streams, timeout=90):
+        """Runs the observer with no trials: returns once every victim plays (linked, unmuted)."""
+        result = subprocess.run(
+            [self.observer(stack), "react", "interrupt", "0", "bench-victim", str(streams)],
+            env=stack.client_env, capture_output=True, text=True, timeout=timeout)
+        if result.returncode != 0:
+            raise RuntimeError(f"{stack.manager}: {streams} streams never all played: {result.stderr.strip()}")
+
+    # --- the trial loop ----------------------------------------------------------------------
+
+    def react(self, stack, scenario, trials, streams, label, duration=None, settle_ms=30):
+        """Runs `trials` trials (or for `duration` seconds); returns rows and the daemon's cost."""
+        csv_path = os.path.join(self.out_dir, f"{stack.manager}-{label}.csv")
+        argv = [self.observer(stack), "react", scenario, str(trials), "bench-victim", str(streams), str(settle_ms)]
+        before = ProcessSample(stack.daemon.pid)
+        with open(csv_path, "w") as out:
+            process = self.processes.start(argv, stack.client_env, stack.log(f"react-{label}"), stdout=out)
+            limit = duration if duration is not None else 120 + trials * (1.5 if scenario == "duck" else 0.5)
+            try:
+                process.wait(limit)
+            except subprocess.TimeoutExpired:
+                pass
+            self.processes.stop(process)
+        after = ProcessSample(stack.daemon.pid)
+        rows = read_rows(csv_path)
+        cost = {
+            "cpu_ms": (after.cpu_seconds - before.cpu_seconds) * 1000,
+            "switches": after.switches - before.switches,
+            "rss_kib": after.rss_kib,
+            "seconds": after.time - before.time,
+            "trials": len(rows),
+        }
+        if process.returncode not in (0, -15, None) and not rows:
+            raise RuntimeError(f"{stack.manager} {label}: observer failed, see {process.log_path}")
+        return rows, cost
+
+    def core_sync(self, stack, trials=1000):
+        result = subprocess.run([self.binaries["pw-reaction"], "sync", str(trials)], env=stack.client_env,
+                                capture_output=True, text=True, timeout=120)
+        values = [float(r["sync_us"]) for r in csv.DictReader(result.stdout.splitlines())]
+        return summarize(values)
+
+    # --- idle and memory ---------------------------------------------------------------------
+
+    def watch(self, pids, seconds, every=1.0):
+        """Samples each pid every `every` seconds for `seconds`; returns {pid: [ProcessSample]}."""
+        samples = {pid: [ProcessSample(pid)] for pid in pids}
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            time.sleep(min(every, max(0.0, deadline - time.monotonic())))
+            for pid in pids:
+                samples[pid].append(ProcessSample(pid))
+        return samples
+
+
+def read_rows(path):
+    rows = []
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            parsed = {"trial": int(row["trial"]), "timeout": row["timeout"] == "1"}
+            for column in COLUMNS:
+                parsed[column] = float(row[column]) if row.get(column) else None
+            rows.append(parsed)
+    return rows
+
+
+def column_stats(rows, column, clamp_negative=True):
+    """Statistics of one column in microseconds; negative values (PulseAudio reacting inside
+    the very server dispatch that announced the trigger) count as 0."""
+    values = [r[column] for r in rows if r[column] is not None]
+    negatives = sum(1 for v in values if v < 0)
+    if clamp_negative:
+        values = [max(0.0, v) for v in values]
+    stats = summarize(values)
+    if stats is not None:
+        stats["missing"] = len(rows) - len(values)
+        stats["negative"] = negatives
+    return stats
+
+
+def usage_summary(samples):
+    """Cost over a sampled window: CPU ms, context switches per second, RSS first/last/max."""
+    first, last = samples[0], samples[-1]
+    seconds = last.time - first.time
+    return {
+        "seconds": seconds,
+        "cpu_ms": (last.cpu_seconds - first.cpu_seconds) * 1000,
+        "wakeups_per_s": (last.switches - first.switches) / seconds if seconds > 0 else None,
+        "voluntary_per_s": (last.voluntary - first.voluntary) / seconds if seconds > 0 else None,
+        "rss_first_kib": first.rss_kib,
+        "rss_last_kib": last.rss_kib,
+        "rss_max_kib": max(s.rss_kib for s in samples),
+    }

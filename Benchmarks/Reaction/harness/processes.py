@@ -1,0 +1,113 @@
+"""Processes the benchmark starts: each in its own session, every one stopped by PID.
+
+Nothing here looks processes up by name: a `Processes` registry remembers what it started
+and `stop_all()` (also run at exit and on SIGINT/SIGTERM) terminates exactly those.
+"""
+import atexit
+import os
+import signal
+import socket
+import subprocess
+import time
+
+
+class Processes:
+    def __init__(self):
+        self.started = []
+        atexit.register(self.stop_all)
+        for number in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(number, self._on_signal)
+
+    def _on_signal(self, number, frame):
+        self.stop_all()
+        raise SystemExit(128 + number)
+
+    def start(self, argv, env, log_path, stdout=None):
+        """Starts argv in a new session; stderr (and stdout unless captured) go to log_path."""
+        log = open(log_path, "ab")
+        process = subprocess.Popen(
+            argv, env=env, stdin=subprocess.DEVNULL,
+            stdout=stdout if stdout is not None else log, stderr=log,
+            start_new_session=True, close_fds=True)
+        process.log_path = log_path
+        self.started.append(process)
+        return process
+
+    def stop(self, process, timeout=5.0):
+        """SIGTERM the process by PID, SIGKILL it if it has not gone within timeout."""
+        if process.poll() is None:
+            try:
+                os.kill(process.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            try:
+                process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                try:
+                    os.kill(process.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                process.wait(timeout)
+        if process in self.started:
+            self.started.remove(process)
+
+    def stop_all(self):
+        for process in reversed(list(self.started)):
+            self.stop(process)
+
+
+def wait_until(condition, timeout, what):
+    """Polls condition (a cheap check) until it is true; raises after timeout seconds."""
+    deadline = time.monotonic() + timeout
+    delay = 0.005
+    while True:
+        if condition():
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
+
+
+def socket_accepts(path):
+    if not os.path.exists(path):
+        return False
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(path)
+            return True
+        except OSError:
+            return False
+
+
+class ProcessSample:
+    """CPU time, context switches (all threads) and RSS of one process, from /proc."""
+
+    TICKS = os.sysconf("SC_CLK_TCK")
+
+    def __init__(self, pid):
+        self.time = time.monotonic()
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        # fields[0] is state (field 3); utime and stime are fields 14 and 15
+        self.cpu_seconds = (int(fields[11]) + int(fields[12])) / self.TICKS
+        self.rss_kib = 0
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    self.rss_kib = int(line.split()[1])
+        self.voluntary = self.involuntary = 0
+        for task in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{task}/status") as f:
+                    for line in f:
+                        if line.startswith("voluntary_ctxt_switches:"):
+                            self.voluntary += int(line.split()[1])
+                        elif line.startswith("nonvoluntary_ctxt_switches:"):
+                            self.involuntary += int(line.split()[1])
+            except FileNotFoundError:
+                pass  # a thread that ended between listdir and open
+
+    @property
+    def switches(self):
+        return self.voluntary + self.involuntary

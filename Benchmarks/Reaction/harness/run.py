@@ -1,0 +1,190 @@
+"""The side-by-side reaction benchmark: audiosessiond, WirePlumber 0.4 endpoints, PulseAudio 16.
+
+Usage: run.py --binaries binaries.json --out DIR [--profile full|quick]
+
+Writes DIR/results.json (every number the report uses) and DIR/*.csv (every trial). The
+report (BENCHMARKS.md, the plot) is made from results.json by report.py.
+"""
+import argparse
+import json
+import os
+import platform
+import subprocess
+import tempfile
+import time
+
+from measure import Bench, clients_for, column_stats, usage_summary
+from processes import ProcessSample, Processes
+from stacks import PipeWireStack, PulseStack
+
+PROFILES = {
+    # trials per interrupt run; (streams -> trials) for duck runs; seconds of idle and churn
+    "full": {"trials": 200, "scales": [1, 10, 100, 500], "duck": {1: 200, 100: 50}, "idle": 60, "churn": 60},
+    "quick": {"trials": 20, "scales": [1, 10, 100], "duck": {1: 10}, "idle": 10, "churn": 10},
+}
+CHURN = {"steady": 100, "alive": 20, "rate": 10.0}
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def command_output(argv, env=None):
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=30, env=env).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
+def machine(binaries):
+    cpu = ""
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    with open("/proc/meminfo") as f:
+        memory_kib = int(f.readline().split()[1])
+    pulse_env = {"LD_LIBRARY_PATH": binaries["pulseaudio_modules"] + ":" +
+                 os.path.join(binaries["pulseaudio_prefix"], "usr/lib/x86_64-linux-gnu/pulseaudio") + ":" +
+                 os.path.join(binaries["pulseaudio_prefix"], "usr/lib/x86_64-linux-gnu"), "PATH": "/usr/bin:/bin"}
+    return {
+        "cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(memory_kib / 1048576, 1),
+        "kernel": platform.release(), "os": command_output(["sh", "-c", ". /etc/os-release; echo $PRETTY_NAME"]),
+        "pipewire": command_output(["pipewire", "--version"]).splitlines()[-1:],
+        "wireplumber": command_output(["wireplumber", "--version"]).splitlines()[-1:],
+        "pulseaudio": command_output([os.path.join(binaries["pulseaudio_prefix"], "usr/bin/pulseaudio"), "--version"],
+                                     env=pulse_env),
+        "swift": command_output(["swift", "--version"]).splitlines()[:1],
+        "commit": binaries.get("commit", ""),
+    }
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return [float(x) for x in f.read().split()[:3]]
+
+
+class Run:
+    def __init__(self, profile, binaries, out_dir):
+        self.profile = PROFILES[profile]
+        self.binaries = binaries
+        self.out_dir = out_dir
+        self.processes = Processes()
+        self.bench = Bench(self.processes, binaries, out_dir)
+        self.root = tempfile.mkdtemp(prefix="reaction-bench-")
+        self.results = {"profile": profile, "machine": machine(binaries), "load_start": loadavg(),
+                        "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "systems": {}}
+
+    def stacks(self):
+        return [PipeWireStack(self.processes, "audiosessiond", self.binaries, self.root),
+                PipeWireStack(self.processes, "wireplumber", self.binaries, self.root),
+                PulseStack(self.processes, self.binaries, self.root)]
+
+    def run(self):
+        started = time.monotonic()
+        stacks = [stack.start() for stack in self.stacks()]
+        for stack in stacks:
+            self.results["systems"][stack.manager] = {"scales": {}, "duck": {}}
+        try:
+            self.idle(stacks)
+            for stack in stacks:
+                self.system(stack)
+            for stack in stacks:
+                if stack.manager != "pulseaudio":
+                    self.churn(stack)
+        finally:
+            for stack in stacks:
+                stack.stop()
+            self.processes.stop_all()
+        self.results["load_end"] = loadavg()
+        self.results["wall_seconds"] = time.monotonic() - started
+        with open(os.path.join(self.out_dir, "results.json"), "w") as f:
+            json.dump(self.results, f, indent=1)
+        log(f"done in {self.results['wall_seconds']:.0f} s")
+
+    def idle(self, stacks):
+        """Every daemon with a steady graph of 10 playing streams, watched for a minute, side by side."""
+        time.sleep(1)
+        for stack in stacks:
+            self.results["systems"][stack.manager]["rss_empty_kib"] = ProcessSample(stack.daemon.pid).rss_kib
+        farms = {stack.manager: self.bench.start_farms(stack, 10) for stack in stacks}
+        for stack in stacks:
+            self.bench.wait_linked(stack, 10)
+        time.sleep(2)  # let every daemon finish its own reaction to the new streams
+        log(f"idle: watching {len(stacks)} daemons for {self.profile['idle']} s")
+        samples = self.bench.watch([s.daemon.pid for s in stacks], self.profile["idle"])
+        for stack in stacks:
+            self.results["systems"][stack.manager]["idle"] = usage_summary(samples[stack.daemon.pid])
+            self.bench.stop_farms(farms[stack.manager])
+
+    def system(self, stack):
+        system = self.results["systems"][stack.manager]
+        if stack.manager != "pulseaudio":
+            system["core_sync"] = self.bench.core_sync(stack)
+            log(f"{stack.manager}: pw_core_sync p50 {system['core_sync']['p50']:.0f} us")
+        for streams in self.profile["scales"]:
+            farms = self.bench.start_farms(stack, streams)
+            self.bench.wait_linked(stack, streams)
+            log(f"{stack.manager}: {streams} streams from {clients_for(streams)} clients, interrupt")
+            rows, cost = self.bench.react(stack, "interrupt", self.profile["trials"], streams, f"interrupt-{streams}")
+            system["scales"][str(streams)] = self.summary(rows, cost, "interrupt")
+            duck_trials = self.profile["duck"].get(streams)
+            if duck_trials and stack.manager != "pulseaudio":
+                log(f"{stack.manager}: {streams} streams, duck")
+                rows, cost = self.bench.react(stack, "duck", duck_trials, streams, f"duck-{streams}")
+                system["duck"][str(streams)] = self.summary(rows, cost, "duck")
+            self.bench.stop_farms(farms)
+
+    def churn(self, stack):
+        """100 steady streams, 20 more replaced at 10 per second, interrupt trials throughout."""
+        seconds = self.profile["churn"]
+        farms = self.bench.start_farms(stack, CHURN["steady"])
+        self.bench.wait_linked(stack, CHURN["steady"])
+        churn = self.processes.start(
+            [self.binaries["pw-reaction"], "churn", str(CHURN["rate"]), str(CHURN["alive"]), "Music", "bench-churn"],
+            stack.client_env, stack.log("churn"))
+        time.sleep(1)
+        log(f"{stack.manager}: churn for {seconds} s")
+        csv_path = os.path.join(self.out_dir, f"{stack.manager}-churn.csv")
+        with open(csv_path, "w") as out:
+            observer = self.processes.start(
+                [self.binaries["pw-reaction"], "react", "interrupt", "1000000", "bench-victim", str(CHURN["steady"]), "30"],
+                stack.client_env, stack.log("react-churn"), stdout=out)
+            samples = self.bench.watch([stack.daemon.pid], seconds)[stack.daemon.pid]
+            self.processes.stop(observer)
+        self.processes.stop(churn)
+        self.bench.stop_farms(farms)
+        from measure import read_rows
+        rows = read_rows(csv_path)
+        summary = self.summary(rows, None, "interrupt")
+        summary["usage"] = usage_summary(samples)
+        summary["rss_series_kib"] = [s.rss_kib for s in samples]
+        summary["streams_replaced"] = int(seconds * CHURN["rate"])
+        self.results["systems"][stack.manager]["churn"] = summary
+
+    def summary(self, rows, cost, scenario):
+        columns = ("a_first_us", "a_all_us", "c_first_us", "c_all_us") if scenario == "interrupt" else \
+                  ("b_first_us", "b_full_us", "c_first_us", "c_all_us")
+        result = {"trials": len(rows), "timeouts": sum(1 for r in rows if r["timeout"]), "cost": cost}
+        for column in columns:
+            result[column] = column_stats(rows, column)
+        if cost and cost["trials"]:
+            result["cpu_ms_per_trial"] = cost["cpu_ms"] / cost["trials"]
+        return result
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binaries", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--profile", default="full", choices=sorted(PROFILES))
+    args = parser.parse_args()
+    with open(args.binaries) as f:
+        binaries = json.load(f)
+    os.makedirs(args.out, exist_ok=True)
+    Run(args.profile, binaries, args.out).run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The side-by-side reaction benchmark (issue 8): audiosessiond vs WirePlumber 0.4 endpoints vs
+# PulseAudio 16 role-cork/role-ducking, on private daemons, measured by one C observer.
+# Writes the side-by-side sections of BENCHMARKS.md and docs/bench/reaction-cdf.png.
+#
+#   scripts/bench.sh            the full run (what BENCHMARKS.md shows; ~10 min here)
+#   BENCH_PROFILE=quick scripts/bench.sh    a smoke run (~3 min)
+#   BENCH_SOURCE=worktree ...   measure the working tree instead of the committed HEAD
+#
+# It installs nothing system-wide. Into .build-bench/ (ignored by git) it puts:
+#   - the Debian package `pulseaudio` and the libraries it needs beyond this machine's
+#     (libfftw3-single3 liborc-0.4-0 libspeexdsp1 libtdb1 libwrap0), fetched with
+#     `apt-get download` and unpacked with `dpkg-deb -x` (never installed: installing
+#     pulseaudio would make libpulse clients autospawn it);
+#   - a Python venv with matplotlib from PyPI, for the plot (the report is written without
+#     the plot if that fails);
+#   - a release build of audiosessiond (from `git archive HEAD` unless BENCH_SOURCE=worktree);
+#   - the observers and stream farms, built with cc and pkg-config.
+# Needs the Debian packages of scripts/install-deps.sh plus wireplumber and python3-venv.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+WORK="$ROOT/.build-bench"
+PROFILE="${BENCH_PROFILE:-full}"
+SOURCE="${BENCH_SOURCE:-head}"
+mkdir -p "$WORK"
+say() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
+
+for tool in pipewire wireplumber pw-cli dbus-daemon cc pkg-config python3 swift apt-get dpkg-deb; do
+  command -v "$tool" >/dev/null || { echo "bench: $tool is missing (see scripts/install-deps.sh)" >&2; exit 1; }
+done
+pkg-config --exists libpipewire-0.3 libpulse || { echo "bench: libpipewire-0.3-dev and libpulse-dev are needed" >&2; exit 1; }
+
+# --- PulseAudio 16 in a private prefix ------------------------------------------------------
+PA_PREFIX="$WORK/pulseaudio"
+if [ ! -x "$PA_PREFIX/usr/bin/pulseaudio" ]; then
+  say "fetching pulseaudio into $PA_PREFIX (apt-get download, dpkg-deb -x; nothing installed)"
+  rm -rf "$WORK/debs" "$PA_PREFIX" && mkdir -p "$WORK/debs" "$PA_PREFIX"
+  (cd "$WORK/debs" && apt-get download pulseaudio libfftw3-single3 liborc-0.4-0 libspeexdsp1 libtdb1 libwrap0 >/dev/null 2>&1) || {
+    echo "bench: apt-get download pulseaudio failed (apt-get update first?)" >&2; exit 1; }
+  for deb in "$WORK"/debs/*.deb; do dpkg-deb -x "$deb" "$PA_PREFIX"; done
+fi
+PA_MODULES="$(ls -d "$PA_PREFIX"/usr/lib/pulse-*/modules | head -1)"
+
+# --- matplotlib for the plot -----------------------------------------------------------------
+PYTHON=python3
+if [ ! -x "$WORK/venv/bin/python" ] || ! "$WORK/venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
+  say "creating a venv with matplotlib (PyPI) for the plot"
+  if python3 -m venv "$WORK/venv" >/dev/null 2>&1 && "$WORK/venv/bin/pip" install -q matplotlib >/dev/null 2>&1; then
+    PYTHON="$WORK/venv/bin/python"
+  else
+    say "no matplotlib: the report will have no plot"
+  fi
+else
+  PYTHON="$WORK/venv/bin/python"
+fi
+
+# --- audiosessiond, release ----------------------------------------------------------------
+COMMIT="$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
+if [ "$SOURCE" = head ] && [ "$COMMIT" != unknown ]; then
+  SRC="$WORK/src"
+  if [ "$(cat "$SRC/.bench-commit" 2>/dev/null)" != "$COMMIT" ]; then
+    say "exporting HEAD ($COMMIT) to $SRC"
+    rm -rf "$SRC" && mkdir -p "$SRC"
+    git -C "$ROOT" archive HEAD | tar -x -C "$SRC"
+    echo "$COMMIT" > "$SRC/.bench-commit"
+  fi
+else
+  SRC="$ROOT"
+  COMMIT="$COMMIT (working tree)"
+fi
+say "building audiosessiond (release)"
+(cd "$SRC" && swift build -c release --product audiosessiond --scratch-path "$WORK/swift" 2>&1 | tail -1)
+DAEMON="$WORK/swift/release/audiosessiond"
+[ -x "$DAEMON" ] || { echo "bench: the release build of audiosessiond failed" >&2; exit 1; }
+NO_BUS=false
+"$DAEMON" --help 2>&1 | grep -q -- '--no-bus' && NO_BUS=true
+
+# --- observers and stream farms ------------------------------------------------------------
+say "building the observers"
+mkdir -p "$WORK/bin"
+cc -O2 -Wall -Wextra -o "$WORK/bin/pw-reaction" "$ROOT/Benchmarks/Reaction/observer/pw-reaction.c" \
+  $(pkg-config --cflags --libs libpipewire-0.3) -lm
+cc -O2 -Wall -Wextra -o "$WORK/bin/pa-reaction" "$ROOT/Benchmarks/Reaction/observer/pa-reaction.c" \
+  $(pkg-config --cflags --libs libpulse)
+
+cat > "$WORK/binaries.json" <<EOF
+{
+  "audiosessiond": "$DAEMON",
+  "audiosessiond_no_bus": $NO_BUS,
+  "rules": "$SRC/policy-rules",
+  "pw-reaction": "$WORK/bin/pw-reaction",
+  "pa-reaction": "$WORK/bin/pa-reaction",
+  "pulseaudio_prefix": "$PA_PREFIX",
+  "pulseaudio_modules": "$PA_MODULES",
+  "commit": "$COMMIT"
+}
+EOF
+
+# --- measure, then report -----------------------------------------------------------------
+OUT="$WORK/results-$(date -u +%Y%m%dT%H%M%S)"
+say "measuring (profile $PROFILE) into $OUT"
+"$PYTHON" "$ROOT/Benchmarks/Reaction/harness/run.py" --binaries "$WORK/binaries.json" --out "$OUT" --profile "$PROFILE"
+"$PYTHON" "$ROOT/Benchmarks/Reaction/harness/report.py" --results "$OUT" \
+  --markdown "$ROOT/BENCHMARKS.md" --plots "$ROOT/docs/bench" --command "make bench"
+say "BENCHMARKS.md updated from $OUT"
