@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 BIN := .build/$(CONFIG)
 
-.PHONY: all deps build test demo clean
+.PHONY: all deps build test demo clean bench
 
 all: build
 
@@ -21,6 +21,10 @@ test: deps
 ## A private PipeWire with a virtual speaker and headphones, the daemon, and a scripted scenario.
 demo: build
 	$(BIN)/audiosessionctl demo
+
+## Side-by-side reaction benchmark vs WirePlumber 0.4 and PulseAudio 16 (~15 min): BENCHMARKS.md.
+bench: deps
+	scripts/bench.sh
 
 clean:
 	rm -rf .build
