@@ -87,6 +87,24 @@ struct InterruptionTests {
         try sandbox.pipewire.waitUntilLinked("music", to: ["headphones"])  // resumed
     }
 
+    @Test func theShellTourRuns() throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        let tone = try sandbox.pipewire.testTone()
+        let script = Self.repository.appendingPathComponent("contrib/examples/shell/session-tour.sh").path
+        let binaries = URL(fileURLWithPath: ServiceSandbox.binary("audiosessionctl")).deletingLastPathComponent().path
+        let tour = try sandbox.pipewire.spawn(
+            "/bin/sh", [script, tone.path],
+            extraEnvironment: sandbox.bus.environment + ["PATH": binaries + ":" + (sandbox.pipewire.environment["PATH"] ?? "/usr/bin:/bin")])
+        let status = try tour.waitForExit(timeout: .seconds(30))
+        #expect(status == 0, "\(tour.output)\n\(tour.errorOutput)")
+        #expect(tour.output.contains("session: /org/audiosession/Session/1"))
+        #expect(tour.output.contains("\"category\":{\"type\":\"v\",\"data\":{\"type\":\"s\",\"data\":\"playback\"}}")
+                || tour.output.contains("playback"), "ListSessions shows the playback session")
+        #expect(tour.errorOutput.contains("belongs to another connection"), "\(tour.errorOutput)")
+        #expect(tour.output.contains("s \"denied\""))
+    }
+
     @Test func monitorPrintsDecisionsAsJSONLines() async throws {
         let sandbox = try ServiceSandbox()
         defer { sandbox.stop() }
