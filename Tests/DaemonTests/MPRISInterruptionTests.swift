@@ -38,12 +38,29 @@ struct MPRISInterruptionTests {
                         "XDG_CONFIG_HOME": config, "XDG_STATE_HOME": state, "DBUS_SESSION_BUS_ADDRESS": bus.address,
                     ])
                 tone = try sandbox.testTone()
-                try waitForLog("attached to PipeWire")
-                try waitForLog("watching MPRIS players")
             } catch {
                 sandbox.stop()
                 bus.stop()
                 throw error
+            }
+        }
+
+        /// Waits until the daemon is attached to PipeWire and watches the bus.
+        func ready() async throws -> Rig {
+            do {
+                try await waitForLog("attached to PipeWire")
+                try await waitForLog("watching MPRIS players")
+            } catch {
+                stop()
+                throw error
+            }
+            return self
+        }
+
+        /// Links of a node, waited for without blocking a thread of the test's task pool.
+        func waitUntilLinked(_ node: String, to devices: Set<String>) async throws {
+            try await eventually(timeout: .seconds(5), "\(node) is linked to \(devices.sorted())") {
+                try sandbox.linkedDevices(of: node) == devices
             }
         }
 
@@ -55,8 +72,8 @@ struct MPRISInterruptionTests {
 
         var log: String { daemon.errorOutput }
 
-        func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(10)) throws {
-            try waitUntil(timeout: timeout, "the daemon logs '\(text)' (\(count)x); log:\n\(log)") {
+        func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(10)) async throws {
+            try await eventually(timeout: timeout, "the daemon logs '\(text)' (\(count)x); log:\n\(log)") {
                 guard daemon.isRunning else { throw SandboxError.notRunning("audiosessiond exited:\n\(log)") }
                 return log.components(separatedBy: text).count - 1 >= count
             }
@@ -94,127 +111,130 @@ struct MPRISInterruptionTests {
                 logDirectory: sandbox.logDirectory)
         }
 
-        func waitForStatus(_ expected: String, timeout: Duration = .seconds(10)) throws {
+        func waitForStatus(_ expected: String, timeout: Duration = .seconds(10)) async throws {
             var last = ""
-            try waitUntil(timeout: timeout, "mpv is \(expected) (playerctl says '\(last)'); daemon log:\n\(log)") {
+            try await eventually(timeout: timeout, "mpv is \(expected) (playerctl says '\(last)'); daemon log:\n\(log)") {
                 last = (try? status()) ?? "no player"
                 return last == expected
             }
         }
 
         /// mpv plays, its stream is linked and the daemon matched it to its player.
-        func startPlayingMusic() throws -> ManagedProcess {
+        func startPlayingMusic() async throws -> ManagedProcess {
             let player = try startPlayer()
-            try waitForStatus("Playing")
-            try waitForLog("has an MPRIS player")
+            try await waitForStatus("Playing")
+            try await waitForLog("has an MPRIS player")
             return player
         }
     }
 
     @Test func aCallPausesTheMusicAndItsEndPlaysItAgain() async throws {
-        let rig = try Rig()
+        let rig = try await Rig().ready()
         defer { rig.stop() }
-        _ = try rig.startPlayingMusic()
+        _ = try await rig.startPlayingMusic()
         let timing = try await StatusTimer(busAddress: rig.bus.address, sandbox: rig.sandbox)
 
         let callStarted = ContinuousClock.now
         let call = try rig.startCall()
-        try rig.waitForStatus("Paused")
-        try rig.waitForLog("confirmed Paused")
-        let appeared = try #require(timing.appeared("call"), "the test's own PipeWire client saw the call stream")
-        let paused = try #require(timing.firstStatus("Paused"), "the test's bus client saw PlaybackStatus Paused")
+        try await rig.waitForStatus("Paused")
+        try await rig.waitForLog("confirmed Paused")
+        try await eventually(timeout: .seconds(5), "the test's own clients saw the call stream and mpv's Paused") {
+            timing.appeared("call") != nil && timing.firstStatus("Paused") != nil
+        }
+        let appeared = try #require(timing.appeared("call"))
+        let paused = try #require(timing.firstStatus("Paused"))
         print("MPRIS pause latency: call stream appeared → mpv Paused \(Self.ms(paused - appeared)) ms; pw-cat spawned → Paused \(Self.ms(paused - callStarted)) ms")
         #expect(!rig.log.contains("holding its streams instead"), "mpv confirmed its pause: no fallback")
 
         call.terminate()
-        try rig.waitForStatus("Playing")
-        try rig.waitForLog("resuming org.mpris.MediaPlayer2.mpv")
+        try await rig.waitForStatus("Playing")
+        try await rig.waitForLog("resuming org.mpris.MediaPlayer2.mpv")
     }
 
-    @Test func aPlayerItsUserTookOverDuringTheCallStaysPaused() throws {
-        let rig = try Rig()
+    @Test func aPlayerItsUserTookOverDuringTheCallStaysPaused() async throws {
+        let rig = try await Rig().ready()
         defer { rig.stop() }
-        _ = try rig.startPlayingMusic()
+        _ = try await rig.startPlayingMusic()
         let call = try rig.startCall()
-        try rig.waitForStatus("Paused")
-        try rig.waitForLog("confirmed Paused")
+        try await rig.waitForStatus("Paused")
+        try await rig.waitForLog("confirmed Paused")
 
         // The user presses play during the call: the call still holds the music, so it is
         // paused again at once, and the user pauses it themselves too.
         try rig.playerctl("play")
-        try rig.waitForLog("played by its user during the interruption")
-        try rig.waitForStatus("Paused")
+        try await rig.waitForLog("played by its user during the interruption")
+        try await rig.waitForStatus("Paused")
         try rig.playerctl("pause")
-        try rig.waitForStatus("Paused")
+        try await rig.waitForStatus("Paused")
 
         call.terminate()
-        try rig.waitForLog("no player to resume")
+        try await rig.waitForLog("no player to resume")
         #expect(try rig.status() == "Paused", "the end of the call does not press play for a user who took over")
         #expect(!rig.log.contains("resuming org.mpris.MediaPlayer2.mpv"))
     }
 
-    @Test func aPlayerPausedBeforeTheCallIsNotStartedByItsEnd() throws {
-        let rig = try Rig()
+    @Test func aPlayerPausedBeforeTheCallIsNotStartedByItsEnd() async throws {
+        let rig = try await Rig().ready()
         defer { rig.stop() }
         _ = try rig.startPlayer(paused: true)
-        try rig.waitForStatus("Paused")
-        try rig.waitForLog("MPRIS player org.mpris.MediaPlayer2.mpv")
+        try await rig.waitForStatus("Paused")
+        try await rig.waitForLog("MPRIS player org.mpris.MediaPlayer2.mpv")
         let call = try rig.startCall()
-        try rig.waitForLog("for 'pw-cat'")
+        try await rig.waitForLog("for 'pw-cat'")
         call.terminate()
         // The daemon handles graph events in order: once it has seen a later stream, the end of
         // the call is behind it, and any Play it pressed would have been logged by then.
         _ = try rig.sandbox.play(role: "Notification", file: rig.tone, extraArguments: ["-P", "{ node.name = later }"])
-        try rig.waitForLog("for 'pw-cat'", count: 2)
+        try await rig.waitForLog("for 'pw-cat'", count: 2)
         #expect(try rig.status() == "Paused")
         #expect(!rig.log.contains("resuming org.mpris.MediaPlayer2.mpv"))
         #expect(!rig.log.contains("pausing org.mpris"), "nothing to pause: it was not playing")
     }
 
     @Test func aPlayerThatDoesNotAnswerHasItsStreamsHeldInstead() async throws {
-        let rig = try Rig()
+        let rig = try await Rig().ready()
         defer { rig.stop() }
         // A hung player: it owns its name and says Playing, but never answers a call. It is
         // served by this test process, so it is the player of the pw-cat streams we start.
         let player = try await FakePlayer(busAddress: rig.bus.address, name: "hung", answers: false)
         defer { player.close() }
         _ = try rig.sandbox.play(role: "Music", file: rig.tone, extraArguments: ["-P", "{ node.name = music }"])
-        try rig.sandbox.waitUntilLinked("music", to: ["headphones"])
-        try rig.waitForLog("has an MPRIS player")
+        try await rig.waitUntilLinked("music", to: ["headphones"])
+        try await rig.waitForLog("has an MPRIS player")
 
         let call = try rig.startCall()
-        try rig.waitForLog("holding its streams instead")
+        try await rig.waitForLog("holding its streams instead")
         #expect(rig.log.contains("refused Pause"), "the Pause call timed out")
-        try waitUntil(timeout: .seconds(5), "the music is unlinked during the call") {
+        try await eventually(timeout: .seconds(5), "the music is unlinked during the call") {
             try rig.sandbox.linkedDevices(of: "music").isEmpty
         }
         #expect(player.calls.contains("Pause"))
 
         call.terminate()
-        try rig.sandbox.waitUntilLinked("music", to: ["headphones"])
-        try rig.waitForLog("no player to resume")
+        try await rig.waitUntilLinked("music", to: ["headphones"])
+        try await rig.waitForLog("no player to resume")
         #expect(!player.calls.contains("Play"), "it never confirmed a pause: nothing to resume")
     }
 
     @Test func aPlayerThatLeavesTheBusBeforeConfirmingHasItsStreamsHeldInstead() async throws {
-        let rig = try Rig()
+        let rig = try await Rig().ready()
         defer { rig.stop() }
         // Answers Pause but never reports Paused; it quits instead.
         let player = try await FakePlayer(busAddress: rig.bus.address, name: "leaving", answers: true)
         defer { player.close() }
         _ = try rig.sandbox.play(role: "Music", file: rig.tone, extraArguments: ["-P", "{ node.name = music }"])
-        try rig.sandbox.waitUntilLinked("music", to: ["headphones"])
-        try rig.waitForLog("has an MPRIS player")
+        try await rig.waitUntilLinked("music", to: ["headphones"])
+        try await rig.waitForLog("has an MPRIS player")
 
         let call = try rig.startCall()
-        try waitUntil(timeout: .seconds(5), "the daemon pressed Pause") { player.calls.contains("Pause") }
+        try await eventually(timeout: .seconds(5), "the daemon pressed Pause") { player.calls.contains("Pause") }
         try await player.leave()
-        try rig.waitForLog("left the bus); holding its streams instead")
-        try waitUntil(timeout: .seconds(5), "the music is unlinked during the call") {
+        try await rig.waitForLog("left the bus); holding its streams instead")
+        try await eventually(timeout: .seconds(5), "the music is unlinked during the call") {
             try rig.sandbox.linkedDevices(of: "music").isEmpty
         }
         call.terminate()
-        try rig.sandbox.waitUntilLinked("music", to: ["headphones"])
+        try await rig.waitUntilLinked("music", to: ["headphones"])
     }
 
     static func ms(_ duration: Duration) -> String {
@@ -287,7 +307,7 @@ final class StatusTimer: Sendable {
             seen.appearances.withLock { if $0[node.name] == nil { $0[node.name] = now } }
         }
         graph.start()
-        try waitUntil(timeout: .seconds(5), "the observer is connected") { graph.isConnected }
+        try await eventually(timeout: .seconds(5), "the observer is connected") { graph.isConnected }
         let signals = try await bus.signals(
             path: "/org/mpris/MediaPlayer2", interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
         Task {
@@ -316,4 +336,12 @@ final class StatusTimer: Sendable {
     func firstStatus(_ status: String) -> ContinuousClock.Instant? {
         seen.statuses.withLock { $0.first { $0.0 == status }?.1 }
     }
+}
+
+/// `waitUntil` that suspends between polls instead of blocking a thread of the test's task
+/// pool (the bus signal tasks of the code under test run there).
+private func eventually(
+    timeout: Duration, _ description: String, _ condition: () throws -> Bool
+) async throws {
+    try await waitUntil(timeout: timeout, description) { () async throws -> Bool in try condition() }
 }

@@ -1,0 +1,182 @@
+import Foundation
+import PipeWireSandbox
+import SessionBus
+import Synchronization
+import Testing
+
+@testable import AudioSessionDaemon
+
+/// logind is not on this machine: a fake login1 served by the test on a private bus stands in
+/// for it (the daemon code under test is real). It implements what the watcher uses:
+/// Manager.GetSession / GetSessionByPID, Manager.PrepareForSleep and Session.LockedHint.
+final class FakeLogin1: Sendable {
+    static let sessionPath = "/org/freedesktop/login1/session/c7"
+    let connection: BusConnection
+    private let manager: BusObject
+    private let session: BusObject
+    private final class Asked: Sendable { let calls = Mutex<[String]>([]) }
+    private let asked = Asked()
+
+    init(busAddress: String, serviceName: String = "org.freedesktop.login1") async throws {
+        connection = try BusConnection(address: busAddress)
+        let asked = self.asked
+        manager = try connection.export(
+            path: "/org/freedesktop/login1",
+            interfaces: [
+                BusInterface(
+                    "org.freedesktop.login1.Manager",
+                    methods: [
+                        BusMethod("GetSession", inputs: [BusArgument("id", "s")], outputs: [BusArgument("session", "o")]),
+                        BusMethod("GetSessionByPID", inputs: [BusArgument("pid", "u")], outputs: [BusArgument("session", "o")]),
+                    ],
+                    signals: [BusSignalDescription("PrepareForSleep", arguments: [BusArgument("start", "b")])])
+            ]
+        ) { call in
+            asked.calls.withLock { $0.append("\(call.member)(\(call.arguments.first?.description ?? ""))") }
+            if call.member == "GetSession", call.arguments.first?.stringValue != "c7" {
+                call.fail(BusError(name: "org.freedesktop.login1.NoSuchSession", message: "no such session"))
+            } else {
+                call.reply([.objectPath(FakeLogin1.sessionPath)])
+            }
+        }
+        session = try connection.export(
+            path: Self.sessionPath,
+            interfaces: [BusInterface("org.freedesktop.login1.Session", properties: [BusProperty("LockedHint", "b")])],
+            properties: ["org.freedesktop.login1.Session": ["LockedHint": .bool(false)]]
+        ) { call in call.fail(.failed("not implemented in the fake")) }
+        try await connection.requestName(serviceName)
+    }
+
+    var calls: [String] { asked.calls.withLock { $0 } }
+
+    func lock(_ locked: Bool) throws {
+        try session.setProperty("LockedHint", of: "org.freedesktop.login1.Session", to: .bool(locked))
+    }
+
+    func prepareForSleep(_ starting: Bool) throws {
+        try manager.emit("PrepareForSleep", of: "org.freedesktop.login1.Manager", [.bool(starting)])
+    }
+
+    func close() { connection.close() }
+}
+
+@Suite("logind: screen lock and sleep", .serialized)
+struct LogindWatcherTests {
+    final class Events: Sendable {
+        let list = Mutex<[LoginEvent]>([])
+        var all: [LoginEvent] { list.withLock { $0 } }
+        func waitFor(_ expected: [LoginEvent]) async throws {
+            try await eventually(timeout: .seconds(5), "events are \(expected) (now \(all))") { all == expected }
+        }
+    }
+
+    @Test func lockUnlockSleepAndWakeReachTheDaemon() async throws {
+        let bus = try PrivateSessionBus()
+        defer { bus.stop() }
+        let login = try await FakeLogin1(busAddress: bus.address)
+        defer { login.close() }
+        let connection = try BusConnection(address: bus.address)
+        defer { connection.close() }
+        let watcher = LogindWatcher(bus: connection, logger: .init(label: "test"))
+        let events = Events()
+        let path = try await watcher.start(sessionID: nil, processID: 4242) { event in
+            events.list.withLock { $0.append(event) }
+        }
+        #expect(path == FakeLogin1.sessionPath)
+        #expect(login.calls == ["GetSessionByPID(4242)"], "without XDG_SESSION_ID the session is found by our pid")
+        try await events.waitFor([.screenLocked(false)])  // the state at start
+
+        try login.lock(true)
+        try await events.waitFor([.screenLocked(false), .screenLocked(true)])
+        try login.lock(false)
+        try login.prepareForSleep(true)
+        try login.prepareForSleep(false)
+        try await events.waitFor([.screenLocked(false), .screenLocked(true), .screenLocked(false), .sleep, .wake])
+    }
+
+    @Test func theSessionIsFoundByXDGSessionIDWhenSet() async throws {
+        let bus = try PrivateSessionBus()
+        defer { bus.stop() }
+        let login = try await FakeLogin1(busAddress: bus.address)
+        defer { login.close() }
+        let connection = try BusConnection(address: bus.address)
+        defer { connection.close() }
+        let watcher = LogindWatcher(bus: connection, logger: .init(label: "test"))
+        let path = try await watcher.start(sessionID: "c7", processID: 1) { _ in }
+        #expect(path == FakeLogin1.sessionPath)
+        #expect(login.calls == ["GetSession(\"c7\")"])
+        await #expect(throws: BusError.self) {
+            try await LogindWatcher(bus: connection, logger: .init(label: "test")).start(sessionID: "nope", processID: 1) { _ in }
+        }
+    }
+
+    @Test func otherServiceAndObjectNamesAreParameters() async throws {
+        let bus = try PrivateSessionBus()
+        defer { bus.stop() }
+        // A login1 under another name: a watcher pointed at the standard name finds nothing.
+        let login = try await FakeLogin1(busAddress: bus.address, serviceName: "org.example.login1")
+        defer { login.close() }
+        let connection = try BusConnection(address: bus.address)
+        defer { connection.close() }
+        await #expect(throws: BusError.self) {
+            try await LogindWatcher(bus: connection, logger: .init(label: "test")).start(sessionID: nil, processID: 1) { _ in }
+        }
+        var names = LogindNames.standard
+        names.service = "org.example.login1"
+        let events = Events()
+        try await LogindWatcher(bus: connection, names: names, logger: .init(label: "test")).start(
+            sessionID: nil, processID: 1
+        ) { event in events.list.withLock { $0.append(event) } }
+        try login.lock(true)
+        try await events.waitFor([.screenLocked(false), .screenLocked(true)])
+    }
+
+    /// The real daemon, with the fake login1 as its system bus: a lock silences an ambient
+    /// (Game) stream, an unlock restores it; sleep and wake reach the engine.
+    @Test func theDaemonSilencesAmbientAudioWhileTheScreenIsLocked() async throws {
+        let sandbox = try PrivatePipeWire()
+        defer { sandbox.stop() }
+        let bus = try PrivateSessionBus()
+        defer { bus.stop() }
+        let login = try await FakeLogin1(busAddress: bus.address)
+        defer { login.close() }
+        let state = sandbox.directory.appendingPathComponent("state").path
+        let daemon = try sandbox.spawn(
+            DaemonProcess.path(of: "audiosessiond"), ["--state-dir", state, "--verbose"],
+            extraEnvironment: [
+                "XDG_CONFIG_HOME": sandbox.directory.appendingPathComponent("config").path, "XDG_STATE_HOME": state,
+                "DBUS_SYSTEM_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "c7",
+            ])
+        func waitForLog(_ text: String) async throws {
+            try await eventually(timeout: .seconds(10), "the daemon logs '\(text)'; log:\n\(daemon.errorOutput)") {
+                daemon.errorOutput.contains(text)
+            }
+        }
+        try await waitForLog("watching logind session \(FakeLogin1.sessionPath)")
+        let watcher = try VolumeWatcher(sandbox)
+        _ = try sandbox.play(role: "Game", file: try sandbox.testTone(), extraArguments: ["-P", "{ node.name = game }"])
+        try await eventually(timeout: .seconds(5), "the game stream is linked") {
+            try sandbox.linkedDevices(of: "game") == ["headphones"]
+        }
+
+        try login.lock(true)
+        try await waitForLog("screen locked")
+        try await eventually(timeout: .seconds(5), "the game is silenced") { watcher.volume(of: "game") == 0 }
+        try login.lock(false)
+        try await waitForLog("screen unlocked")
+        try await eventually(timeout: .seconds(5), "the game is back") { watcher.volume(of: "game") == 1 }
+
+        try login.prepareForSleep(true)
+        try await waitForLog("system going to sleep")
+        try login.prepareForSleep(false)
+        try await waitForLog("system woke up")
+    }
+}
+
+/// `waitUntil` that suspends between polls instead of blocking a thread of the test's task
+/// pool (the bus signal tasks of the code under test run there).
+private func eventually(
+    timeout: Duration, _ description: String, _ condition: () throws -> Bool
+) async throws {
+    try await waitUntil(timeout: timeout, description) { () async throws -> Bool in try condition() }
+}
