@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Logging
 import PipeWireGraph
@@ -31,7 +30,6 @@ final class SessionService: @unchecked Sendable {
     var silentMode = false
     /// `RequestRecordPermission` calls waiting for the user's answer, by app.
     var pendingPermissionRequests: [String: [PendingPermissionRequest]] = [:]
-    private var refreshScheduled = false
     var announcedRoute: RouteDescription?
 
     private init(bus: BusConnection, graph: PipeWireGraph, coordinator: PolicyCoordinator, permissions: PermissionStore, logger: Logger) {
@@ -125,8 +123,11 @@ final class SessionService: @unchecked Sendable {
 
     // MARK: - Decisions → signals
 
-    /// Every decision, on the loop thread, after the coordinator carried it out.
+    /// Every decision, on the loop thread, after the coordinator carried it out. The engine has
+    /// finished the step that made it, so properties are brought up to date first: a client
+    /// that reads one when a signal arrives sees the state the signal announces.
     private func observe(_ decision: PolicyDecision) {
+        refresh()
         switch decision {
         case .interruptionBegan(let id, let reason, _):
             try? sessionObjects[id]?.emit(
@@ -153,24 +154,10 @@ final class SessionService: @unchecked Sendable {
         try? manager?.emit(
             "Decision", of: SessionAPI.managerInterface,
             [.uint64(decision.session?.rawValue ?? 0), .string(event.kind), .dictionary(event.details)])
-        scheduleRefresh()
-    }
-
-    /// Properties are refreshed once after a burst of decisions, not once per decision, so a
-    /// client never sees the intermediate states of one engine step.
-    private func scheduleRefresh() {
-        guard !refreshScheduled else { return }
-        refreshScheduled = true
-        let graph = self.graph
-        DispatchQueue.global().async { [weak self] in
-            guard let self else { return }
-            graph.perform { self.refresh() }
-        }
     }
 
     /// Brings every exported property in line with the engine (only changes are announced).
     func refresh() {
-        refreshScheduled = false
         let engine = coordinator.engine
         for (id, object) in sessionObjects {
             guard coordinator.explicitSessions[id] != nil, let values = sessionProperties(id) else {
