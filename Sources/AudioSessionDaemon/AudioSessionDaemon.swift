@@ -62,7 +62,11 @@ public final class AudioSessionDaemon: Sendable {
         graph.start()
         // --- MPRIS players (session bus) and logind (system bus): MPRIS/, Login/ ---
         let graph = self.graph
-        DesktopIntegration.start(coordinator: coordinator, perform: { graph.perform($0) }, logger: logger)
+        if options.servesBus {
+            DesktopIntegration.start(coordinator: coordinator, perform: { graph.perform($0) }, logger: logger)
+        } else {
+            logger.info("--no-bus: no MPRIS pause (interruptions hold streams), no logind lock or sleep")
+        }
         // --- end MPRIS and logind ---
         // --- D-Bus session API (issue 7) ---
         if options.servesBus {

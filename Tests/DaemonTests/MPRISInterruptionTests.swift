@@ -20,8 +20,11 @@ struct MPRISInterruptionTests {
         let daemon: ManagedProcess
         let tone: URL
 
-        init() throws {
-            sandbox = try PrivatePipeWire()
+        /// `prepare` runs before the daemon starts (a route device must be there first).
+        init(
+            devices: [VirtualDevice] = VirtualDevice.standard, prepare: (PrivatePipeWire) throws -> Void = { _ in }
+        ) throws {
+            sandbox = try PrivatePipeWire(devices: devices)
             do {
                 bus = try PrivateSessionBus()
             } catch {
@@ -30,6 +33,7 @@ struct MPRISInterruptionTests {
             }
             do {
                 try sandbox.startPulse()
+                try prepare(sandbox)
                 let state = sandbox.directory.appendingPathComponent("state").path
                 let config = sandbox.directory.appendingPathComponent("config").path
                 daemon = try sandbox.spawn(
@@ -235,6 +239,30 @@ struct MPRISInterruptionTests {
         }
         call.terminate()
         try await rig.waitUntilLinked("music", to: ["headphones"])
+    }
+
+    @Test func unpluggingTheHeadphonesPausesThePlayerAndNothingPlaysItAgain() async throws {
+        nonisolated(unsafe) var card: RouteDevice?
+        let rig = try await Rig(devices: [VirtualDevice(name: "mic", kind: .source, positions: ["MONO"])]) { sandbox in
+            card = try sandbox.startRouteDevice(name: "card", description: "Built-in Audio")
+            try card?.plugHeadphones()
+        }.ready()
+        defer { rig.stop() }
+        let jack = try #require(card)
+        _ = try await rig.startPlayingMusic()
+        try await rig.waitForLog("routed to in[] out[Headphones:card-output:analog-output-headphones]")
+
+        try jack.unplugHeadphones()
+        try await rig.waitForLog("pausing org.mpris.MediaPlayer2.mpv over MPRIS (its output went away)")
+        try await rig.waitForStatus("Paused")
+
+        // Plugged back in: the route returns, the player stays paused (pause on unplug is not
+        // an interruption; nothing resumes it but its user).
+        try jack.plugHeadphones()
+        try await rig.waitForLog("route change: newDeviceAvailable")
+        _ = try rig.sandbox.run("pw-cli", ["info", "0"])  // a round-trip behind the daemon's reaction
+        #expect(try rig.status() == "Paused")
+        #expect(!rig.log.contains("resuming org.mpris.MediaPlayer2.mpv"))
     }
 
     static func ms(_ duration: Duration) -> String {
