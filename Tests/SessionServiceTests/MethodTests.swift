@@ -138,6 +138,14 @@ struct MethodTests {
         let media = try await SessionClient.create(on: client, app: "player")
         try await media.setCategory("playback")
 
+        let table = try sandbox.ctl(["status"])
+        #expect(table.status == 0 && table.output.contains("game") && table.output.contains("ambient"), "\(table.output)\(table.error)")
+        let json = try sandbox.ctl(["status", "--json"])
+        let status = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        let statusSessions = try #require(status["sessions"] as? [[String: Any]])
+        #expect(statusSessions.contains { $0["app"] as? String == "game" && $0["category"] as? String == "ambient" })
+        #expect(((status["currentRoute"] as? [String: Any])?["outputs"] as? [[String: Any]])?.first?["uid"] as? String == "headphones")
+
         let on = try sandbox.ctl(["silent", "on"])
         #expect(on.status == 0, "\(on.error)")
         #expect(try await client.property("SilentMode", of: ServiceSandbox.managerInterface, at: ServiceSandbox.manager, on: ServiceSandbox.busName) == .bool(true))
