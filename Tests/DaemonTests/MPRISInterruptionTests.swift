@@ -147,6 +147,10 @@ struct MPRISInterruptionTests {
         }
         let appeared = try #require(timing.appeared("call"))
         let paused = try #require(timing.firstStatus("Paused"))
+        let inDaemon = rig.log.split(separator: "\n").first { $0.contains("confirmed Paused") }.map {
+            String($0[$0.range(of: "confirmed")!.lowerBound...])
+        } ?? "?"
+        print("MPRIS pause latency in the daemon: \(inDaemon)")
         print("MPRIS pause latency: call stream appeared → mpv Paused \(Self.ms(paused - appeared)) ms; pw-cat spawned → Paused \(Self.ms(paused - callStarted)) ms")
         #expect(!rig.log.contains("holding its streams instead"), "mpv confirmed its pause: no fallback")
 

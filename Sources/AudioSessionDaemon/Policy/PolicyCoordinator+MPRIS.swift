@@ -164,6 +164,8 @@ extension PolicyCoordinator {
     private func mprisPressFailed(_ member: String, on name: String, for id: SessionID, _ failure: String) {
         guard let pause = mpris?.pauses[id], let player = pause.players[name] else { return }
         if member == "Pause", player.awaitingPause {
+            // Not on its way any more: only a Paused it reports later makes it resumable.
+            mpris?.pauses[id]?.players[name]?.awaitingPause = false
             mprisHoldInstead(id, because: "\(name) refused Pause: \(failure)")
         } else if member == "Play" {
             logger.warning("\(id): \(name) refused Play: \(failure)")
@@ -234,8 +236,10 @@ extension PolicyCoordinator {
         guard let mpris, var pause = mpris.pauses[id] else { return }
         pause.timer?.cancel()
         pause.timer = nil
+        // A Pause still on its way counts as paused: the player gets Play after it, in order.
         let resumable = resume ? pause.players.filter { name, player in
-            player.wasPlaying && !player.userTookOver && mpris.players[name]?.status == .paused
+            player.wasPlaying && !player.userTookOver
+                && (mpris.players[name]?.status == .paused || player.awaitingPause)
         }.keys.sorted() : []
         guard !resumable.isEmpty else {
             mpris.pauses[id] = pause
@@ -243,6 +247,7 @@ extension PolicyCoordinator {
         }
         pause.phase = .resuming
         for name in resumable {
+            pause.players[name]?.awaitingPause = false
             pause.players[name]?.awaitingPlay = true
             logger.info("\(id): resuming \(name) over MPRIS")
         }
