@@ -114,6 +114,27 @@ struct LibraryTests {
         await session.close()
     }
 
+    @Test func aPipeWireRestartIsMediaServicesLostThenReset() async throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        let client = try sandbox.connect()
+        let managerSignals = SignalRecorder(try await client.signals(path: ServiceSandbox.manager, interface: ServiceSandbox.managerInterface))
+        let session = AudioSession(address: sandbox.bus.address, app: "survivor")
+        var lost = session.mediaServicesWereLost.makeAsyncIterator()
+        var reset = session.mediaServicesWereReset.makeAsyncIterator()
+        try await session.setCategory(.playback)
+        try sandbox.pipewire.restart()
+        #expect(await lost.next() != nil)
+        #expect(await reset.next() != nil)
+        _ = try await managerSignals.waitFor("MediaServicesReset") { $0.member == "MediaServicesReset" }
+        let order = managerSignals.signals.map(\.member).filter { $0.hasPrefix("MediaServices") }
+        #expect(order == ["MediaServicesLost", "MediaServicesReset"])
+        try await session.setActive(true)  // clients reactivate after a reset
+        #expect(try await session.isActive)
+        #expect(try await session.category == .playback, "the session survived")
+        await session.close()
+    }
+
     @Test func withoutASessionBusTheDaemonSaysSoOnceAndRuns() throws {
         let pipewire = try PrivatePipeWire()
         defer { pipewire.stop() }
