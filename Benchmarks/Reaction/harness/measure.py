@@ -5,7 +5,7 @@ import os
 import subprocess
 import time
 
-from processes import ProcessSample, wait_until
+from processes import ProcessSample, switches_between
 
 COLUMNS = ("a_first_us", "a_all_us", "b_first_us", "b_full_us", "c_first_us", "c_all_us")
 
@@ -82,22 +82,28 @@ class Bench:
         with open(csv_path, "w") as out:
             process = self.processes.start(argv, stack.client_env, stack.log(f"react-{label}"), stdout=out)
             limit = duration if duration is not None else 120 + trials * (1.5 if scenario == "duck" else 0.5)
-            try:
-                process.wait(limit)
-            except subprocess.TimeoutExpired:
-                pass
+            deadline = time.monotonic() + limit
+            while process.poll() is None and time.monotonic() < deadline and stack.daemon.poll() is None:
+                try:
+                    process.wait(0.25)
+                except subprocess.TimeoutExpired:
+                    pass
             self.processes.stop(process)
-        after = ProcessSample(stack.daemon.pid)
+        after = ProcessSample(stack.daemon.pid) if stack.daemon.poll() is None else before
         rows = read_rows(csv_path)
         cost = {
             "cpu_ms": (after.cpu_seconds - before.cpu_seconds) * 1000,
             "switches": after.switches - before.switches,
             "rss_kib": after.rss_kib,
+            "rss_before_kib": before.rss_kib,
             "seconds": after.time - before.time,
             "trials": len(rows),
+            "daemon_died": stack.daemon.poll() is not None,
+            "daemon_exit": stack.daemon.returncode,
         }
-        if process.returncode not in (0, -15, None) and not rows:
-            raise RuntimeError(f"{stack.manager} {label}: observer failed, see {process.log_path}")
+        if stack.daemon.poll() is not None:
+            rows = [r for r in rows if not r["timeout"]]  # trials cut short by the daemon's death
+            cost["trials"] = len(rows)
         return rows, cost
 
     def core_sync(self, stack, trials=1000):
@@ -115,7 +121,10 @@ class Bench:
         while time.monotonic() < deadline:
             time.sleep(min(every, max(0.0, deadline - time.monotonic())))
             for pid in pids:
-                samples[pid].append(ProcessSample(pid))
+                try:
+                    samples[pid].append(ProcessSample(pid))
+                except (FileNotFoundError, ProcessLookupError):
+                    pass  # gone (reaped): check_alive reports it
         return samples
 
 
@@ -145,15 +154,19 @@ def column_stats(rows, column, clamp_negative=True):
 
 
 def usage_summary(samples):
-    """Cost over a sampled window: CPU ms, context switches per second, RSS first/last/max."""
-    first, last = samples[0], samples[-1]
+    """Cost over a sampled window: CPU ms, context switches per second, RSS first/last/max.
+    Samples taken after the process died (no threads left) are left out."""
+    alive = [s for s in samples if s.threads and s.rss_kib > 0] or samples[:1]
+    first, last = alive[0], alive[-1]
     seconds = last.time - first.time
+    voluntary, involuntary = switches_between(alive)
     return {
         "seconds": seconds,
         "cpu_ms": (last.cpu_seconds - first.cpu_seconds) * 1000,
-        "wakeups_per_s": (last.switches - first.switches) / seconds if seconds > 0 else None,
-        "voluntary_per_s": (last.voluntary - first.voluntary) / seconds if seconds > 0 else None,
+        "wakeups_per_s": (voluntary + involuntary) / seconds if seconds > 0 else None,
+        "voluntary_per_s": voluntary / seconds if seconds > 0 else None,
         "rss_first_kib": first.rss_kib,
         "rss_last_kib": last.rss_kib,
-        "rss_max_kib": max(s.rss_kib for s in samples),
+        "rss_max_kib": max(s.rss_kib for s in alive),
+        "died": len(alive) < len(samples),
     }

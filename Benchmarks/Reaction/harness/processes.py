@@ -96,18 +96,40 @@ class ProcessSample:
             for line in f:
                 if line.startswith("VmRSS:"):
                     self.rss_kib = int(line.split()[1])
-        self.voluntary = self.involuntary = 0
-        for task in os.listdir(f"/proc/{pid}/task"):
+        # per thread, so that a thread ending inside a window does not make the sum go down
+        self.threads = {}
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except FileNotFoundError:
+            tasks = []
+        for task in tasks:
+            voluntary = involuntary = 0
             try:
                 with open(f"/proc/{pid}/task/{task}/status") as f:
                     for line in f:
                         if line.startswith("voluntary_ctxt_switches:"):
-                            self.voluntary += int(line.split()[1])
+                            voluntary = int(line.split()[1])
                         elif line.startswith("nonvoluntary_ctxt_switches:"):
-                            self.involuntary += int(line.split()[1])
+                            involuntary = int(line.split()[1])
             except FileNotFoundError:
-                pass  # a thread that ended between listdir and open
+                continue  # a thread that ended between listdir and open
+            self.threads[task] = (voluntary, involuntary)
+        self.voluntary = sum(v for v, _ in self.threads.values())
+        self.involuntary = sum(i for _, i in self.threads.values())
 
     @property
     def switches(self):
         return self.voluntary + self.involuntary
+
+
+def switches_between(samples):
+    """Context switches (voluntary, involuntary) over a series of samples, thread by thread:
+    a thread's last seen count minus its first (0 for threads born inside the window)."""
+    first_seen, last_seen = {}, {}
+    for sample in samples:
+        for tid, counts in sample.threads.items():
+            first_seen.setdefault(tid, counts if sample is samples[0] else (0, 0))
+            last_seen[tid] = counts
+    voluntary = sum(last_seen[t][0] - first_seen[t][0] for t in last_seen)
+    involuntary = sum(last_seen[t][1] - first_seen[t][1] for t in last_seen)
+    return voluntary, involuntary

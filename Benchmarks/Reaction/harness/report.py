@@ -249,6 +249,29 @@ def section(results, plot_path, command):
                "audio server, so its idle numbers include mixing the streams: not comparable with the two session "
                "managers.\n")
 
+    out.append("Per trial, on one daemon (a fresh daemon per scale): CPU time, RSS before → after the trials, "
+               "and the reaction's p50 over the first and the last 50 trials — a daemon whose per-event work grows "
+               "with its history shows it here.\n")
+    out.append("| system | scenario | streams | trials | CPU ms / trial | RSS before → after MiB | p50 first 50 ms | p50 last 50 ms |")
+    out.append("|---|---|---:|---:|---:|---|---:|---:|")
+    for system, name in SYSTEMS:
+        for key, scenario in (("scales", "interrupt"), ("duck", "duck")):
+            for streams, entry in sorted((get(results, system, key) or {}).items(), key=lambda kv: int(kv[0])):
+                cost = entry.get("cost") or {}
+                cpu = entry.get("cpu_ms_per_trial")
+                cpu_cell = "–" if cpu is None else f"{cpu:.2f}"
+                died = " (daemon died)" if cost.get("daemon_died") else ""
+                out.append(f"| {name} | {scenario} | {streams} | {entry['trials']}{died} | {cpu_cell} | "
+                           f"{kib(cost.get('rss_before_kib'))} → {kib(cost.get('rss_kib'))} | "
+                           f"{ms(entry.get('early_p50_us'))} | {ms(entry.get('late_p50_us'))} |")
+    out.append("")
+    deaths = [(name, d) for system, name in SYSTEMS for d in (get(results, system, "deaths") or [])]
+    if deaths:
+        out.append("**Daemon deaths during the run** (the trials after a death are missing from the tables):\n")
+        for name, d in deaths:
+            out.append(f"- {name}: died during {d['phase']} (exit status {d['exit']}; negative = killed by that signal)")
+        out.append("")
+
     out.append("### Churn: streams created and destroyed at a steady rate\n")
     out.append("100 steady Music streams (4 clients), plus 20 more from one client of which 10 per second are "
                "destroyed and replaced, with interrupt trials throughout.\n")

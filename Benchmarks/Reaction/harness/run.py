@@ -9,11 +9,12 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import subprocess
 import tempfile
 import time
 
-from measure import Bench, clients_for, column_stats, usage_summary
+from measure import Bench, clients_for, column_stats, read_rows, usage_summary
 from processes import ProcessSample, Processes
 from stacks import PipeWireStack, PulseStack
 
@@ -76,35 +77,53 @@ class Run:
         self.results = {"profile": profile, "machine": machine(binaries), "load_start": loadavg(),
                         "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "systems": {}}
 
-    def stacks(self):
-        return [PipeWireStack(self.processes, "audiosessiond", self.binaries, self.root),
-                PipeWireStack(self.processes, "wireplumber", self.binaries, self.root),
-                PulseStack(self.processes, self.binaries, self.root)]
+    def new_stack(self, manager):
+        if manager == "pulseaudio":
+            stack = PulseStack(self.processes, self.binaries, self.root)
+        else:
+            stack = PipeWireStack(self.processes, manager, self.binaries, self.root)
+        self.all_stacks.append(stack)
+        return stack.start()
 
     def run(self):
         started = time.monotonic()
-        stacks = [stack.start() for stack in self.stacks()]
-        for stack in stacks:
-            self.results["systems"][stack.manager] = {"scales": {}, "duck": {}}
+        self.all_stacks = []
+        managers = ("audiosessiond", "wireplumber", "pulseaudio")
+        for manager in managers:
+            self.results["systems"][manager] = {"scales": {}, "duck": {}, "deaths": []}
         try:
-            self.idle(stacks)
-            for stack in stacks:
-                self.system(stack)
-            for stack in stacks:
-                if stack.manager != "pulseaudio":
-                    self.churn(stack)
+            self.idle(managers)
+            for manager in managers:
+                self.system(manager)
+            for manager in managers[:2]:
+                self.churn(manager)
         finally:
-            for stack in stacks:
+            for stack in self.all_stacks:
                 stack.stop()
             self.processes.stop_all()
+            self.keep_logs()
         self.results["load_end"] = loadavg()
         self.results["wall_seconds"] = time.monotonic() - started
         with open(os.path.join(self.out_dir, "results.json"), "w") as f:
             json.dump(self.results, f, indent=1)
         log(f"done in {self.results['wall_seconds']:.0f} s")
 
-    def idle(self, stacks):
-        """Every daemon with a steady graph of 10 playing streams, watched for a minute, side by side."""
+    def keep_logs(self):
+        """Moves every stack's logs next to the results and removes the temporary daemons' dirs."""
+        for stack in self.all_stacks:
+            target = os.path.join(self.out_dir, "logs", os.path.basename(stack.directory))
+            shutil.copytree(stack.logs, target, dirs_exist_ok=True)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def check_alive(self, stack, phase):
+        if stack.daemon.poll() is not None:
+            death = {"phase": phase, "exit": stack.daemon.returncode, "log": stack.daemon.log_path}
+            self.results["systems"][stack.manager]["deaths"].append(death)
+            log(f"{stack.manager} DIED during {phase} (exit {stack.daemon.returncode})")
+
+    def idle(self, managers):
+        """Every daemon with a steady graph of 10 playing streams, watched side by side."""
+        stacks = [self.new_stack(manager) for manager in managers]
         time.sleep(1)
         for stack in stacks:
             self.results["systems"][stack.manager]["rss_empty_kib"] = ProcessSample(stack.daemon.pid).rss_kib
@@ -117,36 +136,43 @@ class Run:
         for stack in stacks:
             self.results["systems"][stack.manager]["idle"] = usage_summary(samples[stack.daemon.pid])
             self.bench.stop_farms(farms[stack.manager])
+            stack.stop()
 
-    def system(self, stack):
-        system = self.results["systems"][stack.manager]
-        if stack.manager != "pulseaudio":
-            system["core_sync"] = self.bench.core_sync(stack)
-            log(f"{stack.manager}: pw_core_sync p50 {system['core_sync']['p50']:.0f} us")
+    def system(self, manager):
+        """A fresh stack per scale, so each scale starts from the same clean daemon."""
+        system = self.results["systems"][manager]
         for streams in self.profile["scales"]:
+            stack = self.new_stack(manager)
+            if manager != "pulseaudio" and "core_sync" not in system:
+                system["core_sync"] = self.bench.core_sync(stack)
+                log(f"{manager}: pw_core_sync p50 {system['core_sync']['p50']:.0f} us")
             farms = self.bench.start_farms(stack, streams)
             self.bench.wait_linked(stack, streams)
-            log(f"{stack.manager}: {streams} streams from {clients_for(streams)} clients, interrupt")
+            log(f"{manager}: {streams} streams from {clients_for(streams)} clients, interrupt")
             rows, cost = self.bench.react(stack, "interrupt", self.profile["trials"], streams, f"interrupt-{streams}")
             system["scales"][str(streams)] = self.summary(rows, cost, "interrupt")
+            self.check_alive(stack, f"interrupt, {streams} streams")
             duck_trials = self.profile["duck"].get(streams)
-            if duck_trials and stack.manager != "pulseaudio":
-                log(f"{stack.manager}: {streams} streams, duck")
+            if duck_trials and manager != "pulseaudio" and stack.daemon.poll() is None:
+                log(f"{manager}: {streams} streams, duck")
                 rows, cost = self.bench.react(stack, "duck", duck_trials, streams, f"duck-{streams}")
                 system["duck"][str(streams)] = self.summary(rows, cost, "duck")
+                self.check_alive(stack, f"duck, {streams} streams")
             self.bench.stop_farms(farms)
+            stack.stop()
 
-    def churn(self, stack):
+    def churn(self, manager):
         """100 steady streams, 20 more replaced at 10 per second, interrupt trials throughout."""
         seconds = self.profile["churn"]
+        stack = self.new_stack(manager)
         farms = self.bench.start_farms(stack, CHURN["steady"])
         self.bench.wait_linked(stack, CHURN["steady"])
         churn = self.processes.start(
             [self.binaries["pw-reaction"], "churn", str(CHURN["rate"]), str(CHURN["alive"]), "Music", "bench-churn"],
             stack.client_env, stack.log("churn"))
         time.sleep(1)
-        log(f"{stack.manager}: churn for {seconds} s")
-        csv_path = os.path.join(self.out_dir, f"{stack.manager}-churn.csv")
+        log(f"{manager}: churn for {seconds} s")
+        csv_path = os.path.join(self.out_dir, f"{manager}-churn.csv")
         with open(csv_path, "w") as out:
             observer = self.processes.start(
                 [self.binaries["pw-reaction"], "react", "interrupt", "1000000", "bench-victim", str(CHURN["steady"]), "30"],
@@ -155,13 +181,16 @@ class Run:
             self.processes.stop(observer)
         self.processes.stop(churn)
         self.bench.stop_farms(farms)
-        from measure import read_rows
+        self.check_alive(stack, "churn")
         rows = read_rows(csv_path)
+        if stack.daemon.poll() is not None:
+            rows = [r for r in rows if not r["timeout"]]
         summary = self.summary(rows, None, "interrupt")
         summary["usage"] = usage_summary(samples)
         summary["rss_series_kib"] = [s.rss_kib for s in samples]
         summary["streams_replaced"] = int(seconds * CHURN["rate"])
-        self.results["systems"][stack.manager]["churn"] = summary
+        self.results["systems"][manager]["churn"] = summary
+        stack.stop()
 
     def summary(self, rows, cost, scenario):
         columns = ("a_first_us", "a_all_us", "c_first_us", "c_all_us") if scenario == "interrupt" else \
@@ -169,8 +198,13 @@ class Run:
         result = {"trials": len(rows), "timeouts": sum(1 for r in rows if r["timeout"]), "cost": cost}
         for column in columns:
             result[column] = column_stats(rows, column)
-        if cost and cost["trials"]:
+        if cost and cost["trials"] and not cost.get("daemon_died"):
             result["cpu_ms_per_trial"] = cost["cpu_ms"] / cost["trials"]
+        # drift: the same reaction early and late in one daemon's life
+        key = "a_first_us" if scenario == "interrupt" else "b_first_us"
+        if len(rows) >= 100:
+            result["early_p50_us"] = column_stats(rows[:50], key)["p50"] if column_stats(rows[:50], key) else None
+            result["late_p50_us"] = column_stats(rows[-50:], key)["p50"] if column_stats(rows[-50:], key) else None
         return result
 
 
