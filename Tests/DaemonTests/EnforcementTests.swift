@@ -40,6 +40,21 @@ struct EnforcementTests {
         #expect(try daemon.terminate() == 0)
     }
 
+    @Test func aStreamThatStartsDuringADuckIsDuckedFromItsStartAndStaysDucked() throws {
+        let (sandbox, daemon, watcher, tone) = try start()
+        let chime = try play("Notification", as: "chime", in: sandbox, tone: tone)
+        try sandbox.waitUntilLinked("chime", to: ["headphones"])
+        // The new stream's format negotiation re-applies its own volume after we first duck it:
+        // that must not be mistaken for the user's change.
+        _ = try play("Music", as: "music", in: sandbox, tone: tone)
+        try watcher.waitForVolume(of: "music", duckLevel)
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+        #expect(!daemon.log.contains("volume changed by someone else"))
+        chime.terminate()
+        try watcher.waitForVolume(of: "music", 1.0)
+        #expect(try daemon.terminate() == 0)
+    }
+
     @Test func aUsersVolumeChangeDuringADuckWinsAndIsKept() throws {
         let (sandbox, daemon, watcher, tone) = try start()
         _ = try play("Music", as: "music", in: sandbox, tone: tone)

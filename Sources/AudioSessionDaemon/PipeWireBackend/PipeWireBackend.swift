@@ -16,6 +16,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private let journalFile: JournalFile
     private var journal = EnforcementJournal()
     private var volumes = StreamVolumes()
+    /// Gain factors asked for before the stream's Props were known.
+    private var deferredGain: [GlobalID: Double] = [:]
     private var ports = PortTracker()
     private var snapshot = GraphSnapshot()
     private var attached = false
@@ -46,6 +48,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             attached = false
             ports.reset()
             volumes.removeAll()
+            deferredGain.removeAll()
             journal = EnforcementJournal()
             journalFile.write(journal)
             onEvent?(.lost)
@@ -59,15 +62,26 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             }
         case .changed(.node(let node)) where attached:
             if GraphEndpoints.endpointDirection(of: node) != nil { report(ports.refresh(node, in: snapshot)) }
-            if let volume = node.props?.volume, volumes.observe(volume, stream: node.id) {
-                volumes.adopt(stream: node.id)
-                recordStream(node.id) { $0.baseVolume = nil }
-                onEvent?(.volumeTakenOver(node.id))
+            if let volume = node.props?.volume {
+                switch volumes.observe(volume, stream: node.id) {
+                case .ours:
+                    break
+                case .reasserted(let rewrite):
+                    graph.setProps(node: node.id, volume: rewrite)
+                case .external:
+                    volumes.adopt(stream: node.id)
+                    recordStream(node.id) { $0.baseVolume = nil }
+                    onEvent?(.volumeTakenOver(node.id))
+                }
+            }
+            if node.props?.volume != nil, Self.hasPorts(node), let factor = deferredGain.removeValue(forKey: node.id) {
+                setGainFactor(factor, of: node.id)
             }
             if let stream = backendStream(node) { onEvent?(.streamChanged(stream)) }
         case .removed(.node(let node)) where attached:
             if GraphEndpoints.streamDirection(of: node) != nil {
                 volumes.forget(node.id)
+                deferredGain[node.id] = nil
                 if journal.streams.removeValue(forKey: String(node.id)) != nil { journalFile.write(journal) }
                 onEvent?(.streamRemoved(node.id))
             } else if GraphEndpoints.endpointDirection(of: node) != nil {
@@ -87,6 +101,11 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         // Linking comes after the policy has seen the event, so a stream the policy holds is
         // never linked, not even for a moment.
         linker?.handle(event, in: snapshot)
+    }
+
+    /// A stream's converter has its ports (and so its final Props) once they are configured.
+    private static func hasPorts(_ node: Node) -> Bool {
+        node.isCaptureStream ? node.inputPortCount > 0 : node.outputPortCount > 0
     }
 
     private static func configuredDefaultDirection(_ key: String) -> PortDirection? {
@@ -137,7 +156,14 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
 
     func setGainFactor(_ factor: Double, of stream: UInt32) {
         guard let node = snapshot.nodes[stream] else { return }
-        let volume = volumes.volume(for: factor, stream: stream, current: node.props?.volume)
+        guard let current = node.props?.volume, Self.hasPorts(node) else {
+            // Its Props are not known yet (the base would be a guess), or its ports are not
+            // configured yet (configuring them resets the converter's Props): apply after.
+            deferredGain[stream] = factor
+            return
+        }
+        deferredGain[stream] = nil
+        let volume = volumes.volume(for: factor, stream: stream, current: current)
         let base = volumes.touched[stream]?.base
         recordStream(stream) { $0.baseVolume = base }
         graph.setProps(node: stream, volume: volume)
