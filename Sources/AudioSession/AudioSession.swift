@@ -26,6 +26,9 @@ public actor AudioSession {
     private let appName: String?
     private var bus: BusConnection?
     private var path: String?
+    /// The one creation in flight: concurrent first calls share it (the actor is reentrant
+    /// across awaits, so checking `path` alone would create two sessions).
+    private var creation: Task<(BusConnection, String), any Error>?
     private var pump: Task<Void, Never>?
     private nonisolated let interruptionBroadcast = Broadcast<InterruptionNotification>()
     private nonisolated let routeChangeBroadcast = Broadcast<RouteChangeNotification>()
@@ -169,9 +172,17 @@ public actor AudioSession {
             bus, path: path, interface: SessionBusAPI.sessionInterface, member: member, arguments, timeout: timeout)
     }
 
-    /// Connects, subscribes to the signals, then creates the session: nothing sent to it is missed.
     private func session() async throws -> (BusConnection, String) {
         if let bus, let path { return (bus, path) }
+        if let creation { return try await creation.value }
+        let task = Task { try await self.createSession() }
+        creation = task
+        defer { creation = nil }
+        return try await task.value
+    }
+
+    /// Connects, subscribes to the signals, then creates the session: nothing sent to it is missed.
+    private func createSession() async throws -> (BusConnection, String) {
         let bus = try SessionBusAPI.connect(address: address)
         let sessionSignals = try await bus.signals(sender: SessionBusAPI.busName, interface: SessionBusAPI.sessionInterface)
         let lost = try await bus.signals(sender: SessionBusAPI.busName, interface: SessionBusAPI.managerInterface, member: "MediaServicesLost")
@@ -180,6 +191,7 @@ public actor AudioSession {
             bus, path: SessionBusAPI.managerPath, interface: SessionBusAPI.managerInterface, member: "CreateSession",
             [.string(appName ?? "")])
         guard let path = reply.first?.stringValue else {
+            bus.close()
             throw AudioSessionFailure(code: .unspecified, name: "", message: "malformed CreateSession reply")
         }
         self.bus = bus

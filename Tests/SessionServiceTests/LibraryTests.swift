@@ -47,6 +47,21 @@ struct LibraryTests {
         await session.close()
     }
 
+    @Test func concurrentFirstCallsShareOneSession() async throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        let session = AudioSession(address: sandbox.bus.address, app: "eager")
+        async let first = session.sessionID
+        async let second = session.sessionID
+        async let third: Void = session.setCategory(.playback)
+        let ids = try await [first, second]
+        try await third
+        #expect(ids[0] == ids[1])
+        let client = try sandbox.connect()
+        #expect(try await listSessions(client).filter { $0["app"] == .string("eager") }.count == 1)
+        await session.close()
+    }
+
     @Test func refusalsAreThrownWithTheirCodes() async throws {
         let sandbox = try ServiceSandbox()
         defer { sandbox.stop() }

@@ -34,6 +34,25 @@ struct RunCommandTests {
         }
     }
 
+    @Test func aPulseClientJoinsThroughPULSE_PROP() async throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        try sandbox.pipewire.startPulse()
+        let tone = try sandbox.pipewire.testTone()
+        let client = try sandbox.connect()
+        let run = try sandbox.spawnCtl(["run", "--category", "playback", "--app", "pulse-player", "--", "paplay", tone.path])
+        var id: UInt64?
+        try await waitUntil(timeout: .seconds(10), "the paplay stream is in the session; log:\n\(sandbox.log.suffix(2000))") {
+            () async throws -> Bool in
+            let session = try await listSessions(client).first { $0["app"] == .string("pulse-player") }
+            id = session?["id"]?.uint64Value
+            return session?["streams"]?.arrayValue?.count == 1
+        }
+        let stream = try #require(try sandbox.pipewire.dump().nodes.first { $0.mediaClass == "Stream/Output/Audio" })
+        #expect(stream.property("audiosession.id") == id.map(String.init), "PULSE_PROP reached the stream")
+        run.terminate()
+    }
+
     @Test func preferredHardwareIsForcedWhileTheCommandRunsAndRestoredAfter() async throws {
         let sandbox = try ServiceSandbox()
         defer { sandbox.stop() }
