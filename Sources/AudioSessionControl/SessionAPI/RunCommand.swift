@@ -13,10 +13,12 @@ struct RunCommand: AsyncParsableCommand {
         abstract: "Run a command inside an audio session with the given category.",
         discussion: "Example: audiosessionctl run --category playAndRecord --mode voiceChat -- my-voip-app")
 
-    @Option(help: ArgumentHelp("Category: \(Category.allCases.map(\.wireName).joined(separator: ", ")).", valueName: "category"))
+    @Option(
+        help: ArgumentHelp("Category: \(Category.allCases.map(\.wireName).joined(separator: ", ")).", valueName: "category"),
+        completion: .list(Category.allCases.map(\.wireName)))
     var category: String
 
-    @Option(help: ArgumentHelp("Mode (default: default).", valueName: "mode"))
+    @Option(help: ArgumentHelp("Mode.", valueName: "mode"), completion: .list(Mode.allCases.map(\.wireName)))
     var mode: String = "default"
 
     @Option(help: ArgumentHelp("Comma-separated category options (mixWithOthers,duckOthers,...).", valueName: "a,b"))
