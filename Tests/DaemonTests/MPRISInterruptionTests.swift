@@ -61,6 +61,14 @@ struct MPRISInterruptionTests {
             return self
         }
 
+        /// The daemon's latest word on a player's status (it logs each one it learns).
+        func waitForDaemonToSee(_ player: String, _ status: String) async throws {
+            try await eventually(timeout: .seconds(10), "the daemon knows \(player) is \(status); log:\n\(log)") {
+                let lines = log.split(separator: "\n").filter { $0.contains("MPRIS player \(player)") }
+                return lines.last?.hasSuffix(": \(status)") == true
+            }
+        }
+
         /// Links of a node, waited for without blocking a thread of the test's task pool.
         func waitUntilLinked(_ node: String, to devices: Set<String>) async throws {
             try await eventually(timeout: .seconds(5), "\(node) is linked to \(devices.sorted())") {
@@ -128,6 +136,7 @@ struct MPRISInterruptionTests {
             let player = try startPlayer()
             try await waitForStatus("Playing")
             try await waitForLog("has an MPRIS player")
+            try await waitForDaemonToSee("org.mpris.MediaPlayer2.mpv", "Playing")
             return player
         }
     }

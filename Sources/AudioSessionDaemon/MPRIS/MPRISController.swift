@@ -77,6 +77,12 @@ final class MPRISController: Sendable {
         }
         if !newOwner.isEmpty, let player = await describe(name, owner: newOwner) {
             deliver(.appeared(player))
+            // A new player often changes status right away (mpv-mpris: Stopped while it loads,
+            // then Playing); a signal that raced the appearance may have been dropped as coming
+            // from a player not known yet. Read once more, now that it is known.
+            if let status = await status(of: name), status != player.status {
+                deliver(.statusChanged(busName: name, status))
+            }
         }
     }
 

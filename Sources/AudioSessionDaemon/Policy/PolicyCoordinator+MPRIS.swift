@@ -61,8 +61,8 @@ extension PolicyCoordinator {
             }
             mprisRefreshPlayerCapabilities()
         case .statusChanged(let name, let status):
-            logger.debug("MPRIS \(name): \(status.rawValue)")
-            guard mpris.players[name] != nil else { return }
+            guard let known = mpris.players[name] else { return }
+            if known.status != status { logger.info("MPRIS player \(name): \(status.rawValue)") }
             mpris.players[name]?.status = status
             for id in mpris.pauses.keys.sorted() where mpris.pauses[id]?.players[name] != nil {
                 mprisPlayerStatusChanged(name, to: status, in: id)
