@@ -26,6 +26,8 @@ final class MPRISController: Sendable {
     private let logger: Logger
     /// Well-known player name by owner's unique name, for routing PropertiesChanged.
     private let owners = Mutex<[String: String]>([:])
+    /// Status signals seen per player: a re-read must not overwrite a newer signal.
+    private let statusSignals = Mutex<[String: Int]>([:])
     private let watchers = Mutex<[Task<Void, Never>]>([])
 
     init(bus: BusConnection, callTimeout: Duration = .milliseconds(700), logger: Logger) {
@@ -73,6 +75,7 @@ final class MPRISController: Sendable {
         else { return }
         if !oldOwner.isEmpty {
             owners.withLock { $0[oldOwner] = nil }
+            statusSignals.withLock { $0[name] = nil }
             deliver(.vanished(busName: name))
         }
         if !newOwner.isEmpty, let player = await describe(name, owner: newOwner) {
@@ -80,7 +83,10 @@ final class MPRISController: Sendable {
             // A new player often changes status right away (mpv-mpris: Stopped while it loads,
             // then Playing); a signal that raced the appearance may have been dropped as coming
             // from a player not known yet. Read once more, now that it is known.
-            if let status = await status(of: name), status != player.status {
+            let seen = statusSignals.withLock { $0[name, default: 0] }
+            if let status = await status(of: name), status != player.status,
+                statusSignals.withLock({ $0[name, default: 0] }) == seen
+            {
                 deliver(.statusChanged(busName: name, status))
             }
         }
@@ -91,6 +97,7 @@ final class MPRISController: Sendable {
             let busName = owners.withLock({ $0[signal.sender] })
         else { return }
         if let status = signal.arguments[1].dictionaryValue?["PlaybackStatus"]?.stringValue {
+            statusSignals.withLock { $0[busName, default: 0] += 1 }
             deliver(.statusChanged(busName: busName, PlaybackStatus(wire: status)))
         } else if signal.arguments.count >= 3,
             signal.arguments[2].arrayValue?.contains(.string("PlaybackStatus")) == true,
