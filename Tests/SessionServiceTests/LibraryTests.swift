@@ -162,4 +162,22 @@ struct LibraryTests {
         kill(daemon.pid, SIGTERM)
         #expect(try daemon.waitForExit(timeout: .seconds(5)) == 0)
     }
+
+    @Test func noBusLeavesTheSessionBusAlone() throws {
+        let pipewire = try PrivatePipeWire()
+        defer { pipewire.stop() }
+        let bus = try PrivateSessionBus()
+        defer { bus.stop() }
+        let state = pipewire.directory.appendingPathComponent("state").path
+        let daemon = try pipewire.spawn(
+            ServiceSandbox.binary("audiosessiond"), ["--state-dir", state, "--no-bus"], extraEnvironment: bus.environment)
+        try waitUntil(timeout: .seconds(10), "the daemon attaches; log:\n\(daemon.errorOutput)") {
+            daemon.errorOutput.contains("attached to PipeWire")
+        }
+        let status = try pipewire.spawn(ServiceSandbox.binary("audiosessionctl"), ["status"], extraEnvironment: bus.environment)
+        #expect(try status.waitForExit(timeout: .seconds(10)) == 1)
+        #expect(status.errorOutput.contains("audiosessiond is not running"))
+        kill(daemon.pid, SIGTERM)
+        #expect(try daemon.waitForExit(timeout: .seconds(5)) == 0)
+    }
 }
