@@ -6,11 +6,14 @@ import Testing
 /// clients, and `pw-link` / `pw-dump` as independent oracles.
 @Suite("audiosessiond links streams", .serialized)
 struct LinkingTests {
-    @Test func musicStreamIsLinkedToTheDefaultSinkAndMovesWhenItGoes() throws {
+    /// Issue 6 changed the music's part: a playback session whose device goes away is paused
+    /// (unlinked) instead of moving to the speakers; a game (ambient) still moves.
+    @Test func streamsAreLinkedToTheDefaultSinkAndMusicPausesWhenItGoes() throws {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox)
         try daemon.waitForLog("attached to PipeWire")
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
+        try sandbox.play(role: "Game", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = game }"])
         // Which sink is the default is the daemon's choice; it must publish it and follow it.
         var first: String?
         try waitUntil(timeout: .seconds(5), "the daemon publishes default.audio.sink") {
@@ -19,10 +22,13 @@ struct LinkingTests {
         }
         let initial = try #require(first)
         try sandbox.waitUntilLinked("music", to: [initial])
+        try sandbox.waitUntilLinked("game", to: [initial])
 
         try sandbox.destroyNode(named: initial)
         let other = initial == "speaker" ? "headphones" : "speaker"
-        try sandbox.waitUntilLinked("music", to: [other])
+        try sandbox.waitUntilLinked("game", to: [other])
+        try sandbox.waitUntilLinked("music", to: [])
+        try daemon.waitForLog("paused: its output went away")
         try waitUntil(timeout: .seconds(5), "default.audio.sink follows to \(other)") {
             try sandbox.defaultDevice("default.audio.sink") == other
         }

@@ -40,4 +40,77 @@ struct RouteChangeTests {
         #expect(try sandbox.linkedDevices(of: "music").isEmpty)
         #expect(try daemon.terminate() == 0)
     }
+
+    @Test func unpluggingTheSinkTheMusicPlaysOnPausesItAndTheUsersChoiceDoesNot() throws {
+        let sandbox = try PrivatePipeWire()
+        defer { sandbox.stop() }
+        let daemon = try DaemonProcess(in: sandbox)
+        try daemon.waitForLog("attached to PipeWire")
+        try sandbox.chooseDefaultSink("headphones")
+        try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+
+        // The user picks the speaker: an override; the music moves and keeps playing.
+        try sandbox.chooseDefaultSink("speaker")
+        try sandbox.waitUntilLinked("music", to: ["speaker"])
+        try daemon.waitForLog("route change: override")
+        #expect(LoggedRouteChange.all(in: daemon.log).last
+            == LoggedRouteChange(reason: "override", previous: "in[] out[Virtual:headphones]", now: "in[] out[Virtual:speaker]"))
+        #expect(!daemon.log.contains("paused: its output went away"))
+
+        // The speaker goes away under the music: it pauses rather than moving to the headphones.
+        let unplugged = ContinuousClock.now
+        try sandbox.destroyNode(named: "speaker")
+        try sandbox.waitUntilLinked("music", to: [])
+        print("route latency: sink removed (pw-cli destroy returned) → music unlinked in \(milliseconds(since: unplugged)) ms")
+        try daemon.waitForLog("paused: its output went away")
+        #expect(LoggedRouteChange.all(in: daemon.log).last
+            == LoggedRouteChange(reason: "oldDeviceUnavailable", previous: "in[] out[Virtual:speaker]", now: "in[] out[Virtual:headphones]"))
+        #expect(try daemon.terminate() == 0)
+    }
+
+    /// A rules edit that re-classifies a playing app re-routes it: categoryChange, with the
+    /// output-only route as the previous one; a recorder whose only microphone goes away has no
+    /// route for its category: noSuitableRouteForCategory.
+    @Test func categoryChangeAndNoSuitableRoute() throws {
+        let sandbox = try PrivatePipeWire()
+        defer { sandbox.stop() }
+        let rules = sandbox.directory.appendingPathComponent("rules.d")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try """
+            audiosession.rules = [
+                { matches = [ { node.name = "recorder" } ]  actions = { classify = { category = record } } }
+            ]
+            """.write(to: rules.appendingPathComponent("50-recorder.conf"), atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--rules", rules.path])
+        try daemon.waitForLog("attached to PipeWire")
+        try sandbox.chooseDefaultSink("headphones")
+        let tone = try sandbox.testTone()
+        try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music application.name = studio }"])
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+
+        try """
+            audiosession.rules = [
+                { matches = [ { node.name = "recorder" } ]  actions = { classify = { category = record } } }
+                { matches = [ { application.name = "studio" } ]
+                  actions = { classify = { category = playAndRecord  options = [ defaultToSpeaker ] } } }
+            ]
+            """.write(to: rules.appendingPathComponent("50-recorder.conf"), atomically: true, encoding: .utf8)
+        try daemon.waitForLog("route change: categoryChange")
+        #expect(LoggedRouteChange.all(in: daemon.log).last
+            == LoggedRouteChange(reason: "categoryChange", previous: "in[] out[Virtual:headphones]", now: "in[Virtual:mic] out[Virtual:headphones]"))
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+
+        let recording = sandbox.directory.appendingPathComponent("capture.wav")
+        try sandbox.spawn("pw-cat", ["-r", "-P", "{ node.name = recorder }", recording.path])
+        try sandbox.waitUntilLinked("recorder", to: ["mic"])
+        try sandbox.destroyNode(named: "mic")
+        try daemon.waitForLog("route change: noSuitableRouteForCategory")
+        let changes = LoggedRouteChange.all(in: daemon.log)
+        #expect(changes.contains(LoggedRouteChange(reason: "noSuitableRouteForCategory", previous: "in[Virtual:mic] out[]", now: "in[] out[]")))
+        // The studio app keeps its output; its input went away.
+        #expect(changes.last(where: { $0.reason == "oldDeviceUnavailable" })
+            == LoggedRouteChange(reason: "oldDeviceUnavailable", previous: "in[Virtual:mic] out[Virtual:headphones]", now: "in[] out[Virtual:headphones]"))
+        #expect(try daemon.terminate() == 0)
+    }
 }

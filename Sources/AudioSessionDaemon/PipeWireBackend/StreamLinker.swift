@@ -31,6 +31,9 @@ final class StreamLinker: @unchecked Sendable {
     private var providedDefaultMetadata = false
     /// Streams the policy holds (interrupted by unlinking): kept off every device until released.
     private var held: Set<GlobalID> = []
+    /// Links we asked PipeWire to destroy: asked once each, so a link the mirror still shows
+    /// (its removal not yet seen) is not destroyed again on every event of its stream.
+    private var unlinking: Set<GlobalID> = []
 
     init(graph: PipeWireGraph, logger: Logger) {
         self.graph = graph
@@ -43,6 +46,7 @@ final class StreamLinker: @unchecked Sendable {
             linked.removeAll()
             routes.removeAll()
             preferredDefaults.removeAll()
+            unlinking.removeAll()
             portsRequested.removeAll()
             held.removeAll()
             ready = false
@@ -93,6 +97,7 @@ final class StreamLinker: @unchecked Sendable {
     }
 
     private func objectRemoved(_ object: GraphObject, in snapshot: GraphSnapshot) {
+        if case .link(let link) = object { unlinking.remove(link.id) }
         guard case .node(let node) = object else { return }
         if GraphEndpoints.streamDirection(of: node) != nil {
             linked[node.id] = nil
@@ -155,7 +160,10 @@ final class StreamLinker: @unchecked Sendable {
     }
 
     private func unlinkEverything(of stream: GlobalID, in snapshot: GraphSnapshot) {
-        for link in snapshot.links(of: stream) { graph.unlink(link.id) }
+        for link in snapshot.links(of: stream) where unlinking.insert(link.id).inserted {
+            logger.debug("unlinking \(link.id) (\(link.outputNode) → \(link.inputNode)) of held stream \(stream)")
+            graph.unlink(link.id)
+        }
     }
 
     // MARK: - Reconciliation
@@ -173,7 +181,7 @@ final class StreamLinker: @unchecked Sendable {
         if held.contains(streamID) {
             // A held stream that got linked anyway (its ports came late, someone linked it) is
             // taken off again.
-            if !snapshot.links(of: streamID).isEmpty { unlinkEverything(of: streamID, in: snapshot) }
+            unlinkEverything(of: streamID, in: snapshot)
             return
         }
         if snapshot.ports(of: streamID).isEmpty {

@@ -41,6 +41,8 @@ final class PolicyCoordinator: @unchecked Sendable {
     var pendingRoutes: [SessionID: RouteDescription] = [:]
     /// The default devices last handed to the backend (output, input node ids).
     var preferredDefaults: (output: UInt32?, input: UInt32?) = (nil, nil)
+    /// Sessions paused for a lost route whose MPRIS players are being watched for their pause.
+    var routeLossChecks: [SessionID: ScheduledWork] = [:]
 
     init(ruleSet: RuleSet, backend: AudioBackend, logger: Logger) {
         self.ruleSet = ruleSet
@@ -74,10 +76,13 @@ final class PolicyCoordinator: @unchecked Sendable {
         case .streamRemoved(let id):
             streamRemoved(id)
         case .portAppeared(let port):
+            logger.info("port appeared: \(port.type.rawValue):\(port.uid)")
             submit(.deviceAdded(port))
         case .portRemoved(let uid):
+            logger.info("port gone: \(uid)")
             submit(.deviceRemoved(uid: uid))
         case .portAvailabilityChanged(let uid, let available):
+            logger.info("port \(available ? "available" : "unavailable"): \(uid)")
             submit(.portAvailabilityChanged(uid: uid, available: available))
         case .defaultChanged(let direction, let uid):
             submit(.defaultDeviceChanged(direction, uid: uid))

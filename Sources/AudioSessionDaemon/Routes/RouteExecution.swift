@@ -6,8 +6,11 @@ import SessionPolicy
 ///
 /// Pause on unplug stops the audio at once whatever the method: the session's streams are held
 /// (unlinked) in the same step, so nothing plays from the speakers while an MPRIS `Pause` or an
-/// app's own reaction is on its way. The hold lasts until the session is active again: its user
-/// presses play (an uncork, a new stream), never on its own — not when the headphones come back.
+/// app's own reaction is on its way. With MPRIS, the hold ends once the session's players all
+/// report that they stopped playing: the stream goes back on its new route, silent, and plays
+/// there when its user presses play. Otherwise (unlink) the hold lasts until the session is
+/// active again: its user plays it (an uncork, a new stream), never on its own — not when the
+/// headphones come back. Either way the session's streams count as paused by their user.
 extension PolicyCoordinator {
     /// A session's route: its streams are linked there at the end of the current step.
     func routeDecided(_ id: SessionID, _ route: RouteDescription) {
@@ -21,13 +24,41 @@ extension PolicyCoordinator {
             "\(id) route change: \(reason.wireName) (\(reason.rawValue)); previous \(Self.describe(previous)); now \(Self.describe(current))")
     }
 
+    /// How often, and how long, a player paused over MPRIS is checked before its hold ends.
+    static let playerPauseCheck: Duration = .milliseconds(20)
+    static let playerPauseDeadline: Duration = .seconds(3)
+
     func pauseForRouteLoss(_ id: SessionID, method: InterruptionMethod) {
         logger.info("\(id) paused: its output went away (pause on unplug, by \(method.wireName))")
+        // The engine counts its streams as paused by their user: playing again is a new start.
+        for record in sessions.streams(of: id) { sessions.setReportedActive(false, stream: record.stream.id) }
         update(id) { $0.pausedForRouteLoss = true }
+        if method == .mpris { checkPlayersPaused(id, since: .now) }
+    }
+
+    /// Ends an MPRIS session's hold once every player of it stopped playing (they answer Pause
+    /// over the bus a little after the route is gone); a player that never does stays held.
+    private func checkPlayersPaused(_ id: SessionID, since start: ContinuousClock.Instant) {
+        routeLossChecks.removeValue(forKey: id)?.cancel()
+        guard effects[id]?.pausedForRouteLoss == true, let mpris else { return }
+        let names = PlayerMatching.players(
+            of: sessions.streams(of: id).map(\.stream), among: mpris.players, ancestry: { ProcessAncestry.chain(from: $0) })
+        if !names.isEmpty, names.allSatisfy({ mpris.players[$0]?.status != .playing }) {
+            let elapsed = ContinuousClock.now - start
+            logger.info("\(id): its player stopped \(elapsed) after the route loss; back on its route, silent until played")
+            update(id) { $0.pausedForRouteLoss = false }
+        } else if ContinuousClock.now - start < Self.playerPauseDeadline {
+            routeLossChecks[id] = backend.schedule(after: Self.playerPauseCheck) { [weak self] in
+                self?.checkPlayersPaused(id, since: start)
+            }
+        } else {
+            logger.warning("\(id): its player did not stop within \(Self.playerPauseDeadline); kept unlinked until it plays again")
+        }
     }
 
     /// The session is active again (its user played it): its streams may be linked again.
     func routeLossEnded(_ id: SessionID) {
+        routeLossChecks.removeValue(forKey: id)?.cancel()
         guard effects[id]?.pausedForRouteLoss == true else { return }
         logger.info("\(id) plays again after its route loss: linking it to \(Self.describe(engine.route(for: id) ?? .empty))")
         update(id) { $0.pausedForRouteLoss = false }
