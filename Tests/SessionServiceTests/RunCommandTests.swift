@@ -71,6 +71,21 @@ struct RunCommandTests {
         }
     }
 
+    /// Issue 5 through the CLI: silent mode silences an ambient app's stream and gives it back.
+    @Test func silentModeSilencesAnAmbientStreamAndRestoresIt() throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        let tone = try sandbox.pipewire.testTone()
+        let run = try sandbox.spawnCtl(["run", "--category", "ambient", "--", "pw-cat", "-p", "-P", "{ node.name = clicks }", tone.path])
+        try sandbox.pipewire.waitUntilLinked("clicks", to: ["headphones"])
+        let volume = { try sandbox.pipewire.dump().node(named: "clicks")?.volume }
+        #expect(try sandbox.ctl(["silent", "on"]).status == 0)
+        try waitUntil(timeout: .seconds(5), "the ambient stream's gain is 0 (now \(String(describing: try? volume())))") { try volume() == 0 }
+        #expect(try sandbox.ctl(["silent", "off"]).status == 0)
+        try waitUntil(timeout: .seconds(5), "the ambient stream's gain is back (now \(String(describing: try? volume())))") { try volume() == 1 }
+        run.terminate()
+    }
+
     @Test func aMissingCommandIsOneClearLine() throws {
         let sandbox = try ServiceSandbox()
         defer { sandbox.stop() }
