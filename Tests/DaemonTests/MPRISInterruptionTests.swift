@@ -92,9 +92,11 @@ struct MPRISInterruptionTests {
         }
 
         /// mpv playing the tone in a loop as a Music stream, with its MPRIS player on our bus.
-        func startPlayer(paused: Bool = false) throws -> ManagedProcess {
+        /// `ao`: `pulse` (through pipewire-pulse: a pause corks the stream) or `pipewire` (a
+        /// pause makes the stream inactive: it goes idle).
+        func startPlayer(paused: Bool = false, ao: String = "pulse") throws -> ManagedProcess {
             var arguments = [
-                "--no-config", "--script=\(MPRISInterruptionTests.mprisPlugin)", "--no-video", "--ao=pulse",
+                "--no-config", "--script=\(MPRISInterruptionTests.mprisPlugin)", "--no-video", "--ao=\(ao)",
                 "--audio-client-name=music-player", "--idle=yes", "--loop-file=inf", "--no-terminal",
             ]
             if paused { arguments.append("--pause") }
@@ -132,8 +134,8 @@ struct MPRISInterruptionTests {
         }
 
         /// mpv plays, its stream is linked and the daemon matched it to its player.
-        func startPlayingMusic() async throws -> ManagedProcess {
-            let player = try startPlayer()
+        func startPlayingMusic(ao: String = "pulse") async throws -> ManagedProcess {
+            let player = try startPlayer(ao: ao)
             try await waitForStatus("Playing")
             try await waitForLog("has an MPRIS player")
             try await waitForDaemonToSee("org.mpris.MediaPlayer2.mpv", "Playing")
@@ -141,10 +143,11 @@ struct MPRISInterruptionTests {
         }
     }
 
-    @Test func aCallPausesTheMusicAndItsEndPlaysItAgain() async throws {
+    @Test(arguments: ["pulse", "pipewire"])
+    func aCallPausesTheMusicAndItsEndPlaysItAgain(ao: String) async throws {
         let rig = try await Rig().ready()
         defer { rig.stop() }
-        _ = try await rig.startPlayingMusic()
+        _ = try await rig.startPlayingMusic(ao: ao)
         let timing = try await StatusTimer(busAddress: rig.bus.address, sandbox: rig.sandbox)
 
         let callStarted = ContinuousClock.now
@@ -159,8 +162,8 @@ struct MPRISInterruptionTests {
         let inDaemon = rig.log.split(separator: "\n").first { $0.contains("confirmed Paused") }.map {
             String($0[$0.range(of: "confirmed")!.lowerBound...])
         } ?? "?"
-        print("MPRIS pause latency in the daemon: \(inDaemon)")
-        print("MPRIS pause latency: call stream appeared → mpv Paused \(Self.ms(paused - appeared)) ms; pw-cat spawned → Paused \(Self.ms(paused - callStarted)) ms")
+        print("MPRIS pause latency (--ao=\(ao)) in the daemon: \(inDaemon)")
+        print("MPRIS pause latency (--ao=\(ao)): call stream appeared → mpv Paused \(Self.ms(paused - appeared)) ms; pw-cat spawned → Paused \(Self.ms(paused - callStarted)) ms")
         #expect(!rig.log.contains("holding its streams instead"), "mpv confirmed its pause: no fallback")
 
         call.terminate()

@@ -1,6 +1,5 @@
 import Logging
 import SessionBus
-import Synchronization
 
 /// What logind tells the policy.
 enum LoginEvent: Hashable, Sendable {
@@ -29,7 +28,6 @@ final class LogindWatcher: Sendable {
     let bus: BusConnection
     let names: LogindNames
     private let logger: Logger
-    private let watchers = Mutex<[Task<Void, Never>]>([])
 
     init(bus: BusConnection, names: LogindNames = .standard, logger: Logger) {
         self.bus = bus
@@ -54,14 +52,14 @@ final class LogindWatcher: Sendable {
         let changes = try await bus.signals(
             path: sessionPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
         let sessionInterface = names.sessionInterface
-        let sleepWatcher = Task {
+        Task {
             for await signal in sleeps {
                 guard let starting = signal.arguments.first?.boolValue else { continue }
                 deliver(starting ? .sleep : .wake)
             }
         }
         // The tasks hold the watcher: it lives as long as its bus connection.
-        let lockWatcher = Task {
+        Task {
             for await signal in changes {
                 guard signal.arguments.count >= 2, signal.arguments[0].stringValue == sessionInterface else { continue }
                 if let locked = signal.arguments[1].dictionaryValue?["LockedHint"]?.boolValue {
@@ -74,7 +72,6 @@ final class LogindWatcher: Sendable {
                 }
             }
         }
-        watchers.withLock { $0 += [sleepWatcher, lockWatcher] }
         if let locked = await lockedHint(at: sessionPath) { deliver(.screenLocked(locked)) }
         logger.info("watching logind session \(sessionPath) (lock) and sleep")
         return sessionPath

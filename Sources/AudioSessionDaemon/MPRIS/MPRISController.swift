@@ -28,7 +28,6 @@ final class MPRISController: Sendable {
     private let owners = Mutex<[String: String]>([:])
     /// Status signals seen per player: a re-read must not overwrite a newer signal.
     private let statusSignals = Mutex<[String: Int]>([:])
-    private let watchers = Mutex<[Task<Void, Never>]>([])
 
     init(bus: BusConnection, callTimeout: Duration = .milliseconds(700), logger: Logger) {
         self.bus = bus
@@ -52,13 +51,12 @@ final class MPRISController: Sendable {
             if let player = await describe(name) { deliver(.appeared(player)) }
         }
         // The tasks hold the controller: it lives as long as its bus connection.
-        let nameWatcher = Task {
+        Task {
             for await signal in nameChanges { await self.nameOwnerChanged(signal.arguments, deliver) }
         }
-        let statusWatcher = Task {
+        Task {
             for await signal in propertyChanges { await self.propertiesChanged(signal, deliver) }
         }
-        watchers.withLock { $0 += [nameWatcher, statusWatcher] }
     }
 
     /// `Pause` (or `Play`) on one player; throws on an error reply or after `callTimeout`.
