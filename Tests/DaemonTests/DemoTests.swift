@@ -16,9 +16,16 @@ struct DemoTests {
         let status = try demo.waitForExit(timeout: .seconds(60))
         let output = demo.output
         #expect(status == 0, "demo failed: \(output)\n\(demo.errorOutput)")
+        // Issue 6 changed the story: a sound card with a headphone jack, route changes with their
+        // reasons and previous routes, and the music pausing when the headphones are pulled.
         for line in [
-            "audiosessiond attached", "music → headphones (follows the default)", "chime → speaker (its own target is honoured)",
-            "unplugs the headphones", "music → speaker", "music → usb-dac", "exited with status 0", "demo done",
+            "audiosessiond attached", "music → card-output (Speakers route)", "plugs in the headphones",
+            "route change for music: newDeviceAvailable (1); previous route in[] out[Speaker:card-output:analog-output-speaker]",
+            "game → hdmi-tv (its own target is honoured", "music → usb-dac (last in wins)",
+            "route change for music: override (4); previous route in[] out[USBAudio:usb-dac]",
+            "unplugs the headphones",
+            "route change for music: oldDeviceUnavailable (2); previous route in[] out[Headphones:card-output:analog-output-headphones]",
+            "paused: its output went away", "music paused: unlinked", "exited with status 0", "demo done",
         ] {
             #expect(output.contains(line), "timeline lacks '\(line)':\n\(output)")
         }
