@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Logging
 import PipeWireGraph
@@ -30,6 +31,7 @@ final class SessionService: @unchecked Sendable {
     var silentMode = false
     /// `RequestRecordPermission` calls waiting for the user's answer, by app.
     var pendingPermissionRequests: [String: [PendingPermissionRequest]] = [:]
+    private var refreshPending = false
     var announcedRoute: RouteDescription?
 
     private init(bus: BusConnection, graph: PipeWireGraph, coordinator: PolicyCoordinator, permissions: PermissionStore, logger: Logger) {
@@ -124,10 +126,19 @@ final class SessionService: @unchecked Sendable {
     // MARK: - Decisions → signals
 
     /// Every decision, on the loop thread, after the coordinator carried it out. The engine has
-    /// finished the step that made it, so properties are brought up to date first: a client
-    /// that reads one when a signal arrives sees the state the signal announces.
+    /// finished the step that made it, so before a signal goes out the properties are brought
+    /// up to date: a client that reads one when the signal arrives sees the state it announces.
+    /// Other decisions only mark the properties stale (one refresh per burst, off the hot path).
     private func observe(_ decision: PolicyDecision) {
-        refresh()
+        switch decision {
+        case .interruptionBegan(let id, _, _), .interruptionEnded(let id, _, _), .routeChanged(let id, _, _),
+             .secondaryAudioHint(let id, _):
+            if sessionObjects[id] != nil { refresh() }
+        case .mediaServicesLost, .mediaServicesReset:
+            refresh()
+        default:
+            scheduleRefresh()
+        }
         switch decision {
         case .interruptionBegan(let id, let reason, _):
             try? sessionObjects[id]?.emit(
@@ -156,8 +167,21 @@ final class SessionService: @unchecked Sendable {
             [.uint64(decision.session?.rawValue ?? 0), .string(event.kind), .dictionary(event.details)])
     }
 
+    /// Refreshes once, after the loop finished what it is doing now, unless something else
+    /// refreshed first (the daemon does after every graph event).
+    private func scheduleRefresh() {
+        guard !refreshPending else { return }
+        refreshPending = true
+        let graph = self.graph
+        DispatchQueue.global().async { [weak self] in
+            guard let self else { return }
+            graph.perform { if self.refreshPending { self.refresh() } }
+        }
+    }
+
     /// Brings every exported property in line with the engine (only changes are announced).
     func refresh() {
+        refreshPending = false
         let engine = coordinator.engine
         for (id, object) in sessionObjects {
             guard coordinator.explicitSessions[id] != nil, let values = sessionProperties(id) else {
