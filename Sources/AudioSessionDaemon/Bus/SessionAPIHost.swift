@@ -29,9 +29,10 @@ final class SessionAPIHost: Sendable {
     }
 
     /// Called after the coordinator handled a backend event: devices may have come or gone
-    /// without any session decision, and the manager's route properties must follow.
+    /// without any session decision, and the manager's route properties must follow. The
+    /// refresh runs after the loop has sent the reaction to PipeWire, never before.
     func graphEventHandled() {
-        service.withLock { $0 }?.refresh()
+        service.withLock { $0 }?.scheduleRefresh()
     }
 
     func stop() {

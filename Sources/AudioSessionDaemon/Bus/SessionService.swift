@@ -169,7 +169,7 @@ final class SessionService: @unchecked Sendable {
 
     /// Refreshes once, after the loop finished what it is doing now, unless something else
     /// refreshed first (the daemon does after every graph event).
-    private func scheduleRefresh() {
+    func scheduleRefresh() {
         guard !refreshPending else { return }
         refreshPending = true
         let graph = self.graph
