@@ -61,8 +61,16 @@ if [ "$SOURCE" = head ] && [ "$COMMIT" != unknown ]; then
   SRC="$WORK/src"
   if [ "$(cat "$SRC/.bench-commit" 2>/dev/null)" != "$COMMIT" ]; then
     say "exporting HEAD ($COMMIT) to $SRC"
-    rm -rf "$SRC" && mkdir -p "$SRC"
-    git -C "$ROOT" archive HEAD | tar -x -C "$SRC"
+    rm -rf "$WORK/src-new" && mkdir -p "$WORK/src-new" "$SRC"
+    git -C "$ROOT" archive HEAD | tar -x -C "$WORK/src-new"
+    # copy only what differs, so unchanged files keep their times and the build stays incremental
+    (cd "$WORK/src-new" && find . -type f) | while IFS= read -r f; do
+      cmp -s "$WORK/src-new/$f" "$SRC/$f" || { mkdir -p "$SRC/$(dirname "$f")"; cp "$WORK/src-new/$f" "$SRC/$f"; }
+    done
+    (cd "$SRC" && find . -type f ! -name .bench-commit) | while IFS= read -r f; do
+      [ -e "$WORK/src-new/$f" ] || rm -f "$SRC/$f"
+    done
+    rm -rf "$WORK/src-new"
     echo "$COMMIT" > "$SRC/.bench-commit"
   fi
 else

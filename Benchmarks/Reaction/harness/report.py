@@ -26,9 +26,11 @@ def ms(us):
 
 
 def ratio(other, ours):
+    """How many times longer the other system took (above 1: audiosessiond is faster)."""
     if other is None or ours is None or ours <= 0:
         return "–"
-    return f"{other / ours:.1f}×"
+    r = other / ours
+    return f"{r:.1f}×" if r >= 0.1 else f"{r:.3f}×"
 
 
 def stat_cells(stats):
@@ -190,6 +192,8 @@ def section(results, plot_path, command):
     out.append("- Daemon cost from `/proc/<pid>/stat` (utime+stime), wake-ups = voluntary + involuntary context "
                "switches summed over all threads (`/proc/<pid>/task/*/status`), RSS = `VmRSS`.\n")
 
+    out.append("Ratios are the other system's time ÷ audiosessiond's: above 1, audiosessiond is faster. Trials "
+               "is how many ran within the run's time cap; timed-out trials are left out of the percentiles.\n")
     out.append("### Interrupt: a call cuts off the music\n")
     out.append("Reaction (a): trigger node in the registry → first victim cut off.\n")
     out.append(latency_table(results, "scales", "a_first_us", scales, systems_interrupt))
@@ -265,6 +269,12 @@ def section(results, plot_path, command):
                            f"{kib(cost.get('rss_before_kib'))} → {kib(cost.get('rss_kib'))} | "
                            f"{ms(entry.get('early_p50_us'))} | {ms(entry.get('late_p50_us'))} |")
     out.append("")
+    errors = [(name, e) for system, name in SYSTEMS for e in (get(results, system, "errors") or [])]
+    if errors:
+        out.append("**Phases that failed** (left out of the tables):\n")
+        for name, e in errors:
+            out.append(f"- {name}, {e['phase']}: {e['error']}")
+        out.append("")
     deaths = [(name, d) for system, name in SYSTEMS for d in (get(results, system, "deaths") or [])]
     if deaths:
         out.append("**Daemon deaths during the run** (the trials after a death are missing from the tables):\n")

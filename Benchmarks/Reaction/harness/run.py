@@ -19,9 +19,13 @@ from processes import ProcessSample, Processes
 from stacks import PipeWireStack, PulseStack
 
 PROFILES = {
-    # trials per interrupt run; (streams -> trials) for duck runs; seconds of idle and churn
-    "full": {"trials": 200, "scales": [1, 10, 100, 500], "duck": {1: 200, 100: 50}, "idle": 60, "churn": 60},
-    "quick": {"trials": 20, "scales": [1, 10, 100], "duck": {1: 10}, "idle": 10, "churn": 10},
+    # interrupt trials per scale (streams -> trials), duck trials per scale, a time cap per run
+    # (the trials done by then are the result, and the table says how many), seconds of idle
+    # and churn. "full" fits in about 12 minutes of measurement on the 2-core machine.
+    "full": {"trials": {1: 200, 10: 200, 100: 200, 500: 50}, "duck": {1: 200, 100: 30},
+             "cap_interrupt": 60, "cap_duck": 180, "idle": 60, "churn": 60},
+    "quick": {"trials": {1: 20, 10: 20, 100: 20}, "duck": {1: 10},
+              "cap_interrupt": 30, "cap_duck": 30, "idle": 10, "churn": 10},
 }
 CHURN = {"steady": 100, "alive": 20, "rate": 10.0}
 
@@ -94,9 +98,10 @@ class Run:
         try:
             self.idle(managers)
             for manager in managers:
-                self.system(manager)
+                for streams in self.profile["trials"]:
+                    self.guarded(manager, f"{streams} streams", lambda: self.scale(manager, streams))
             for manager in managers[:2]:
-                self.churn(manager)
+                self.guarded(manager, "churn", lambda: self.churn(manager))
         finally:
             for stack in self.all_stacks:
                 stack.stop()
@@ -114,6 +119,21 @@ class Run:
             target = os.path.join(self.out_dir, "logs", os.path.basename(stack.directory))
             shutil.copytree(stack.logs, target, dirs_exist_ok=True)
         shutil.rmtree(self.root, ignore_errors=True)
+
+    def guarded(self, manager, phase, work):
+        """Runs one phase; a failure is recorded and the run goes on with the next phase."""
+        try:
+            work()
+        except Exception as error:  # noqa: BLE001 - any failure of one phase is a result to report
+            log(f"{manager}: {phase} failed: {error}")
+            self.results["systems"][manager].setdefault("errors", []).append({"phase": phase, "error": str(error)})
+            for stack in self.all_stacks:
+                if stack.manager == manager and stack.daemon is not None:
+                    if stack.daemon.returncode is None:  # not stopped by us yet: did it die?
+                        self.check_alive(stack, phase)
+                    stack.stop()
+            for process in list(self.processes.started):
+                self.processes.stop(process)
 
     def check_alive(self, stack, phase):
         if stack.daemon.poll() is not None:
@@ -138,28 +158,29 @@ class Run:
             self.bench.stop_farms(farms[stack.manager])
             stack.stop()
 
-    def system(self, manager):
-        """A fresh stack per scale, so each scale starts from the same clean daemon."""
+    def scale(self, manager, streams):
+        """One scale on a fresh stack, so each scale starts from the same clean daemon."""
         system = self.results["systems"][manager]
-        for streams in self.profile["scales"]:
-            stack = self.new_stack(manager)
-            if manager != "pulseaudio" and "core_sync" not in system:
-                system["core_sync"] = self.bench.core_sync(stack)
-                log(f"{manager}: pw_core_sync p50 {system['core_sync']['p50']:.0f} us")
-            farms = self.bench.start_farms(stack, streams)
-            self.bench.wait_linked(stack, streams)
-            log(f"{manager}: {streams} streams from {clients_for(streams)} clients, interrupt")
-            rows, cost = self.bench.react(stack, "interrupt", self.profile["trials"], streams, f"interrupt-{streams}")
-            system["scales"][str(streams)] = self.summary(rows, cost, "interrupt")
-            self.check_alive(stack, f"interrupt, {streams} streams")
-            duck_trials = self.profile["duck"].get(streams)
-            if duck_trials and manager != "pulseaudio" and stack.daemon.poll() is None:
-                log(f"{manager}: {streams} streams, duck")
-                rows, cost = self.bench.react(stack, "duck", duck_trials, streams, f"duck-{streams}")
-                system["duck"][str(streams)] = self.summary(rows, cost, "duck")
-                self.check_alive(stack, f"duck, {streams} streams")
-            self.bench.stop_farms(farms)
-            stack.stop()
+        stack = self.new_stack(manager)
+        if manager != "pulseaudio" and "core_sync" not in system:
+            system["core_sync"] = self.bench.core_sync(stack)
+            log(f"{manager}: pw_core_sync p50 {system['core_sync']['p50']:.0f} us")
+        farms = self.bench.start_farms(stack, streams)
+        self.bench.wait_linked(stack, streams)
+        log(f"{manager}: {streams} streams from {clients_for(streams)} clients, interrupt")
+        rows, cost = self.bench.react(stack, "interrupt", self.profile["trials"][streams], streams,
+                                      f"interrupt-{streams}", duration=self.profile["cap_interrupt"])
+        system["scales"][str(streams)] = self.summary(rows, cost, "interrupt")
+        self.check_alive(stack, f"interrupt, {streams} streams")
+        duck_trials = self.profile["duck"].get(streams)
+        if duck_trials and manager != "pulseaudio" and stack.daemon.poll() is None:
+            log(f"{manager}: {streams} streams, duck")
+            rows, cost = self.bench.react(stack, "duck", duck_trials, streams, f"duck-{streams}",
+                                          duration=self.profile["cap_duck"])
+            system["duck"][str(streams)] = self.summary(rows, cost, "duck")
+            self.check_alive(stack, f"duck, {streams} streams")
+        self.bench.stop_farms(farms)
+        stack.stop()
 
     def churn(self, manager):
         """100 steady streams, 20 more replaced at 10 per second, interrupt trials throughout."""
