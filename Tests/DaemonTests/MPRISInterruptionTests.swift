@@ -193,6 +193,24 @@ struct MPRISInterruptionTests {
         #expect(!rig.log.contains("resuming org.mpris.MediaPlayer2.mpv"))
     }
 
+    @Test func aPlayerItsUserStoppedDuringTheCallStaysStopped() async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        _ = try await rig.startPlayingMusic()
+        let call = try rig.startCall()
+        try await rig.waitForLog("confirmed Paused")
+        try rig.playerctl("stop")
+        try await rig.waitForDaemonToSee("org.mpris.MediaPlayer2.mpv", "Stopped")
+        // mpv drops its stream when stopped: the interruption closes without an end.
+        try await rig.waitForLog("MPRIS pause over")
+        call.terminate()
+        // Graph events are handled in order: a later stream's session means the call's end is behind.
+        _ = try rig.sandbox.play(role: "Notification", file: rig.tone, extraArguments: ["-P", "{ node.name = later }"])
+        try await rig.waitForLog("for 'pw-cat'", count: 2)
+        #expect(try rig.status() == "Stopped")
+        #expect(!rig.log.contains("resuming org.mpris.MediaPlayer2.mpv"))
+    }
+
     @Test func aPlayerPausedBeforeTheCallIsNotStartedByItsEnd() async throws {
         let rig = try await Rig().ready()
         defer { rig.stop() }
