@@ -63,4 +63,30 @@ struct RouteLinkingTests {
         try sandbox.waitUntilLinked("daw", to: ["usb-interface"])
         #expect(try daemon.terminate() == 0)
     }
+
+    /// The rules knobs: a port rule types a sink, and the takeover ignore list leaves it alone.
+    @Test func portRulesAndTheTakeoverIgnoreListComeFromPolicyRules() throws {
+        let sandbox = try PrivatePipeWire()
+        defer { sandbox.stop() }
+        let rules = sandbox.directory.appendingPathComponent("rules.d")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try """
+            audiosession.settings = { route.takeover.ignore = [ lineOut ] }
+            audiosession.port-rules = [
+                { matches = [ { node.name = "studio-monitors" } ]  actions = { port-type = lineOut } }
+            ]
+            """.write(to: rules.appendingPathComponent("50-studio.conf"), atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--rules", rules.path])
+        try daemon.waitForLog("attached to PipeWire")
+        try sandbox.chooseDefaultSink("speaker")
+        try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
+        try sandbox.waitUntilLinked("music", to: ["speaker"])
+        try sandbox.createSink(named: "studio-monitors")
+        try daemon.waitForLog("port appeared: LineOut:studio-monitors")
+        #expect(try sandbox.linkedDevices(of: "music") == ["speaker"])
+        // HDMI is no longer on the list: a TV now takes over.
+        try sandbox.createSink(named: "tv.hdmi-stereo")
+        try sandbox.waitUntilLinked("music", to: ["tv.hdmi-stereo"])
+        #expect(try daemon.terminate() == 0)
+    }
 }

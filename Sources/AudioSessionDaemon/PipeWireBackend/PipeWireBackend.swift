@@ -132,7 +132,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// The `default` metadata names nodes; the policy knows ports: a device node's port is the
     /// route it plays on now.
     private func portUID(ofNodeNamed name: String) -> String? {
-        snapshot.node(named: name).flatMap { PortClassification.activePort(of: $0, in: snapshot)?.uid }
+        snapshot.node(named: name).flatMap { PortClassification.activePort(of: $0, in: snapshot, rule: ports.typeRule)?.uid }
     }
 
     private func backendStream(_ node: Node) -> BackendStream? {
@@ -170,6 +170,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     }
 
     func hold(_ stream: UInt32) { linker?.hold(stream, in: snapshot) }
+
+    func usePortTypeRule(_ rule: @escaping PortClassification.TypeRule) { ports.typeRule = rule }
 
     func route(_ stream: UInt32, to devices: [UInt32]) { linker?.follow(stream, to: devices, in: snapshot) }
 

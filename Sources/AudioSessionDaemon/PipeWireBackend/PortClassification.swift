@@ -16,8 +16,11 @@ enum PortClassification {
         var available: Bool
     }
 
+    /// Rules that name a port's type (`audiosession.port-rules`), consulted before our own typing.
+    typealias TypeRule = @Sendable ([String: String]) -> PortType?
+
     /// Every port a sink or source node offers (empty for other nodes).
-    static func offers(for node: Node, in snapshot: GraphSnapshot) -> [Offer] {
+    static func offers(for node: Node, in snapshot: GraphSnapshot, rule: TypeRule? = nil) -> [Offer] {
         guard let direction = GraphEndpoints.endpointDirection(of: node) else { return [] }
         let device = node.deviceID.flatMap { snapshot.devices[$0] }
         let properties = (device?.properties ?? [:]).merging(node.properties) { _, nodeValue in nodeValue }
@@ -25,7 +28,7 @@ enum PortClassification {
         let channels = Int(properties["audio.channels"] ?? "") ?? max(1, node.props?.channelVolumes.count ?? 2)
         let base = SessionPolicy.Port(
             uid: node.name, nodeID: node.id, name: node.displayName,
-            type: type(of: properties, route: nil, direction: portDirection), direction: portDirection,
+            type: rule?(properties) ?? type(of: properties, route: nil, direction: portDirection), direction: portDirection,
             channels: channels, deviceID: device.map { $0.name })
         let routes = (device?.enumRoutes ?? []).filter { $0.direction == (portDirection == .output ? .output : .input) }
         guard !routes.isEmpty else { return [Offer(port: base, available: true)] }
@@ -33,15 +36,17 @@ enum PortClassification {
             var port = base
             port.uid = "\(node.name):\(route.name)"
             port.name = route.description.isEmpty ? route.name : route.description
-            port.type = type(of: properties, route: route.name, direction: portDirection)
+            var routed = properties
+            routed["device.route.name"] = route.name
+            port.type = rule?(routed) ?? type(of: properties, route: route.name, direction: portDirection)
             return Offer(port: port, available: route.available != .no)
         }
     }
 
     /// The port a node plays or records on now: its device's active route for the node's card
     /// profile device, else its first available port.
-    static func activePort(of node: Node, in snapshot: GraphSnapshot) -> SessionPolicy.Port? {
-        let offers = offers(for: node, in: snapshot)
+    static func activePort(of node: Node, in snapshot: GraphSnapshot, rule: TypeRule? = nil) -> SessionPolicy.Port? {
+        let offers = offers(for: node, in: snapshot, rule: rule)
         if let device = node.deviceID.flatMap({ snapshot.devices[$0] }) {
             let profileDevice = Int(node.properties["card.profile.device"] ?? "")
             let active = device.activeRoutes.first { profileDevice == nil || $0.device == profileDevice }

@@ -11,6 +11,8 @@ struct PortTracker {
     /// Per sink or source node: uid → availability, as last reported.
     private var reported: [GlobalID: [String: Bool]] = [:]
     private var order: [GlobalID: [String]] = [:]
+    /// The rules' port types (policy-rules `audiosession.port-rules`).
+    var typeRule: PortClassification.TypeRule?
 
     mutating func reset() {
         reported.removeAll()
@@ -22,7 +24,7 @@ struct PortTracker {
         reset()
         var ports: [SessionPolicy.Port] = []
         for node in snapshot.sortedNodes {
-            let offers = PortClassification.offers(for: node, in: snapshot).filter(\.available)
+            let offers = PortClassification.offers(for: node, in: snapshot, rule: typeRule).filter(\.available)
             guard !offers.isEmpty else { continue }
             reported[node.id] = Dictionary(uniqueKeysWithValues: offers.map { ($0.port.uid, true) })
             order[node.id] = offers.map(\.port.uid)
@@ -35,7 +37,7 @@ struct PortTracker {
     /// bring the policy in line. Gains come before losses, so a route that moves within a
     /// device is never briefly "no route at all".
     mutating func refresh(_ node: Node, in snapshot: GraphSnapshot) -> [BackendEvent] {
-        let offers = PortClassification.offers(for: node, in: snapshot)
+        let offers = PortClassification.offers(for: node, in: snapshot, rule: typeRule)
         var known = reported[node.id] ?? [:]
         var gains: [BackendEvent] = []
         var losses: [BackendEvent] = []

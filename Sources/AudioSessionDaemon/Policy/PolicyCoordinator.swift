@@ -49,6 +49,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         self.engine = PolicyEngine(configuration: ruleSet.configuration)
         self.backend = backend
         self.logger = logger
+        backend.usePortTypeRule { [ruleSet] in ruleSet.portType(properties: $0) }
     }
 
     var now: Timestamp {
@@ -95,6 +96,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// Swaps in a new rule set: the engine is reconfigured and every stream re-classified.
     func reload(_ fresh: RuleSet) {
         ruleSet = fresh
+        backend.usePortTypeRule { fresh.portType(properties: $0) }
         carryOut(engine.reconfigure(fresh.configuration, at: now))
         for id in sessions.streams.keys.sorted() {
             guard let record = sessions.streams[id] else { continue }

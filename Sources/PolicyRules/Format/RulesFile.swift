@@ -9,6 +9,8 @@ public struct RulesFile: Hashable, Sendable {
         case classes = "audiosession.classes"
         /// Classification rules, applied in order (`ClassificationRule`).
         case rules = "audiosession.rules"
+        /// Port type rules for sinks and sources (`PortRule`).
+        case portRules = "audiosession.port-rules"
     }
 
     public struct Setting: Hashable, Sendable {
@@ -21,6 +23,7 @@ public struct RulesFile: Hashable, Sendable {
     public var settings: [Setting] = []
     public var classes: [ClassDefinition] = []
     public var rules: [ClassificationRule] = []
+    public var portRules: [PortRule] = []
 
     /// Parses `text` as the file at `path`; throws every problem found (a syntax error
     /// stops the file; otherwise each entry is checked independently).
@@ -42,6 +45,7 @@ public struct RulesFile: Hashable, Sendable {
             case .settings: readSettings(member.value, into: &problems)
             case .classes: readClasses(member.value, into: &problems)
             case .rules: readRules(member.value, into: &problems)
+            case .portRules: readPortRules(member.value, into: &problems)
             }
         }
         if !problems.isEmpty {
@@ -77,6 +81,20 @@ public struct RulesFile: Hashable, Sendable {
         for member in members {
             do {
                 classes.append(try ClassDefinition(name: member.key, member.value, line: member.line))
+            } catch {
+                problems.append(error)
+            }
+        }
+    }
+
+    private mutating func readPortRules(_ value: SPAJSONValue, into problems: inout [FormatProblem]) {
+        guard let elements = value.elements else {
+            problems.append(FormatProblem(value.line, "\(Section.portRules.rawValue) expects an array of rules, found \(value.typeDescription)"))
+            return
+        }
+        for element in elements {
+            do {
+                portRules.append(try PortRule(element, file: path))
             } catch {
                 problems.append(error)
             }

@@ -22,6 +22,11 @@ public enum SettingKey: String, CaseIterable, Hashable, Sendable {
     case resumeAfterInterruption = "interruption.resume"
     /// Categories paused when their output goes away; `true` = `[ playback ]`, `false` = none.
     case pauseOnUnplug = "unplug.pause"
+    /// Port types that never take over when they appear (last in wins skips them):
+    /// `[ HDMI displayPort ]` by default; `[]` lets every new device take over.
+    case routeTakeoverIgnore = "route.takeover.ignore"
+    /// Categories whose sessions move to a newly available device (all by default).
+    case routeTakeoverCategories = "route.takeover.categories"
     /// Categories silent mode and the screen lock silence.
     case silentModeCategories = "silent-mode.categories"
     /// Arbitrate preferred sample rate / I/O buffer into the graph (quantum, rate).
@@ -48,6 +53,7 @@ public enum SettingValue: Hashable, Sendable {
     case categories(Set<Category>)
     case integer(Int)
     case integers([Int])
+    case portTypes(Set<PortType>)
 }
 
 extension SettingKey {
@@ -80,8 +86,10 @@ extension SettingKey {
         case .pauseOnUnplug:
             if let flag = value.bool { return .categories(flag ? [.playback] : []) }
             return .categories(Set(try value.list(of: Category.self, what: "category", key: rawValue)))
-        case .silentModeCategories:
+        case .silentModeCategories, .routeTakeoverCategories:
             return .categories(Set(try value.list(of: Category.self, what: "category", key: rawValue)))
+        case .routeTakeoverIgnore:
+            return .portTypes(Set(try value.list(of: PortType.self, what: "port type", key: rawValue)))
         case .resumeAfterInterruption, .hardwareArbitration, .silenceUndeterminedCapture, .secondaryAudioHints:
             guard let flag = value.bool else {
                 throw FormatProblem(value.line, "\(rawValue) expects true or false, found \(value.typeDescription)")

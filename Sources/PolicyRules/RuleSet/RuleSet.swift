@@ -10,6 +10,14 @@ public struct RuleSet: Hashable, Sendable {
     public let rules: [ClassificationRule]
     /// The files it was built from, in layer order.
     public let files: [String]
+    /// Port type rules (`audiosession.port-rules`) in application order.
+    public let portRules: [PortRule]
+
+    /// The port type the rules give a sink or source (its node's properties over its device's),
+    /// or nil to leave the daemon's own typing. The last matching rule wins.
+    public func portType(properties: [String: String]) -> PortType? {
+        portRules.last { rule in rule.matches.contains { $0.matches(properties) } }?.type
+    }
 
     /// Classifies a stream from its properties (the node's, with its client's merged in:
     /// `media.role`, `application.name`, `application.process.binary`, `application.id`,
@@ -71,10 +79,11 @@ public struct RuleSet: Hashable, Sendable {
         classify(properties: client.merging(node) { _, nodeValue in nodeValue })
     }
 
-    init(configuration: PolicyConfiguration, rules: [ClassificationRule], files: [String]) {
+    init(configuration: PolicyConfiguration, rules: [ClassificationRule], files: [String], portRules: [PortRule] = []) {
         self.configuration = configuration
         self.rules = rules
         self.files = files
+        self.portRules = portRules
     }
 }
 

@@ -64,7 +64,8 @@ extension RuleSet {
         }
 
         guard diagnostics.isEmpty else { throw RulesError(diagnostics) }
-        var ruleSet = RuleSet(configuration: configuration, rules: rules, files: files.map(\.path))
+        var ruleSet = RuleSet(
+            configuration: configuration, rules: rules, files: files.map(\.path), portRules: files.flatMap(\.portRules))
         ruleSet.deriveEngineTables()
         return ruleSet
     }
@@ -87,7 +88,7 @@ extension RuleSet {
         var configuration = self.configuration
         configuration.roleClassifications = table
         configuration.defaultClassification = classify(properties: [:]).classification
-        self = RuleSet(configuration: configuration, rules: rules, files: files)
+        self = RuleSet(configuration: configuration, rules: rules, files: files, portRules: portRules)
     }
 
     private static func hardwareProblems(
@@ -129,6 +130,8 @@ extension PolicyConfiguration {
         case (.resumeAfterInterruption, .flag(let on)): resumeAfterInterruption = on
         case (.pauseOnUnplug, .categories(let categories)): pauseOnUnplug = categories
         case (.silentModeCategories, .categories(let categories)): silencedBySilentMode = categories
+        case (.routeTakeoverIgnore, .portTypes(let types)): routeTakeoverIgnoredTypes = types
+        case (.routeTakeoverCategories, .categories(let categories)): routeTakeoverCategories = categories
         case (.hardwareArbitration, .flag(let on)): hardwareArbitration = on
         case (.defaultSampleRate, .integer(let rate)): hardwareLimits.defaultSampleRate = rate
         case (.defaultQuantum, .integer(let quantum)): hardwareLimits.defaultQuantum = quantum
