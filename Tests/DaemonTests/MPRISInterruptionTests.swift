@@ -268,6 +268,7 @@ struct MPRISInterruptionTests {
         try await eventually(timeout: .seconds(5), "the daemon pressed Pause") { player.calls.contains("Pause") }
         try await player.leave()
         try await rig.waitForLog("left the bus); holding its streams instead")
+        try await rig.waitForLog("no longer has an MPRIS player")  // capabilities back to unlink and mute
         try await eventually(timeout: .seconds(5), "the music is unlinked during the call") {
             try rig.sandbox.linkedDevices(of: "music").isEmpty
         }
