@@ -1,0 +1,97 @@
+import PipeWireGraph
+import SessionPolicy
+import Testing
+@testable import AudioSessionDaemon
+
+/// Port types from node and device properties (reference §6 raw strings), and the port events
+/// a card's routes produce: pure, no PipeWire needed.
+@Suite struct RoutePortTypeTests {
+    func type(_ properties: [String: String], route: String? = nil, _ direction: PortDirection = .output) -> PortType {
+        PortClassification.type(of: properties, route: route, direction: direction)
+    }
+
+    @Test func alsaRouteNames() {
+        let card = ["node.name": "alsa_output.pci-0000_00_1f.3.analog-stereo", "device.api": "alsa", "device.bus": "pci"]
+        #expect(type(card, route: "analog-output-speaker") == .builtInSpeaker)
+        #expect(type(card, route: "analog-output-headphones") == .headphones)
+        #expect(type(card, route: "analog-output-lineout") == .lineOut)
+        #expect(type(card, route: "hdmi-output-1") == .HDMI)
+        #expect(type(card, route: "iec958-stereo-output") == .lineOut)
+        #expect(type(card, route: "analog-input-internal-mic", .input) == .builtInMic)
+        #expect(type(card, route: "analog-input-headset-mic", .input) == .headsetMic)
+        #expect(type(card, route: "analog-input-mic", .input) == .headsetMic)
+        #expect(type(card, route: "analog-input-linein", .input) == .lineIn)
+        #expect(PortType.headsetMic.rawValue == "MicrophoneWired" && PortType.HDMI.rawValue == "HDMIOutput")
+    }
+
+    @Test func busFormFactorBluetoothAirPlayAndVirtual() {
+        #expect(type(["node.name": "alsa_output.usb-DAC.analog-stereo", "device.bus": "usb"]) == .usbAudio)
+        #expect(type(["node.name": "alsa_output.usb-DAC.analog-stereo", "device.bus": "usb"], route: "analog-output") == .usbAudio)
+        #expect(type(["node.name": "alsa_output.pci.hdmi-stereo"]) == .HDMI)
+        #expect(type(["node.name": "x", "device.form-factor": "car"]) == .carAudio)
+        #expect(type(["node.name": "x", "device.form-factor": "headset"], .input) == .headsetMic)
+        #expect(type(["node.name": "x", "device.form-factor": "internal"], .input) == .builtInMic)
+        #expect(type(["node.name": "bluez_output.AA", "device.api": "bluez5", "api.bluez5.profile": "a2dp-sink"]) == .bluetoothA2DP)
+        #expect(type(["node.name": "bluez_output.AA", "device.api": "bluez5", "api.bluez5.profile": "headset-head-unit"]) == .bluetoothHFP)
+        #expect(type(["node.name": "bluez_output.AA", "device.api": "bluez5", "api.bluez5.profile": "bap-sink"]) == .bluetoothLE)
+        #expect(type(["node.name": "raop_sink.kitchen.local", "device.api": "raop"]) == .airPlay)
+        #expect(type(["node.name": "speaker", "factory.name": "support.null-audio-sink"]) == .virtual)
+        #expect(type(["node.name": "input.loopback-1"]) == .virtual)
+        #expect(type(["node.name": "tunnel.remote.host"]) == .virtual)
+        #expect(type(["node.name": "mystery"]) == .lineOut)
+        #expect(type(["node.name": "mystery"], .input) == .lineIn)
+    }
+
+    /// A card sink: one port per output route, available per jack; the active route is the port
+    /// the default metadata's node name means.
+    @Test func aCardSinkOffersAPortPerRouteAndTheJackFlipsAvailability() {
+        var snapshot = Self.card(headphones: .no)
+        let sink = snapshot.nodes[2]!
+        let offers = PortClassification.offers(for: sink, in: snapshot)
+        #expect(offers.map(\.port.uid) == ["card-output:analog-output-speaker", "card-output:analog-output-headphones"])
+        #expect(offers.map(\.port.type) == [.builtInSpeaker, .headphones])
+        #expect(offers.map(\.available) == [true, false])
+        #expect(offers.allSatisfy { $0.port.nodeID == 2 && $0.port.deviceID == "card" })
+        #expect(PortClassification.activePort(of: sink, in: snapshot)?.uid == "card-output:analog-output-speaker")
+
+        var tracker = PortTracker()
+        #expect(tracker.attach(to: snapshot).map(\.uid) == ["card-output:analog-output-speaker"])
+        snapshot = Self.card(headphones: .yes)
+        let plugged = tracker.refresh(snapshot.nodes[2]!, in: snapshot)
+        #expect(plugged.count == 1)
+        if case .portAppeared(let port) = plugged.first { #expect(port.type == .headphones) } else { Issue.record("\(plugged)") }
+        #expect(PortClassification.activePort(of: sink, in: snapshot)?.uid == "card-output:analog-output-headphones")
+        snapshot = Self.card(headphones: .no)
+        let unplugged = tracker.refresh(snapshot.nodes[2]!, in: snapshot)
+        if case .portAvailabilityChanged(let uid, false) = unplugged.first {
+            #expect(uid == "card-output:analog-output-headphones")
+        } else {
+            Issue.record("\(unplugged)")
+        }
+        #expect(tracker.refresh(snapshot.nodes[2]!, in: snapshot).isEmpty)
+        let gone = tracker.removed(2)
+        #expect(gone.count == 2)
+    }
+
+    @Test func portRulesComeFirst() {
+        let snapshot = Self.card(headphones: .yes)
+        let offers = PortClassification.offers(for: snapshot.nodes[2]!, in: snapshot) { properties in
+            properties["device.route.name"] == "analog-output-headphones" ? .carAudio : nil
+        }
+        #expect(offers.map(\.port.type) == [.builtInSpeaker, .carAudio])
+    }
+
+    static func card(headphones: RouteAvailability) -> GraphSnapshot {
+        let routes = [
+            Route(index: 0, direction: .output, name: "analog-output-speaker", description: "Speakers", available: .yes, priority: 100),
+            Route(index: 1, direction: .output, name: "analog-output-headphones", description: "Headphones", available: headphones, priority: 200),
+        ]
+        var active = headphones == .yes ? routes[1] : routes[0]
+        active.device = 0
+        let device = Device(id: 1, name: "card", properties: ["device.name": "card"], enumRoutes: routes, activeRoutes: [active])
+        let sink = Node(
+            id: 2, name: "card-output", mediaClass: "Audio/Sink", deviceID: 1,
+            properties: ["node.name": "card-output", "card.profile.device": "0", "factory.name": "support.null-audio-sink"])
+        return GraphSnapshot(nodes: [2: sink], devices: [1: device])
+    }
+}
