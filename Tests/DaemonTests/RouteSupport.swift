@@ -17,6 +17,18 @@ extension PrivatePipeWire {
         try waitUntil(timeout: .seconds(5), "node \(name) appears") { try dump().node(named: name) != nil }
     }
 
+    /// A virtual source (a microphone) with extra properties; lingers until destroyed.
+    func createSource(named name: String, properties: [String: String] = [:]) throws {
+        let extra = properties.sorted { $0.key < $1.key }.map { "\($0.key) = \"\($0.value)\"" }.joined(separator: " ")
+        let arguments = """
+            { factory.name = support.null-audio-sink node.name = "\(name)" node.description = "\(name)" \
+            media.class = "Audio/Source/Virtual" audio.position = [ MONO ] object.linger = true \(extra) \
+            adapter.auto-port-config = { mode = dsp monitor = true position = preserve } }
+            """
+        try run("pw-cli", ["create-node", "adapter", arguments])
+        try waitUntil(timeout: .seconds(5), "node \(name) appears") { try dump().node(named: name) != nil }
+    }
+
     /// Sets the user's default sink as `wpctl set-default` / pavucontrol do.
     func chooseDefaultSink(_ name: String) throws {
         try run("pw-metadata", ["-n", "default", "0", "default.configured.audio.sink", "{\"name\":\"\(name)\"}", "Spa:String:JSON"])

@@ -1,0 +1,72 @@
+import Foundation
+import PipeWireSandbox
+import SessionBus
+import Synchronization
+import Testing
+
+/// An explicit session (the D-Bus session API) on a private bus: its preferred input wins
+/// until a new microphone appears, its capture stream is linked where its route says, and each
+/// change reaches it as a RouteChange signal with the reason code (8, then 1).
+@Suite("Routes: preferred input and RouteChange over D-Bus", .serialized)
+struct RouteSessionTests {
+    static let service = "org.audiosession.Manager1"
+
+    @Test func preferredInputWinsUntilANewMicrophoneAppears() async throws {
+        let sandbox = try PrivatePipeWire()
+        defer { sandbox.stop() }
+        let bus = try PrivateSessionBus()
+        defer { bus.stop() }
+        try sandbox.createSource(named: "usb-mic", properties: ["device.bus": "usb"])
+        let state = sandbox.directory.appendingPathComponent("state").path
+        let config = sandbox.directory.appendingPathComponent("config").path
+        let daemon = DaemonProcess(process: try sandbox.spawn(
+            DaemonProcess.path(of: "audiosessiond"), ["--state-dir", state, "--verbose"],
+            extraEnvironment: ["XDG_CONFIG_HOME": config, "XDG_STATE_HOME": state, "DBUS_SESSION_BUS_ADDRESS": bus.address]))
+        try daemon.waitForLog("serving org.audiosession.Manager1")
+
+        let connection = try BusConnection(address: bus.address)
+        defer { connection.close() }
+        let created = try await connection.call(
+            Self.service, path: "/org/audiosession/Manager1", interface: "org.audiosession.Manager1",
+            member: "CreateSession", [.string("recorder")], timeout: .seconds(5))
+        let path = try #require(created.first?.stringValue)
+        let number = try #require(path.split(separator: "/").last.map(String.init))
+        func session(_ member: String, _ arguments: [BusValue] = []) async throws {
+            _ = try await connection.call(
+                Self.service, path: path, interface: "org.audiosession.Session1", member: member, arguments, timeout: .seconds(5))
+        }
+        let reasons = Mutex<[UInt32]>([])
+        let stream = try await connection.signals(path: path, interface: "org.audiosession.Session1", member: "RouteChange")
+        let collector = Task { for await signal in stream { reasons.withLock { $0.append(signal.arguments.first?.uint32Value ?? 0) } } }
+        defer { collector.cancel() }
+
+        try await session("SetCategory", [.string("record"), .string("default"), .uint32(0)])
+        try await session("SetActive", [.bool(true), .uint32(0)])
+        let recording = sandbox.directory.appendingPathComponent("capture.wav")
+        try sandbox.spawn("pw-cat", ["-r", "-P", "{ node.name = recorder audiosession.id = \(number) }", recording.path])
+        try sandbox.waitUntilLinked("recorder", to: ["usb-mic"])  // the last microphone in
+
+        try await session("SetPreferredInput", [.string("mic")])
+        try sandbox.waitUntilLinked("recorder", to: ["mic"])
+        try await waitUntil(timeout: .seconds(5), "RouteChange routeConfigurationChange (8); got \(reasons.withLock { $0 })") { () async -> Bool in
+            await Task.yield()
+            return reasons.withLock { $0.last == 8 }
+        }
+        #expect(LoggedRouteChange.all(in: daemon.log).last
+            == LoggedRouteChange(reason: "routeConfigurationChange", previous: "in[USBAudio:usb-mic] out[]", now: "in[Virtual:mic] out[]"))
+
+        // A headset is plugged in: last in wins, and the preference is reset (reference §6).
+        try sandbox.createSource(named: "headset-mic", properties: ["device.form-factor": "headset"])
+        try sandbox.waitUntilLinked("recorder", to: ["headset-mic"])
+        try await waitUntil(timeout: .seconds(5), "RouteChange newDeviceAvailable (1); got \(reasons.withLock { $0 })") { () async -> Bool in
+            await Task.yield()
+            return reasons.withLock { $0.last == 1 }
+        }
+        #expect(LoggedRouteChange.all(in: daemon.log).last
+            == LoggedRouteChange(reason: "newDeviceAvailable", previous: "in[Virtual:mic] out[]", now: "in[MicrophoneWired:headset-mic] out[]"))
+        let preferred = try await connection.property(
+            "PreferredInput", of: "org.audiosession.Session1", at: path, on: Self.service, timeout: .seconds(5))
+        #expect(preferred.stringValue == "")
+        #expect(try daemon.terminate() == 0)
+    }
+}
