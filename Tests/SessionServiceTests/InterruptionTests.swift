@@ -65,12 +65,10 @@ struct InterruptionTests {
     }
 
     /// The "done when": a Python client written from docs/dbus-api.md interrupts music
-    /// with a voiceChat call and lets it resume. Explicit sessions are in the media class today
-    /// (the engine does not derive a class from a voiceChat mode), so under the desktop profile
-    /// media mixes with media; the strict profile (AVAudioSession's own rule) is what makes a
-    /// non-mixable activation interrupt.
+    /// with a voiceChat call and lets it resume — under the shipped (desktop) rules, where a
+    /// voiceChat session is in the communication class (policy-rules/35-explicit.conf).
     @Test func thePythonClientInterruptsMusicAndLetsItResume() async throws {
-        let sandbox = try ServiceSandbox(rules: "audiosession.settings = { profile = strict }\n")
+        let sandbox = try ServiceSandbox()
         defer { sandbox.stop() }
         let tone = try sandbox.pipewire.testTone()
         try sandbox.pipewire.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])

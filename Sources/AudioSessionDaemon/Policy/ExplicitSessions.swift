@@ -51,7 +51,28 @@ extension PolicyCoordinator {
         for decision in decisions {
             if case .failed(id, let error) = decision { return error }
         }
+        if case .setCategory(_, let category, let mode, let options) = event, explicitSessions[id] != nil {
+            classifyExplicit(id, category: category, mode: mode, options: options)
+        }
         return nil
+    }
+
+    /// An explicit session chooses its own category, mode and options; its priority class (and
+    /// how it treats lower classes) comes from the rules, matched on what it chose
+    /// (`audiosession.category`, `audiosession.mode`), so a `voiceChat` session is a call
+    /// whatever profile is in force, and integrators can tune it like any other rule.
+    func classifyExplicit(_ id: SessionID, category: Category, mode: Mode, options: CategoryOptions) {
+        let ruled = ruleSet.classify(properties: [
+            "audiosession.category": category.wireName, "audiosession.mode": mode.wireName,
+        ]).classification
+        let classification = Classification(
+            category: category, mode: mode, options: options, priorityClass: ruled.priorityClass,
+            interaction: ruled.interaction)
+        guard let current = engine.snapshot(of: id), current.priorityClass != classification.priorityClass
+            || ruled.interaction != nil
+        else { return }
+        logger.info("\(id) is class \(classification.priorityClass.name) (\(category.wireName)/\(mode.wireName))")
+        submit(.reclassify(id, classification))
     }
 
     func setSilentMode(_ on: Bool) {

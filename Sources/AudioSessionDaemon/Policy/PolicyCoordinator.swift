@@ -16,7 +16,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     static let idleGrace: Duration = .milliseconds(1500)
 
     private(set) var engine: PolicyEngine
-    private var ruleSet: RuleSet
+    private(set) var ruleSet: RuleSet
     unowned let backend: AudioBackend
     let logger: Logger
     private let epoch = ContinuousClock.now
