@@ -14,9 +14,10 @@ build: deps
 	$(SWIFT) build -c $(CONFIG)
 
 ## Unit tests, then integration tests against a private PipeWire (never your session's).
+## The test binary runs directly: `swift test` sometimes drops the last lines of its output.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	"$$($(SWIFT) build --show-bin-path)/audiosessionPackageTests.xctest" --testing-library swift-testing
 
 ## A private PipeWire with a virtual speaker and headphones, the daemon, and a scripted scenario.
 demo: build

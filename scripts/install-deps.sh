@@ -14,6 +14,8 @@ PACKAGES=(
   dbus dbus-bin systemd libsystemd-dev
   # A real MPRIS player for interruption tests and the demo
   mpv mpv-mpris playerctl
+  # The Python D-Bus example (contrib/examples/python) and its test
+  python3 python3-dbus python3-gi
 )
 
 missing=()
