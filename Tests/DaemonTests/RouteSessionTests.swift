@@ -70,3 +70,42 @@ struct RouteSessionTests {
         #expect(try daemon.terminate() == 0)
     }
 }
+
+/// Resume from sleep (logind `PrepareForSleep(false)`, from a fake login1 on a private system
+/// bus) is a route change with reason wakeFromSleep (6) for a playing session, previous route
+/// included.
+@Suite("Routes: wake from sleep", .serialized)
+struct RouteWakeTests {
+    @Test func wakingUpIsARouteChangeForAPlayingSession() async throws {
+        let sandbox = try PrivatePipeWire()
+        defer { sandbox.stop() }
+        let bus = try PrivateSessionBus()
+        defer { bus.stop() }
+        let login = try await FakeLogin1(busAddress: bus.address)
+        defer { login.close() }
+        let state = sandbox.directory.appendingPathComponent("state").path
+        let daemon = DaemonProcess(process: try sandbox.spawn(
+            DaemonProcess.path(of: "audiosessiond"), ["--state-dir", state, "--verbose"],
+            extraEnvironment: [
+                "XDG_CONFIG_HOME": sandbox.directory.appendingPathComponent("config").path, "XDG_STATE_HOME": state,
+                "DBUS_SYSTEM_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "c7",
+            ]))
+        try await waitUntil(timeout: .seconds(10), "the daemon watches logind; log:\n\(daemon.log)") { () async -> Bool in
+            await Task.yield()
+            return daemon.log.contains("watching logind session")
+        }
+        try sandbox.chooseDefaultSink("speaker")
+        try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
+        try sandbox.waitUntilLinked("music", to: ["speaker"])
+        try login.prepareForSleep(true)
+        try login.prepareForSleep(false)
+        try await waitUntil(timeout: .seconds(5), "the daemon reports wakeFromSleep; log:\n\(daemon.log)") { () async -> Bool in
+            await Task.yield()
+            return daemon.log.contains("route change: wakeFromSleep (6)")
+        }
+        #expect(LoggedRouteChange.all(in: daemon.log).last
+            == LoggedRouteChange(reason: "wakeFromSleep", previous: "in[] out[Virtual:speaker]", now: "in[] out[Virtual:speaker]"))
+        #expect(try sandbox.linkedDevices(of: "music") == ["speaker"])
+        #expect(try daemon.terminate() == 0)
+    }
+}

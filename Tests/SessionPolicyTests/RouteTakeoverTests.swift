@@ -97,4 +97,16 @@ import Testing
         let change = h.send(.reclassify(app, Classification(category: .playAndRecord, options: .defaultToSpeaker, priorityClass: .media)))
         #expect(change.routeReasons(app) == [.categoryChange])
     }
+
+    @Test func anActiveImplicitSessionHearsWakeFromSleep() {
+        var h = EngineHarness()
+        h.send(.devicesEnumerated([Self.speaker], defaultOutput: nil, defaultInput: nil))
+        let music = h.implicit(1, .playback)
+        let idle = h.implicit(2, .playback)
+        _ = h.play(music)
+        h.send(.sleep)
+        let wake = h.send(.wake)
+        #expect(wake.contains(.routeChanged(music, reason: .wakeFromSleep, previous: RouteDescription(outputs: [Self.speaker]))))
+        #expect(wake.routeReasons(idle).isEmpty)
+    }
 }

@@ -1,11 +1,12 @@
 /// Sleep, hardware reports, and losing / regaining the graph.
 extension PolicyEngine {
 
-    /// Waking up: active explicit sessions hear `wakeFromSleep`; routes are re-derived.
+    /// Waking up: active sessions hear `wakeFromSleep` (implicit ones too, so `monitor` shows
+    /// it); routes are re-derived.
     mutating func wake() {
         isAsleep = false
         for id in sessionOrder {
-            guard let state = sessions[id], state.kind == .explicit, state.activity == .active else { continue }
+            guard let state = sessions[id], state.activity == .active else { continue }
             emit(.routeChanged(id, reason: .wakeFromSleep, previous: state.route))
         }
         rerouteAll(reason: .wakeFromSleep, lost: [])
