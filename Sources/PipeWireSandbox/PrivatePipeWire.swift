@@ -235,7 +235,19 @@ public final class PrivatePipeWire: @unchecked Sendable {
     // MARK: - Oracles
 
     /// `pw-dump`, parsed: an independent view of the graph.
-    public func dump() throws -> PipeWireDump { try PipeWireDump(json: run("pw-dump", [])) }
+    ///
+    /// pw-dump 0.3.65 can print truncated JSON when an object goes away while it dumps (seen
+    /// beside WirePlumber); such a dump is taken again, up to three times.
+    public func dump() throws -> PipeWireDump {
+        var attempt = 1
+        while true {
+            do {
+                return try PipeWireDump(json: run("pw-dump", []))
+            } catch let error as NSError where error.domain == NSCocoaErrorDomain && attempt < 3 {
+                attempt += 1
+            }
+        }
+    }
 
     /// `pw-link -l -I`, parsed: every link as (output port, input port) ids and names.
     public func portLinks() throws -> [PortLinkListing.Entry] { try PortLinkListing(output: run("pw-link", ["-l", "-I"])).entries }
