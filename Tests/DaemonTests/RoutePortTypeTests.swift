@@ -73,6 +73,21 @@ import Testing
         #expect(gone.count == 2)
     }
 
+    /// A known port described differently (a new declared channel count, a renamed route) is a
+    /// route configuration change; a count guessed from volumes is not.
+    @Test func aNewDescriptionOfAKnownPortIsReported() {
+        var snapshot = Self.card(headphones: .yes)
+        var tracker = PortTracker()
+        _ = tracker.attach(to: snapshot)
+        snapshot.nodes[2]?.props = NodeProps(channelVolumes: [1, 1, 1, 1, 1, 1])
+        #expect(tracker.refresh(snapshot.nodes[2]!, in: snapshot).isEmpty)
+        snapshot.nodes[2]?.properties["audio.position"] = "[ FL FR FC LFE RL RR ]"
+        let surround = tracker.refresh(snapshot.nodes[2]!, in: snapshot)
+        #expect(surround.count == 2)
+        if case .portChanged(let port) = surround.first { #expect(port.channels == 6) } else { Issue.record("\(surround)") }
+        #expect(tracker.refresh(snapshot.nodes[2]!, in: snapshot).isEmpty)
+    }
+
     @Test func portRulesComeFirst() {
         let snapshot = Self.card(headphones: .yes)
         let offers = PortClassification.offers(for: snapshot.nodes[2]!, in: snapshot) { properties in

@@ -109,4 +109,19 @@ import Testing
         #expect(wake.contains(.routeChanged(music, reason: .wakeFromSleep, previous: RouteDescription(outputs: [Self.speaker]))))
         #expect(wake.routeReasons(idle).isEmpty)
     }
+
+    @Test func aPortsNewConfigurationIsARouteConfigurationChange() {
+        var h = EngineHarness()
+        h.send(.devicesEnumerated([Self.speaker, Self.usb], defaultOutput: "usb", defaultInput: nil))
+        let music = h.implicit(1, .playback)
+        _ = h.play(music)
+        var surround = Self.usb
+        surround.channels = 6
+        let change = h.send(.portChanged(surround))
+        #expect(change.contains(.routeChanged(music, reason: .routeConfigurationChange, previous: RouteDescription(outputs: [Self.usb]))))
+        #expect(change.links(music) == [RouteDescription(outputs: [surround])])
+        #expect(h.send(.portChanged(surround)).isEmpty)
+        // It keeps its place: still the last in.
+        #expect(h.engine.availablePorts.first?.uid == "usb")
+    }
 }

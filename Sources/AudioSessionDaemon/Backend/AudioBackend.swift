@@ -51,6 +51,8 @@ enum BackendEvent: Sendable {
     case portRemoved(uid: String)
     /// A device route's availability flipped (a headphone jack); the port stays known.
     case portAvailabilityChanged(uid: String, available: Bool)
+    /// A known port's description changed (its type, name or channel count).
+    case portChanged(Port)
     case defaultChanged(PortDirection, uid: String)
     /// Someone else set the stream's volume while we had it ducked: theirs wins, and our
     /// factor for it is back to 1.0 until the policy asks again.

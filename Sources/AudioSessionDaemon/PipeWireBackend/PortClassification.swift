@@ -14,6 +14,9 @@ enum PortClassification {
     struct Offer: Equatable {
         var port: SessionPolicy.Port
         var available: Bool
+        /// The channel count is the node's declared format (`audio.channels` / `audio.position`),
+        /// not a guess from its volumes that the node's Props may still correct.
+        var channelsDeclared = true
     }
 
     /// Rules that name a port's type (`audiosession.port-rules`), consulted before our own typing.
@@ -25,13 +28,14 @@ enum PortClassification {
         let device = node.deviceID.flatMap { snapshot.devices[$0] }
         let properties = (device?.properties ?? [:]).merging(node.properties) { _, nodeValue in nodeValue }
         let portDirection: PortDirection = direction == .playback ? .output : .input
-        let channels = Int(properties["audio.channels"] ?? "") ?? max(1, node.props?.channelVolumes.count ?? 2)
+        let declared = Int(properties["audio.channels"] ?? "") ?? Self.positionCount(properties["audio.position"])
+        let channels = declared ?? max(1, node.props?.channelVolumes.count ?? 2)
         let base = SessionPolicy.Port(
             uid: node.name, nodeID: node.id, name: node.displayName,
             type: rule?(properties) ?? type(of: properties, route: nil, direction: portDirection), direction: portDirection,
             channels: channels, deviceID: device.map { $0.name })
         let routes = (device?.enumRoutes ?? []).filter { $0.direction == (portDirection == .output ? .output : .input) }
-        guard !routes.isEmpty else { return [Offer(port: base, available: true)] }
+        guard !routes.isEmpty else { return [Offer(port: base, available: true, channelsDeclared: declared != nil)] }
         return routes.map { route in
             var port = base
             port.uid = "\(node.name):\(route.name)"
@@ -39,8 +43,15 @@ enum PortClassification {
             var routed = properties
             routed["device.route.name"] = route.name
             port.type = rule?(routed) ?? type(of: properties, route: route.name, direction: portDirection)
-            return Offer(port: port, available: route.available != .no)
+            return Offer(port: port, available: route.available != .no, channelsDeclared: declared != nil)
         }
+    }
+
+    /// `[ FL FR ]`, `FL,FR` or `MONO`: how many positions.
+    static func positionCount(_ position: String?) -> Int? {
+        guard let position else { return nil }
+        let names = position.split { " ,[]".contains($0) }
+        return names.isEmpty ? nil : names.count
     }
 
     /// The port a node plays or records on now: its device's active route for the node's card

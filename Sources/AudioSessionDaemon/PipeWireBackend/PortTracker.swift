@@ -10,6 +10,8 @@ import SessionPolicy
 struct PortTracker {
     /// Per sink or source node: uid → availability, as last reported.
     private var reported: [GlobalID: [String: Bool]] = [:]
+    /// The descriptions last reported, by uid (a change is a route configuration change).
+    private var described: [String: SessionPolicy.Port] = [:]
     private var order: [GlobalID: [String]] = [:]
     /// The rules' port types (policy-rules `audiosession.port-rules`).
     var typeRule: PortClassification.TypeRule?
@@ -17,6 +19,7 @@ struct PortTracker {
     mutating func reset() {
         reported.removeAll()
         order.removeAll()
+        described.removeAll()
     }
 
     /// Everything available now, in node order; the policy learns them as one list.
@@ -28,6 +31,7 @@ struct PortTracker {
             guard !offers.isEmpty else { continue }
             reported[node.id] = Dictionary(uniqueKeysWithValues: offers.map { ($0.port.uid, true) })
             order[node.id] = offers.map(\.port.uid)
+            for offer in offers { described[offer.port.uid] = offer.port }
             ports += offers.map(\.port)
         }
         return ports
@@ -51,14 +55,21 @@ struct PortTracker {
                 let event = BackendEvent.portAvailabilityChanged(uid: uid, available: offer.available)
                 offer.available ? gains.append(event) : losses.append(event)
                 known[uid] = offer.available
+            case .some:
+                if let before = described[uid] {
+                    let now = Self.description(offer, before: before)
+                    if now != before { gains.append(.portChanged(now)) }
+                }
             default:
                 break
             }
+            if known[uid] != nil { described[uid] = described[uid].map { Self.description(offer, before: $0) } ?? offer.port }
         }
         let offered = Set(offers.map(\.port.uid))
         for uid in order[node.id] ?? [] where known[uid] != nil && !offered.contains(uid) {
             losses.append(.portRemoved(uid: uid))
             known[uid] = nil
+            described[uid] = nil
         }
         let previousOrder = (order[node.id] ?? []).filter { known[$0] != nil }
         order[node.id] = previousOrder + offers.map(\.port.uid).filter { known[$0] != nil && !previousOrder.contains($0) }
@@ -67,10 +78,19 @@ struct PortTracker {
         return gains + losses
     }
 
+    /// The port as the policy should know it now: a channel count guessed from volumes (the
+    /// node's Props correct it soon after it appears) does not replace the one reported.
+    static func description(_ offer: PortClassification.Offer, before: SessionPolicy.Port) -> SessionPolicy.Port {
+        var port = offer.port
+        if !offer.channelsDeclared { port.channels = before.channels }
+        return port
+    }
+
     /// The node is gone: every port of it the policy knows goes with it.
     mutating func removed(_ node: GlobalID) -> [BackendEvent] {
         let uids = order.removeValue(forKey: node) ?? []
         let known = reported.removeValue(forKey: node) ?? [:]
+        for uid in uids { described[uid] = nil }
         return uids.filter { known[$0] != nil }.map { .portRemoved(uid: $0) }
     }
 }

@@ -85,6 +85,9 @@ final class PolicyCoordinator: @unchecked Sendable {
         case .portAvailabilityChanged(let uid, let available):
             logger.info("port \(available ? "available" : "unavailable"): \(uid)")
             submit(.portAvailabilityChanged(uid: uid, available: available))
+        case .portChanged(let port):
+            logger.info("port changed: \(port.type.rawValue):\(port.uid), \(port.channels) channels")
+            submit(.portChanged(port))
         case .defaultChanged(let direction, let uid):
             submit(.defaultDeviceChanged(direction, uid: uid))
         case .volumeTakenOver(let id):

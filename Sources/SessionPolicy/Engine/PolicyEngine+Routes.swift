@@ -79,6 +79,12 @@ extension PolicyEngine {
         }
     }
 
+    mutating func changePort(_ port: Port) {
+        guard let index = ports.firstIndex(where: { $0.port.uid == port.uid }), ports[index].port != port else { return }
+        ports[index].port = port
+        rerouteAll(reason: .routeConfigurationChange, lost: [])
+    }
+
     mutating func changeDefault(_ direction: PortDirection, _ uid: String) {
         guard let record = ports.first(where: { $0.port.uid == uid }), record.port.direction == direction else { return }
         bumpLastIn(uid)

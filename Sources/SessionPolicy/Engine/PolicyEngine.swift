@@ -69,6 +69,7 @@ public struct PolicyEngine: Sendable {
         case .deviceAdded(let port): addDevice(port)
         case .deviceRemoved(let uid): removeDevice(uid)
         case .portAvailabilityChanged(let uid, let available): changeAvailability(uid, available)
+        case .portChanged(let port): changePort(port)
         case .defaultDeviceChanged(let direction, let uid): changeDefault(direction, uid)
         case .silentMode(let on): silentMode = on; updateSilencing()
         case .screenLocked(let on): screenLocked = on; updateSilencing()

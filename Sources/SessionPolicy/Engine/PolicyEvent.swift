@@ -33,6 +33,9 @@ public enum PolicyEvent: Hashable, Sendable {
     case deviceRemoved(uid: String)
     /// A device route's `available` changed (jack sensing): like plug / unplug, port kept.
     case portAvailabilityChanged(uid: String, available: Bool)
+    /// A known port's description changed (channels, type, name: a profile or format switch):
+    /// sessions on it hear routeConfigurationChange; its "last in" place is kept.
+    case portChanged(Port)
     /// The user chose a default device: it becomes the last in.
     case defaultDeviceChanged(PortDirection, uid: String)
 
