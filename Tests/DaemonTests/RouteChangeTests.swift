@@ -113,4 +113,26 @@ struct RouteChangeTests {
             == LoggedRouteChange(reason: "oldDeviceUnavailable", previous: "in[Virtual:mic] out[Virtual:headphones]", now: "in[] out[Virtual:headphones]"))
         #expect(try daemon.terminate() == 0)
     }
+
+    /// Beside another session manager (`--no-linking`) routes are still followed and reported;
+    /// with nothing to unlink, a session that lost its output is muted instead.
+    @Test func withoutLinkingRouteChangesAreReportedAndUnplugMutes() throws {
+        let sandbox = try PrivatePipeWire()
+        defer { sandbox.stop() }
+        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-linking"])
+        try daemon.waitForLog("not linking (--no-linking)")
+        try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
+        try daemon.waitForLog("routed to in[] out[Virtual:headphones]")
+        try sandbox.destroyNode(named: "headphones")
+        try daemon.waitForLog("paused: its output went away (pause on unplug, by mute)")
+        #expect(LoggedRouteChange.all(in: daemon.log).last
+            == LoggedRouteChange(reason: "oldDeviceUnavailable", previous: "in[] out[Virtual:headphones]", now: "in[] out[Virtual:speaker]"))
+        try waitUntil(timeout: .seconds(5), "the music is muted by the policy") {
+            try sandbox.dump().node(named: "music")?.mute == true
+        }
+        #expect(try sandbox.linkedDevices(of: "music").isEmpty)
+        #expect(try daemon.terminate() == 0)
+        // Nothing left behind: the mute is undone on exit.
+        try waitUntil(timeout: .seconds(5), "the mute is undone") { try sandbox.dump().node(named: "music")?.mute == false }
+    }
 }

@@ -13,9 +13,11 @@ struct SessionEffects: Equatable {
     var silenced = false
     /// Its capture records silence (record permission).
     var captureSilenced = false
-    /// Its output went away and it was paused for that (pause on unplug): its streams stay off
-    /// every device until the session is active again (its user plays it again).
-    var pausedForRouteLoss = false
+    /// Its output went away and it was paused for that (pause on unplug), and how its audio is
+    /// stopped meanwhile: held (unlink, and MPRIS until the player confirms) or muted (without
+    /// linking, `--no-linking`). Until the session is active again (its user plays it).
+    var routeLoss: InterruptionMethod?
+    var pausedForRouteLoss: Bool { routeLoss != nil }
 
     /// The factor a stream of this session plays or records at.
     func gain(for direction: StreamDirection) -> Double {
@@ -26,7 +28,7 @@ struct SessionEffects: Equatable {
     }
 
     var isHeld: Bool {
-        interruption == .unlink || (interruption == .sessionAPI && enforcedAfterGrace) || pausedForRouteLoss
+        interruption == .unlink || (interruption == .sessionAPI && enforcedAfterGrace) || (routeLoss != nil && routeLoss != .mute)
     }
-    var isMuted: Bool { interruption == .mute }
+    var isMuted: Bool { interruption == .mute || routeLoss == .mute }
 }

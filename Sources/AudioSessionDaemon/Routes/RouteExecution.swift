@@ -32,7 +32,7 @@ extension PolicyCoordinator {
         logger.info("\(id) paused: its output went away (pause on unplug, by \(method.wireName))")
         // The engine counts its streams as paused by their user: playing again is a new start.
         for record in sessions.streams(of: id) { sessions.setReportedActive(false, stream: record.stream.id) }
-        update(id) { $0.pausedForRouteLoss = true }
+        update(id) { $0.routeLoss = method == .mute ? .mute : method == .mpris ? .mpris : .unlink }
         if method == .mpris { checkPlayersPaused(id, since: .now) }
     }
 
@@ -46,7 +46,7 @@ extension PolicyCoordinator {
         if !names.isEmpty, names.allSatisfy({ mpris.players[$0]?.status != .playing }) {
             let elapsed = ContinuousClock.now - start
             logger.info("\(id): its player stopped \(elapsed) after the route loss; back on its route, silent until played")
-            update(id) { $0.pausedForRouteLoss = false }
+            update(id) { $0.routeLoss = nil }
         } else if ContinuousClock.now - start < Self.playerPauseDeadline {
             routeLossChecks[id] = backend.schedule(after: Self.playerPauseCheck) { [weak self] in
                 self?.checkPlayersPaused(id, since: start)
@@ -61,7 +61,7 @@ extension PolicyCoordinator {
         routeLossChecks.removeValue(forKey: id)?.cancel()
         guard effects[id]?.pausedForRouteLoss == true else { return }
         logger.info("\(id) plays again after its route loss: linking it to \(Self.describe(engine.route(for: id) ?? .empty))")
-        update(id) { $0.pausedForRouteLoss = false }
+        update(id) { $0.routeLoss = nil }
     }
 
     /// A new stream joins its session's current route before anything links it.
