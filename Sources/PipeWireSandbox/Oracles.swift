@@ -120,3 +120,28 @@ public struct PortLinkListing: Sendable {
         self.entries = entries
     }
 }
+
+extension PrivatePipeWire {
+    /// The nodes the ports of `nodeName` are linked to, by name, from `pw-link` (an
+    /// independent oracle): e.g. `["speaker"]` while a stream plays there, `[]` while held.
+    public func linkedDevices(of nodeName: String) throws -> Set<String> {
+        var devices = Set<String>()
+        for entry in try portLinks() {
+            let output = entry.outputPort.split(separator: ":").first.map(String.init)
+            let input = entry.inputPort.split(separator: ":").first.map(String.init)
+            if output == nodeName, let input { devices.insert(input) }
+            if input == nodeName, let output { devices.insert(output) }
+        }
+        return devices
+    }
+
+    /// Waits until `nodeName` is linked to exactly `devices` (empty: unlinked).
+    public func waitUntilLinked(_ nodeName: String, to devices: Set<String>, timeout: Duration = .seconds(10)) throws {
+        try waitUntil(
+            timeout: timeout,
+            "\(nodeName) is linked to \(devices.sorted()) (now: \((try? linkedDevices(of: nodeName))?.sorted() ?? []))"
+        ) {
+            try linkedDevices(of: nodeName) == devices
+        }
+    }
+}

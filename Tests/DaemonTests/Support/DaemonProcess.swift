@@ -42,26 +42,6 @@ struct DaemonProcess {
 }
 
 extension PrivatePipeWire {
-    /// The device node names each stream port of `nodeName` is linked to, from `pw-link` (an
-    /// independent oracle): e.g. ["speaker"] when pw-cat plays there.
-    func linkedDevices(of nodeName: String) throws -> Set<String> {
-        var devices = Set<String>()
-        for entry in try portLinks() {
-            let output = entry.outputPort.split(separator: ":").first.map(String.init)
-            let input = entry.inputPort.split(separator: ":").first.map(String.init)
-            if output == nodeName, let input { devices.insert(input) }
-            if input == nodeName, let output { devices.insert(output) }
-        }
-        return devices
-    }
-
-    /// Waits until `nodeName` is linked to exactly `devices`.
-    func waitUntilLinked(_ nodeName: String, to devices: Set<String>, timeout: Duration = .seconds(5)) throws {
-        try waitUntil(timeout: timeout, "\(nodeName) is linked to \(devices.sorted()) (now: \((try? linkedDevices(of: nodeName))?.sorted() ?? []))") {
-            try linkedDevices(of: nodeName) == devices
-        }
-    }
-
     /// The device name in the `default` metadata under `key`, if any.
     func defaultDevice(_ key: String) throws -> String? {
         guard let value = try dump().metadataValue("default", key: key),
