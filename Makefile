@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 BIN := .build/$(CONFIG)
 
-.PHONY: all deps build test demo clean bench
+.PHONY: all deps build test demo clean bench install
 
 all: build
 
@@ -26,6 +26,19 @@ demo: build
 ## Side-by-side reaction benchmark vs WirePlumber 0.4 and PulseAudio 16 (~15 min): BENCHMARKS.md.
 bench: deps
 	scripts/bench.sh
+
+## Release build installed for a desktop: binaries in $(PREFIX)/bin, the shipped rules where the
+## daemon looks for them, the systemd user unit.
+PREFIX ?= /usr/local
+install:
+	$(SWIFT) build -c release
+	install -D -m 755 .build/release/audiosessiond $(DESTDIR)$(PREFIX)/bin/audiosessiond
+	install -D -m 755 .build/release/audiosessionctl $(DESTDIR)$(PREFIX)/bin/audiosessionctl
+	install -d $(DESTDIR)/usr/share/audiosession/policy-rules/profiles
+	install -m 644 policy-rules/*.conf $(DESTDIR)/usr/share/audiosession/policy-rules/
+	install -m 644 policy-rules/profiles/*.conf $(DESTDIR)/usr/share/audiosession/policy-rules/profiles/
+	sed 's|/usr/local/bin|$(PREFIX)/bin|' contrib/systemd/audiosessiond.service \
+		| install -D -m 644 /dev/stdin $(DESTDIR)$(PREFIX)/lib/systemd/user/audiosessiond.service
 
 clean:
 	rm -rf .build
