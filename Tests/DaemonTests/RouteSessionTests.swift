@@ -109,3 +109,48 @@ struct RouteWakeTests {
         #expect(try daemon.terminate() == 0)
     }
 }
+
+/// What `audiosessionctl` shows of routes: `status` each session's route with port types,
+/// `monitor` each route change with its reason and previous route as it happens.
+@Suite("Routes: status and monitor", .serialized)
+struct RouteCommandTests {
+    @Test func statusShowsPortTypesAndMonitorShowsTheUnplug() async throws {
+        let sandbox = try PrivatePipeWire(devices: [VirtualDevice(name: "mic", kind: .source, positions: ["MONO"])])
+        defer { sandbox.stop() }
+        let bus = try PrivateSessionBus()
+        defer { bus.stop() }
+        let card = try sandbox.startRouteDevice(name: "card", description: "Built-in Audio")
+        try card.plugHeadphones()
+        let state = sandbox.directory.appendingPathComponent("state").path
+        let daemon = DaemonProcess(process: try sandbox.spawn(
+            DaemonProcess.path(of: "audiosessiond"), ["--state-dir", state, "--verbose"],
+            extraEnvironment: [
+                "XDG_CONFIG_HOME": sandbox.directory.appendingPathComponent("config").path, "XDG_STATE_HOME": state,
+                "DBUS_SESSION_BUS_ADDRESS": bus.address,
+            ]))
+        try daemon.waitForLog("serving org.audiosession.Manager1")
+        try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
+        try sandbox.waitUntilLinked("music", to: [card.sinkName])
+
+        let status = try sandbox.spawn(DaemonProcess.path(of: "audiosessionctl"), ["status"], extraEnvironment: bus.environment)
+        #expect(try status.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(status.output.contains("out card-output:analog-output-headphones (headphones)"), "\(status.output)")
+
+        let monitor = try sandbox.spawn(DaemonProcess.path(of: "audiosessionctl"), ["monitor"], extraEnvironment: bus.environment)
+        try await waitUntil(timeout: .seconds(5), "monitor is subscribed") { () async -> Bool in
+            await Task.yield()
+            return monitor.output.contains("watching audiosessiond")
+        }
+        try card.unplugHeadphones()
+        try await waitUntil(timeout: .seconds(5), "monitor prints the route change; it printed:\n\(monitor.output)") { () async -> Bool in
+            await Task.yield()
+            return monitor.output.contains("routeChanged")
+        }
+        let line = try #require(monitor.output.split(separator: "\n").first { $0.contains("routeChanged") })
+        print("audiosessionctl monitor: \(line)")
+        #expect(line.contains("reason=oldDeviceUnavailable"), "\(line)")
+        #expect(line.contains("previousRoute=out card-output:analog-output-headphones (headphones)"), "\(line)")
+        #expect(monitor.output.contains("pauseForRouteLoss"), "\(monitor.output)")
+        #expect(try daemon.terminate() == 0)
+    }
+}

@@ -74,13 +74,16 @@ struct StatusCommand: AsyncParsableCommand {
     }
 }
 
-/// A route value as `out a,b in c`.
+/// A route value as `out a (headphones),b (usbAudio) in c (builtInMic)`: each port's uid and type.
 enum RouteDescriptionText {
     static func from(_ value: BusValue?) -> String {
         let fields = value?.structureValue ?? []
         func uids(_ index: Int) -> String {
             guard index < fields.count else { return "" }
-            return fields[index].arrayValue?.compactMap { $0.structureValue?.first?.stringValue }.joined(separator: ",") ?? ""
+            return fields[index].arrayValue?.compactMap { port -> String? in
+                guard let fields = port.structureValue, let uid = fields.first?.stringValue else { return nil }
+                return fields.count > 2 ? "\(uid) (\(fields[2].stringValue ?? "?"))" : uid
+            }.joined(separator: ",") ?? ""
         }
         let outputs = uids(1), inputs = uids(0)
         return [outputs.isEmpty ? nil : "out \(outputs)", inputs.isEmpty ? nil : "in \(inputs)"].compactMap { $0 }
