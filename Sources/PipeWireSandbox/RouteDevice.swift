@@ -47,6 +47,13 @@ public final class RouteDevice: @unchecked Sendable {
     /// Headphones pulled out: their route becomes unavailable; the speaker route is active.
     public func unplugHeadphones() throws { try setHeadphones(available: false) }
 
+    /// When the helper last flipped the headphones to `available` (CLOCK_MONOTONIC, seconds),
+    /// taken right after it announced the change: the start of a reaction-time measurement.
+    public func lastFlip(available: Bool) -> Double? {
+        let prefix = "headphones \(available ? "yes" : "no") at "
+        return process.output.split(separator: "\n").last { $0.hasPrefix(prefix) }.flatMap { Double($0.dropFirst(prefix.count)) }
+    }
+
     private func setHeadphones(available: Bool) throws {
         let line = "headphones \(available ? "yes" : "no")"
         let before = process.output.components(separatedBy: line).count
@@ -65,9 +72,11 @@ public final class RouteDevice: @unchecked Sendable {
         let binary = directory.appendingPathComponent("route-device")
         if FileManager.default.isExecutableFile(atPath: binary.path) { return binary.path }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let sourceFile = directory.appendingPathComponent("route-device-\(getpid()).c")
+        // Unique per build: tests of one process may build it concurrently.
+        let unique = "\(getpid())-\(UUID().uuidString.prefix(8))"
+        let sourceFile = directory.appendingPathComponent("route-device-\(unique).c")
         try source.write(to: sourceFile, atomically: true, encoding: .utf8)
-        let partial = directory.appendingPathComponent("route-device-\(getpid()).partial")
+        let partial = directory.appendingPathComponent("route-device-\(unique).partial")
         let flags = try ManagedProcess.run(
             "pkg-config", ["--cflags", "--libs", "libpipewire-0.3"], environment: environment,
             logDirectory: logDirectory)
@@ -92,6 +101,7 @@ public final class RouteDevice: @unchecked Sendable {
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <pipewire/pipewire.h>
 #include <spa/monitor/device.h>
 #include <spa/monitor/utils.h>
@@ -208,7 +218,9 @@ static void set_headphones(struct impl *d, bool available) {
     d->routes[1].available = available;
     for (int i = 0; i < 2; i++) d->params[i].flags ^= SPA_PARAM_INFO_SERIAL;
     emit_info(d, false);
-    printf("headphones %s\n", available ? "yes" : "no");
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    printf("headphones %s at %lld.%09ld\n", available ? "yes" : "no", (long long)now.tv_sec, now.tv_nsec);
     fflush(stdout);
 }
 

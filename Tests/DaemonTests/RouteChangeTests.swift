@@ -22,10 +22,14 @@ struct RouteChangeTests {
         try daemon.waitForLog("routed to \(Self.headphonesRoute)")
         try sandbox.waitUntilLinked("music", to: [card.sinkName])
 
+        let probe = try RouteLatencyProbe(sandbox, watching: "music")
         let unplugged = ContinuousClock.now
         try card.unplugHeadphones()
         try sandbox.waitUntilLinked("music", to: [])
         print("route latency: jack unplug → music unlinked (pw-link) in \(milliseconds(since: unplugged)) ms")
+        try waitUntil(timeout: .seconds(5), "the probe saw the unlink") { probe.unlinkedAt != nil }
+        let flip = try #require(card.lastFlip(available: false))
+        print("route latency (observer): jack flipped in the card → music's last link gone in \(String(format: "%.2f", (probe.unlinkedAt! - flip) * 1000)) ms")
         try daemon.waitForLog("paused: its output went away")
         let unplug = try #require(LoggedRouteChange.all(in: daemon.log).last)
         #expect(unplug == LoggedRouteChange(reason: "oldDeviceUnavailable", previous: Self.headphonesRoute, now: Self.speakerRoute))

@@ -1,5 +1,7 @@
 import Foundation
+import PipeWireGraph
 import PipeWireSandbox
+import Synchronization
 
 /// What the route tests share: sinks that look like hardware, and reading the daemon's route
 /// log lines (the same decisions `monitor` and the D-Bus RouteChange signal carry).
@@ -59,4 +61,38 @@ struct LoggedRouteChange: Equatable {
 func milliseconds(since start: ContinuousClock.Instant) -> Double {
     let elapsed = ContinuousClock.now - start
     return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+}
+
+/// An independent PipeWire client that notes when a stream's last link went away
+/// (CLOCK_MONOTONIC, the clock the test card stamps its jack flips with).
+final class RouteLatencyProbe: Sendable {
+    let graph: PipeWireGraph
+    private final class Marks: Sendable {
+        let unlinked = Mutex<Double?>(nil)
+    }
+    private let marks = Marks()
+
+    init(_ sandbox: PrivatePipeWire, watching stream: String) throws {
+        graph = PipeWireGraph(configuration: .init(remote: sandbox.socketPath, applicationName: "route-probe"))
+        let marks = self.marks
+        graph.setObserver { event, snapshot in
+            guard case .removed(.link(let link)) = event, let node = snapshot.node(named: stream),
+                link.outputNode == node.id || link.inputNode == node.id, snapshot.links(of: node.id).isEmpty
+            else { return }
+            let now = RouteLatencyProbe.monotonicSeconds()
+            marks.unlinked.withLock { $0 = now }
+        }
+        graph.start()
+        try waitUntil(timeout: .seconds(5), "the probe is connected") { graph.isConnected }
+    }
+
+    deinit { graph.stop() }
+
+    var unlinkedAt: Double? { marks.unlinked.withLock { $0 } }
+
+    static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
 }
