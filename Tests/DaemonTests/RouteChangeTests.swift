@@ -139,4 +139,27 @@ struct RouteChangeTests {
         // Nothing left behind: the mute is undone on exit.
         try waitUntil(timeout: .seconds(5), "the mute is undone") { try sandbox.dump().node(named: "music")?.mute == false }
     }
+
+    /// A stream that named its own target plays there: losing its session's route does not
+    /// pause it. One pinned to the device that went away does pause.
+    @Test func aStreamPlayingOnItsOwnTargetIsNotPausedWhenTheRouteGoes() throws {
+        let sandbox = try PrivatePipeWire()
+        defer { sandbox.stop() }
+        let daemon = try DaemonProcess(in: sandbox)
+        try daemon.waitForLog("attached to PipeWire")
+        try sandbox.chooseDefaultSink("headphones")
+        let tone = try sandbox.testTone()
+        try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = elsewhere application.name = radio }", "--target", "speaker"])
+        try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = there application.name = jukebox }", "--target", "headphones"])
+        try sandbox.waitUntilLinked("elsewhere", to: ["speaker"])
+        try sandbox.waitUntilLinked("there", to: ["headphones"])
+
+        try sandbox.destroyNode(named: "headphones")
+        try daemon.waitForLog("not paused: its streams play on the targets they named")
+        try daemon.waitForLog("paused: its output went away")
+        try sandbox.waitUntilLinked("there", to: [])
+        #expect(try sandbox.linkedDevices(of: "elsewhere") == ["speaker"])
+        #expect(daemon.log.components(separatedBy: "paused: its output went away").count - 1 == 1)
+        #expect(try daemon.terminate() == 0)
+    }
 }

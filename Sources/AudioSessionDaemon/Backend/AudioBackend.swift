@@ -20,6 +20,9 @@ protocol AudioBackend: AnyObject {
     /// The devices a session with no wishes is routed to now (last in wins): what the backend
     /// publishes as the effective defaults, so other clients see where audio goes.
     func preferDefaultDevices(output: UInt32?, input: UInt32?)
+    /// The device a stream plays on because it (or a mixer) named it, while that device exists;
+    /// nil when it follows its session's route (or the backend does not link).
+    func pinnedDevice(of stream: UInt32) -> UInt32?
     /// The rules' port types (`audiosession.port-rules`): consulted before the backend's own
     /// typing for sinks and sources that appear from now on.
     func usePortTypeRule(_ rule: @escaping @Sendable ([String: String]) -> PortType?)

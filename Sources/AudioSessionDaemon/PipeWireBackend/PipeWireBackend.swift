@@ -171,6 +171,10 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
 
     func hold(_ stream: UInt32) { linker?.hold(stream, in: snapshot) }
 
+    func pinnedDevice(of stream: UInt32) -> UInt32? {
+        linker?.pinnedDevice(of: stream).flatMap { snapshot.nodes[$0] != nil ? $0 : nil }
+    }
+
     func usePortTypeRule(_ rule: @escaping PortClassification.TypeRule) { ports.typeRule = rule }
 
     func route(_ stream: UInt32, to devices: [UInt32]) { linker?.follow(stream, to: devices, in: snapshot) }

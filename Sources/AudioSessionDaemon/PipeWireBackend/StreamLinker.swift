@@ -21,6 +21,8 @@ final class StreamLinker: @unchecked Sendable {
     private var linked: [GlobalID: Set<GlobalID>] = [:]
     /// The devices the policy routes each stream to (its session's route).
     private var routes: [GlobalID: [GlobalID]] = [:]
+    /// Streams linked to a target they (or a mixer) named, and that device.
+    private var pinned: [GlobalID: GlobalID] = [:]
     /// The policy's default devices (the route of a session with no wishes), by direction.
     private var preferredDefaults: [StreamDirection: GlobalID] = [:]
     /// Streams we already asked to create their ports.
@@ -45,6 +47,7 @@ final class StreamLinker: @unchecked Sendable {
         case .connected, .disconnected:
             linked.removeAll()
             routes.removeAll()
+            pinned.removeAll()
             preferredDefaults.removeAll()
             unlinking.removeAll()
             portsRequested.removeAll()
@@ -102,6 +105,7 @@ final class StreamLinker: @unchecked Sendable {
         if GraphEndpoints.streamDirection(of: node) != nil {
             linked[node.id] = nil
             routes[node.id] = nil
+            pinned[node.id] = nil
             portsRequested.remove(node.id)
             held.remove(node.id)
         } else if GraphEndpoints.endpointDirection(of: node) != nil {
@@ -149,6 +153,9 @@ final class StreamLinker: @unchecked Sendable {
         linked[stream] = nil
     }
 
+    /// The device a stream plays on because it named it (not its session's route), if any.
+    func pinnedDevice(of stream: GlobalID) -> GlobalID? { pinned[stream] }
+
     /// Whether the policy holds the stream (tests and logs).
     func isHeld(_ stream: GlobalID) -> Bool { held.contains(stream) }
 
@@ -195,6 +202,7 @@ final class StreamLinker: @unchecked Sendable {
             for: request, endpoints: endpoints,
             defaultEndpoint: effectiveDefault(direction, endpoints: endpoints, in: snapshot))
         let (wanted, reason) = wantedDevices(stream, direction, request, target, endpoints)
+        if case .requested(let endpoint) = target { pinned[streamID] = endpoint.id } else { pinned[streamID] = nil }
         let previous = linked[streamID] ?? []
         for device in previous.subtracting(wanted) where snapshot.nodes[device] != nil {
             direction == .playback

@@ -245,6 +245,8 @@ final class PolicyCoordinator: @unchecked Sendable {
     }
 
     private func carryOut(_ decisions: [PolicyDecision]) {
+        let (decisions, spared) = sparingPinnedSessions(decisions)  // Routes/RouteExecution.swift
+        defer { resumeSpared(spared) }
         for decision in decisions {
             carryOut(decision)
             mprisCarryOut(decision)
