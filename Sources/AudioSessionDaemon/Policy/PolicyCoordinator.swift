@@ -41,6 +41,8 @@ final class PolicyCoordinator: @unchecked Sendable {
     var pendingRoutes: [SessionID: RouteDescription] = [:]
     /// The default devices last handed to the backend (output, input node ids).
     var preferredDefaults: (output: UInt32?, input: UInt32?) = (nil, nil)
+    /// Devices or defaults changed since the defaults were last handed to the backend.
+    var devicesChanged = false
     /// Sessions paused for a lost route whose MPRIS players are being watched for their pause.
     var routeLossChecks: [SessionID: ScheduledWork] = [:]
 
@@ -61,6 +63,12 @@ final class PolicyCoordinator: @unchecked Sendable {
     // MARK: - Events from the backend
 
     func handle(_ event: BackendEvent) {
+        switch event {
+        case .attached, .portAppeared, .portRemoved, .portAvailabilityChanged, .portChanged, .defaultChanged:
+            devicesChanged = true  // the policy's default devices may have moved (Routes/RouteExecution.swift)
+        default:
+            break
+        }
         switch event {
         case .attached(let streams, let ports, let defaultOutput, let defaultInput):
             if attachedBefore { submit(.graphRestored) }
@@ -99,6 +107,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// Swaps in a new rule set: the engine is reconfigured and every stream re-classified.
     func reload(_ fresh: RuleSet) {
         ruleSet = fresh
+        devicesChanged = true
         backend.usePortTypeRule { fresh.portType(properties: $0) }
         carryOut(engine.reconfigure(fresh.configuration, at: now))
         for id in sessions.streams.keys.sorted() {

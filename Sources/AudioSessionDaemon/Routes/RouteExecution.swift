@@ -109,6 +109,9 @@ extension PolicyCoordinator {
                 backend.route(record.stream.id, to: Self.devices(of: route, for: record.stream.direction))
             }
         }
+        // Only a device change or a new route can move the defaults: the stream hot path skips this.
+        guard devicesChanged || !routes.isEmpty else { return }
+        devicesChanged = false
         let ports = engine.availablePorts
         let wanted = (
             output: ports.first { $0.direction == .output }?.nodeID, input: ports.first { $0.direction == .input }?.nodeID
