@@ -25,6 +25,19 @@ struct DemoScenario {
         defer { observer.stop() }
 
         let daemon = try sandbox.spawn(daemonPath, [])
+        do {
+            try play(with: daemon, in: sandbox, card: card, observer: observer)
+        } catch let error as DemoError {
+            throw error
+        } catch {
+            // A step that did not happen: show what the daemon said, so it can be understood.
+            throw DemoError.stepFailed(String(describing: error), log: daemon.errorOutput)
+        }
+    }
+
+    private func play(
+        with daemon: ManagedProcess, in sandbox: PrivatePipeWire, card: RouteDevice, observer: DemoObserver
+    ) throws {
         let routes = DaemonRouteLog(process: daemon)
         try waitUntil(timeout: .seconds(10), "audiosessiond attaches and publishes the default devices") {
             observer.snapshot.defaultAudioSinkName != nil
@@ -156,11 +169,13 @@ extension DemoObserver {
 
 enum DemoError: Error, CustomStringConvertible {
     case daemonFailed(status: Int32, log: String)
+    case stepFailed(String, log: String)
     case daemonNotFound(String)
 
     var description: String {
         switch self {
         case .daemonFailed(let status, let log): "audiosessiond exited with status \(status); its log:\n\(log)"
+        case .stepFailed(let step, let log): "\(step)\naudiosessiond's log:\n\(log)"
         case .daemonNotFound(let path): "cannot find audiosessiond (looked at \(path) and in PATH); run `make build` first"
         }
     }

@@ -178,7 +178,12 @@ final class PolicyCoordinator: @unchecked Sendable {
             }
         case .playing:
             cancelIdleTimer(stream.id)
-            if !record.reportedActive { start(stream) }
+            // A stream held after its output went away cannot really run: a "running" report
+            // then is a late echo of our own relinking, not its user playing again (that
+            // shows as an uncork, or an MPRIS player's Play).
+            let heldForRouteLoss = effects[record.session]?.pausedForRouteLoss == true
+                && effects[record.session]?.isHeld == true && previous != .pausedByUser
+            if !record.reportedActive, !heldForRouteLoss { start(stream) }
         case .idle:
             if previous == .pausedByUser {
                 start(stream)  // un-paused; it runs as soon as it is linked
