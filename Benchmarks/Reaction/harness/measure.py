@@ -5,7 +5,7 @@ import os
 import subprocess
 import time
 
-from processes import ProcessSample, switches_between
+from processes import ProcessSample, switches_between, with_priority
 
 COLUMNS = ("a_first_us", "a_all_us", "b_first_us", "b_full_us", "c_first_us", "c_all_us")
 
@@ -64,11 +64,13 @@ class Bench:
         for farm in farms:
             self.processes.stop(farm)
 
-    def wait_linked(self, stack, streams, timeout=90):
+    def wait_linked(self, stack, streams, timeout=None):
         """Runs the observer with no trials: returns once every victim plays (linked, unmuted)."""
+        timeout = timeout or 30 + 0.15 * streams
+        env = dict(stack.client_env, BENCH_BASELINE_SECONDS=str(timeout))
         result = subprocess.run(
             [self.observer(stack), "react", "interrupt", "0", "bench-victim", str(streams)],
-            env=stack.client_env, capture_output=True, text=True, timeout=timeout)
+            env=env, capture_output=True, text=True, timeout=timeout + 10)
         if result.returncode != 0:
             raise RuntimeError(f"{stack.manager}: {streams} streams never all played: {result.stderr.strip()}")
 
@@ -80,7 +82,8 @@ class Bench:
         argv = [self.observer(stack), "react", scenario, str(trials), "bench-victim", str(streams), str(settle_ms)]
         before = ProcessSample(stack.daemon.pid)
         with open(csv_path, "w") as out:
-            process = self.processes.start(argv, stack.client_env, stack.log(f"react-{label}"), stdout=out)
+            process = self.processes.start(with_priority(argv, "observer"), stack.client_env, stack.log(f"react-{label}"),
+                                           stdout=out)
             limit = duration if duration is not None else 120 + trials * (1.5 if scenario == "duck" else 0.5)
             deadline = time.monotonic() + limit
             while process.poll() is None and time.monotonic() < deadline and stack.daemon.poll() is None:
@@ -107,7 +110,8 @@ class Bench:
         return rows, cost
 
     def core_sync(self, stack, trials=1000):
-        result = subprocess.run([self.binaries["pw-reaction"], "sync", str(trials)], env=stack.client_env,
+        result = subprocess.run(with_priority([self.binaries["pw-reaction"], "sync", str(trials)], "observer"),
+                                env=stack.client_env,
                                 capture_output=True, text=True, timeout=120)
         values = [float(r["sync_us"]) for r in csv.DictReader(result.stdout.splitlines())]
         return summarize(values)

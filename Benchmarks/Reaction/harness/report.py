@@ -189,6 +189,10 @@ def section(results, plot_path, command):
                "`pa_sink_input_info`, so no client can see when it happens.")
     out.append("- 30 ms + up to 10 ms of random jitter between trials; a trial that sees no reaction within 3 s counts "
                "as timed out and is left out of the percentiles.")
+    if results.get("priorities"):
+        out.append("- The machine is shared, so every system gets the same treatment: the observer runs SCHED_FIFO 10 "
+                   "(its timestamps are not late), the audio servers and session managers under test run at nice -10, "
+                   "the stream farms at nice 0.")
     out.append("- Daemon cost from `/proc/<pid>/stat` (utime+stime), wake-ups = voluntary + involuntary context "
                "switches summed over all threads (`/proc/<pid>/task/*/status`), RSS = `VmRSS`.\n")
 
@@ -273,6 +277,12 @@ def section(results, plot_path, command):
     if errors:
         out.append("**Phases that failed** (left out of the tables):\n")
         for name, e in errors:
+            out.append(f"- {name}, {e['phase']}: {e['error']}")
+        out.append("")
+    retries = [(name, e) for system, name in SYSTEMS for e in (get(results, system, "retries") or [])]
+    if retries:
+        out.append("**Set-ups that had to be repeated on a fresh stack** (the streams never all played):\n")
+        for name, e in retries:
             out.append(f"- {name}, {e['phase']}: {e['error']}")
         out.append("")
     deaths = [(name, d) for system, name in SYSTEMS for d in (get(results, system, "deaths") or [])]

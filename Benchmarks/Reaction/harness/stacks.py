@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import tempfile
 
-from processes import socket_accepts, wait_until
+from processes import socket_accepts, wait_until, with_priority
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIG = os.path.join(os.path.dirname(HERE), "config")
@@ -85,7 +85,7 @@ class PipeWireStack:
         return os.path.join(self.logs, name + ".log")
 
     def start(self):
-        self.server = self.processes.start(["pipewire"], self.env, self.log("pipewire"))
+        self.server = self.processes.start(with_priority(["pipewire"], "daemon"), self.env, self.log("pipewire"))
         wait_until(lambda: socket_accepts(self.socket), 15, "the private pipewire")
         if self.manager == "audiosessiond":
             self._start_audiosessiond()
@@ -100,7 +100,7 @@ class PipeWireStack:
             argv.append("--no-bus")
         env = dict(self.env)
         env["AUDIOSESSION_RULES_DIR"] = self.binaries["rules"]
-        self.daemon = self.processes.start(argv, env, self.log("audiosessiond"))
+        self.daemon = self.processes.start(with_priority(argv, "daemon"), env, self.log("audiosessiond"))
 
     def _start_wireplumber(self):
         bus_socket = os.path.join(self.runtime, "bus")
@@ -112,7 +112,7 @@ class PipeWireStack:
         wireplumber_config(config)
         env = dict(self.env)
         env.update(WIREPLUMBER_CONFIG_DIR=config, DBUS_SESSION_BUS_ADDRESS=f"unix:path={bus_socket}")
-        self.daemon = self.processes.start(["wireplumber"], env, self.log("wireplumber"))
+        self.daemon = self.processes.start(with_priority(["wireplumber"], "daemon"), env, self.log("wireplumber"))
         # the endpoints exist once WirePlumber has set up its policy
         wait_until(self._endpoints_ready, 20, "WirePlumber's role endpoints")
 
@@ -166,8 +166,11 @@ class PulseStack:
             [modules, os.path.join(prefix, "usr/lib/x86_64-linux-gnu/pulseaudio"), os.path.join(prefix, "usr/lib/x86_64-linux-gnu")])
         argv = [os.path.join(prefix, "usr/bin/pulseaudio"), "--daemonize=no", "-n",
                 "-F", os.path.join(CONFIG, "pulseaudio-bench.pa"), "-p", modules, "--exit-idle-time=-1",
-                "--use-pid-file=no", "--system=no", "--log-target=stderr"]
-        self.daemon = self.processes.start(argv, env, self.log("pulseaudio"))
+                "--use-pid-file=no", "--system=no", "--log-target=stderr",
+                # no SCHED_FIFO: as root it would get it, and RLIMIT_RTTIME kills it (SIGKILL) when
+                # 500 streams keep its IO thread busy; the PipeWire daemons here run without RT too
+                "--realtime=no", "--high-priority=no"]
+        self.daemon = self.processes.start(with_priority(argv, "daemon"), env, self.log("pulseaudio"))
         self.server = self.daemon
         wait_until(lambda: socket_accepts(self.socket), 15, "the private pulseaudio")
         return self

@@ -376,11 +376,14 @@ static int run_react(int trials, const char *prefix, int expected, int settle_ms
     R.settle_ns = (uint64_t)settle_ms * 1000000ull;
     R.trigger_index = PA_INVALID_INDEX;
     R.phase = WAIT_BASELINE;
+    /* the baseline must come within BENCH_BASELINE_SECONDS (default 60) */
+    const char *baseline = getenv("BENCH_BASELINE_SECONDS");
+    double baseline_s = baseline ? atof(baseline) : 60.0;
     struct timeval tv;
     pa_gettimeofday(&tv);
-    pa_timeval_add(&tv, 60ull * PA_USEC_PER_SEC);
+    pa_timeval_add(&tv, (pa_usec_t)(baseline_s * PA_USEC_PER_SEC));
     R.timer = api->time_new(api, &tv, on_timer, NULL);
-    R.deadline = now_ns() + 60000000000ull;
+    R.deadline = now_ns() + (uint64_t)(baseline_s * 1e9);
     printf("trial,a_first_us,a_all_us,b_first_us,b_full_us,c_first_us,c_all_us,timeout\n");
     fflush(stdout);
     R.observer = connect_context("pa-reaction observer", on_observer_state, NULL);
