@@ -1,0 +1,52 @@
+@testable import AudioSessionDaemon
+import SessionPolicy
+
+/// A recording ``AudioBackend`` for the coordinator's unit tests: actions are logged, timers
+/// fire only when the test says so. (The integration tests use the real PipeWire backend.)
+final class FakeBackend: AudioBackend, @unchecked Sendable {
+    enum Action: Equatable {
+        case hold(UInt32), release(UInt32), mute(UInt32, Bool), route(UInt32, [UInt32]), hardware(HardwareChoice)
+    }
+
+    final class Timer: ScheduledWork, @unchecked Sendable {
+        let delay: Duration
+        let work: @Sendable () -> Void
+        var cancelled = false
+        init(delay: Duration, work: @escaping @Sendable () -> Void) {
+            self.delay = delay
+            self.work = work
+        }
+        func cancel() { cancelled = true }
+    }
+
+    private(set) var actions: [Action] = []
+    private(set) var gains: [UInt32: Double] = [:]
+    private(set) var timers: [Timer] = []
+    var interruptionMethods: Set<InterruptionMethod> = [.unlink, .mute]
+
+    func setGainFactor(_ factor: Double, of stream: UInt32) { gains[stream] = factor }
+    func hold(_ stream: UInt32) { actions.append(.hold(stream)) }
+    func release(_ stream: UInt32) { actions.append(.release(stream)) }
+    func route(_ stream: UInt32, to devices: [UInt32]) { actions.append(.route(stream, devices)) }
+    func preferDefaultDevices(output: UInt32?, input: UInt32?) {}
+    func pinnedDevice(of stream: UInt32) -> UInt32? { nil }
+    func usePortTypeRule(_ rule: @escaping @Sendable ([String: String]) -> PortType?) {}
+    func setMutedByPolicy(_ muted: Bool, stream: UInt32) { actions.append(.mute(stream, muted)) }
+    func applyHardware(_ choice: HardwareChoice) { actions.append(.hardware(choice)) }
+
+    func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+        let timer = Timer(delay: delay, work: work)
+        timers.append(timer)
+        return timer
+    }
+
+    /// Fires every pending timer of at least `delay` (once), as if that much time passed.
+    func fireTimers(atLeast delay: Duration) {
+        for timer in timers where !timer.cancelled && timer.delay >= delay {
+            timer.cancelled = true
+            timer.work()
+        }
+    }
+
+    func clearActions() { actions.removeAll() }
+}
