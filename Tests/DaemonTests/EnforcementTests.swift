@@ -184,3 +184,31 @@ struct EnforcementTests {
         #expect(try daemon.terminate() == 0)
     }
 }
+
+/// Hardware wishes an app states on its stream node, without the session API.
+@Suite("audiosessiond: quantum from node.latency", .serialized)
+struct NodeLatencyTests {
+    @Test func aLowLatencyStreamForcesItsQuantumWhileItPlaysAndNotAfter() throws {
+        let sandbox = try PrivatePipeWire()
+        let daemon = try DaemonProcess(in: sandbox)
+        try daemon.waitForLog("attached to PipeWire")
+        let tone = try sandbox.testTone()
+        func forcedQuantum() throws -> String? {
+            try sandbox.dump().objects.first { $0.type == "PipeWire:Interface:Metadata" && $0.property("metadata.name") == "settings" }?
+                .metadata.first { $0["key"] as? String == "clock.force-quantum" }.map { "\($0["value"] ?? "")" }
+        }
+        // An ordinary player asks for 100 ms (pw-cat's default): PipeWire's own business.
+        let player = try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+        #expect(try forcedQuantum() == "0")
+        player.terminate()
+        // A DAW-like stream asks for 64 frames: forced while it plays ...
+        let daw = try sandbox.play(role: "Production", file: tone, extraArguments: ["--latency", "64", "-P", "{ node.name = daw }"])
+        try daemon.waitForLog("prefers 1.3333333333333333 ms buffers")
+        try waitUntil(timeout: .seconds(5), "clock.force-quantum is 64") { try forcedQuantum() == "64" }
+        // ... and released when it is gone.
+        daw.terminate()
+        try waitUntil(timeout: .seconds(5), "clock.force-quantum is back to 0") { try forcedQuantum() == "0" }
+        #expect(try daemon.terminate() == 0)
+    }
+}

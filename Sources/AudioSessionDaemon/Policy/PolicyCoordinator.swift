@@ -159,6 +159,10 @@ final class PolicyCoordinator: @unchecked Sendable {
         mprisStreamJoined(stream, session: session)
         routeNewStream(stream, of: session)
         applyEffects(of: session, to: stream)
+        if let wish = StreamHardwareWish.wish(from: stream.properties, limits: ruleSet.configuration.hardwareLimits) {
+            logger.info("\(session) prefers \(wish.ioBufferDuration.map { "\($0 * 1000) ms buffers" } ?? "")\(wish.sampleRate.map { " at \(Int($0)) Hz" } ?? "") (its stream's node.latency / node.rate)")
+            submit(.setPreferredHardware(session, wish))
+        }
         if stream.activity != .pausedByUser { start(stream) }
         if stream.activity == .idle { armIdleTimer(for: stream.id) }
     }
