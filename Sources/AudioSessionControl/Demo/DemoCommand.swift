@@ -8,9 +8,9 @@ struct DemoCommand: ParsableCommand {
         abstract: "Run a scripted scenario on a private PipeWire with virtual devices and print its timeline.",
         discussion: """
             Starts its own PipeWire in a temporary runtime dir (your session's audio is never touched), \
-            a virtual speaker, headphones and microphone, audiosessiond, and real clients (pw-cat); then acts like \
-            a user and apps would and prints what the daemon did, as seen by an independent observer. \
-            Stops every process it started before it exits.
+            virtual devices, a private session bus, audiosessiond, and real clients (pw-cat, mpv with MPRIS); then \
+            acts like a user and apps would and prints what the daemon did, as seen by independent observers, in \
+            two acts: routes, then enforcement. Stops every process it started before it exits, also on failure.
             """)
 
     @Option(help: ArgumentHelp("The audiosessiond binary to run (default: next to audiosessionctl, else PATH).", valueName: "path"))
@@ -18,9 +18,14 @@ struct DemoCommand: ParsableCommand {
 
     func run() throws {
         let timeline = DemoTimeline()
-        let scenario = DemoScenario(timeline: timeline, daemonPath: try daemonPath())
+        let scenario = DemoScenario(timeline: timeline, daemonPath: try daemonPath(), controlPath: Self.controlPath)
         try scenario.run()
         timeline.heading("demo done: every process it started is stopped.")
+    }
+
+    /// This very binary: the demo runs `audiosessionctl silent` and `run` as a user would.
+    private static var controlPath: String {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
     }
 
     private func daemonPath() throws -> String {
