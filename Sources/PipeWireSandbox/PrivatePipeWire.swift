@@ -258,6 +258,11 @@ public final class PrivatePipeWire: @unchecked Sendable {
         let objects = devices.map { "    { factory = adapter args = \($0.adapterArguments) }" }
         return """
             # Written by PipeWireSandbox: virtual devices for a private, headless PipeWire.
+            # The clock may switch between common rates, as on a desktop configured for music
+            # production: a preferred 96 kHz can be forced, 192 kHz cannot.
+            context.properties = {
+                default.clock.allowed-rates = [ 44100 48000 88200 96000 ]
+            }
             context.objects = [
             \(objects.joined(separator: "\n"))
             ]

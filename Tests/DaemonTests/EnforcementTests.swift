@@ -212,3 +212,30 @@ struct NodeLatencyTests {
         #expect(try daemon.terminate() == 0)
     }
 }
+
+extension NodeLatencyTests {
+    /// The private PipeWire allows 44.1 to 96 kHz (`clock.allowed-rates`): a 192 kHz wish is not
+    /// forced on a graph that cannot take it; the nearest rate it takes is.
+    @Test func aRateTheGraphDoesNotAllowIsNotForced() throws {
+        let sandbox = try PrivatePipeWire()
+        let daemon = try DaemonProcess(in: sandbox)
+        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitForLog("graph accepts rates [44100, 48000, 88200, 96000]")
+        let tone = try sandbox.testTone()
+        // PIPEWIRE_PROPS, because pw-cat sets node.rate from the file over its own -P.
+        let daw = try sandbox.spawn(
+            "pw-cat", ["-p", "--media-role", "Production", "--latency", "64", tone.path],
+            extraEnvironment: ["PIPEWIRE_PROPS": "{ node.name = daw node.rate = 1/192000 }"])
+        try daemon.waitForLog("at 192000 Hz")
+        try daemon.waitForLog("hardware: rate=96000 quantum=128")
+        var forcedRate: String?
+        try waitUntil(timeout: .seconds(5), "clock.force-rate is the nearest allowed rate (now \(forcedRate ?? "none"))") {
+            forcedRate = try sandbox.dump().objects.first {
+                $0.type == "PipeWire:Interface:Metadata" && $0.property("metadata.name") == "settings"
+            }?.metadata.first { $0["key"] as? String == "clock.force-rate" }.map { "\($0["value"] ?? "")" }
+            return forcedRate == "96000"
+        }
+        daw.terminate()
+        #expect(try daemon.terminate() == 0)
+    }
+}

@@ -60,6 +60,17 @@ enum BackendEvent: Sendable {
     /// Someone else set the stream's volume while we had it ducked: theirs wins, and our
     /// factor for it is back to 1.0 until the policy asks again.
     case volumeTakenOver(UInt32)
+    /// What the graph runs at and what it accepts (PipeWire: the `settings` metadata).
+    case hardware(GraphHardware)
+}
+
+/// The graph's clock as the audio server configures it: default values and the allowed ranges,
+/// so the policy only ever forces what the hardware takes and reports the rest.
+struct GraphHardware: Hashable, Sendable {
+    var sampleRate: Int
+    var quantum: Int
+    var allowedSampleRates: [Int]
+    var quantumRange: ClosedRange<Int>
 }
 
 /// One application stream as any backend sees it.

@@ -16,6 +16,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private let journalFile: JournalFile
     private var journal = EnforcementJournal()
     private var volumes = StreamVolumes()
+    /// The graph clock last reported to the policy.
+    private var lastHardware: GraphHardware?
     /// Gain factors asked for before the stream's Props were known.
     private var deferredGain: [GlobalID: Double] = [:]
     private var ports = PortTracker()
@@ -41,8 +43,10 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             ports.reset()
         case .initialSyncComplete:
             attached = true
+            lastHardware = GraphHardwareReader.read(snapshot)
             undoLeftovers()
             onEvent?(attachedEvent())
+            if let lastHardware { onEvent?(.hardware(lastHardware)) }
         case .disconnected:
             // A new PipeWire has none of our changes: nothing to undo there.
             attached = false
@@ -94,6 +98,12 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
                 let uid = portUID(ofNodeNamed: device)
             {
                 onEvent?(.defaultChanged(direction, uid: uid))
+            }
+            if name == "settings", let key, key.hasPrefix("clock."), let hardware = GraphHardwareReader.read(snapshot),
+                hardware != lastHardware
+            {
+                lastHardware = hardware
+                onEvent?(.hardware(hardware))
             }
         default:
             break

@@ -15,7 +15,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// holding others (an idle call stream must not keep music interrupted).
     static let idleGrace: Duration = .milliseconds(1500)
 
-    private(set) var engine: PolicyEngine
+    var engine: PolicyEngine
     private(set) var ruleSet: RuleSet
     unowned let backend: AudioBackend
     let logger: Logger
@@ -35,6 +35,8 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// Explicit sessions (created over the session API), with who owns them.
     var explicitSessions: [SessionID: ExplicitSession] = [:]
     var nextExplicitSession: UInt64 = 1
+    /// What the graph's clock accepts, once known: it overrides the rules' hardware limits.
+    var graphHardware: GraphHardware?
     /// MPRIS players and the pauses we pressed (PolicyCoordinator+MPRIS.swift); nil without a session bus.
     var mpris: MPRISPauses?
     /// Routes decided in the step being carried out, linked at its end (Routes/RouteExecution.swift).
@@ -98,6 +100,8 @@ final class PolicyCoordinator: @unchecked Sendable {
             submit(.portChanged(port))
         case .defaultChanged(let direction, let uid):
             submit(.defaultDeviceChanged(direction, uid: uid))
+        case .hardware(let hardware):
+            graphHardwareChanged(hardware)
         case .volumeTakenOver(let id):
             logger.info("stream \(id): volume changed by someone else while ducked; theirs wins")
             gains.assume(1.0, for: id)
@@ -109,7 +113,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         ruleSet = fresh
         devicesChanged = true
         backend.usePortTypeRule { fresh.portType(properties: $0) }
-        carryOut(engine.reconfigure(fresh.configuration, at: now))
+        reconfigure(fresh.configuration)
         for id in sessions.streams.keys.sorted() {
             guard let record = sessions.streams[id] else { continue }
             let key = key(for: record.stream)
@@ -262,7 +266,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         return decisions
     }
 
-    private func carryOut(_ decisions: [PolicyDecision]) {
+    func carryOut(_ decisions: [PolicyDecision]) {
         let (decisions, spared) = sparingPinnedSessions(decisions)  // Routes/RouteExecution.swift
         defer { resumeSpared(spared) }
         for decision in decisions {
