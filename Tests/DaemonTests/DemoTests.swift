@@ -16,22 +16,64 @@ struct DemoTests {
         let status = try demo.waitForExit(timeout: .seconds(60))
         let output = demo.output
         #expect(status == 0, "demo failed: \(output)\n\(demo.errorOutput)")
-        // Issue 6 changed the story: a sound card with a headphone jack, route changes with their
-        // reasons and previous routes, and the music pausing when the headphones are pulled.
+        // Act 1 (issue 6): a sound card with a headphone jack, route changes with their reasons
+        // and previous routes, and the music pausing when the headphones are pulled.
         for line in [
-            "audiosessiond attached", "music → card-output (Speakers route)", "plugs in the headphones",
+            "Act 1 — routes", "audiosessiond attached", "music → card-output (Speakers route)", "plugs in the headphones",
             "route change for music: newDeviceAvailable (1); previous route in[] out[Speaker:card-output:analog-output-speaker]",
             "game → hdmi-tv (its own target is honoured", "music → usb-dac (last in wins)",
             "route change for music: override (4); previous route in[] out[USBAudio:usb-dac]",
             "unplugs the headphones",
             "route change for music: oldDeviceUnavailable (2); previous route in[] out[Headphones:card-output:analog-output-headphones]",
             "paused: its output went away", "music paused: unlinked", "exited with status 0", "demo done",
+            // Act 2 (issue 5): enforcement with real clients, each seen by the demo's own observers.
+            "Act 2 — enforcement", "watches MPRIS players on the private bus", "playerctl: Playing",
+            "music ducked: volume 1.00 → 0.30 in", "music back: volume 0.30 → 1.00 in",
+            "playerctl: mpv Paused", "playerctl: mpv Playing again", "shouldResume",
+            "game → headphones; it mixes: music volume 1.00, mpv still Playing, game volume 1.00",
+            "audiosessionctl silent on", "game volume 0.00", "music untouched at 1.00", "game volume back to 1.00",
+            "settings: clock.force-quantum = 512, clock.force-rate = 96000", "run exits with status 0",
+            "settings: clock.force-quantum = 0, clock.force-rate = 0",
         ] {
             #expect(output.contains(line), "timeline lacks '\(line)':\n\(output)")
         }
-        // Every process the demo started ran with its private runtime dir: none may remain.
-        let runtime = try #require(output.firstMatch(of: /in (\/\S+\/runtime)/)?.1)
-        #expect(processes(withEnvironmentContaining: String(runtime)).isEmpty)
+        // The acts come in order, each line of act 2 after its cause.
+        let order = ["Act 1", "Act 2", "music ducked", "music back", "mpv Paused", "mpv Playing again", "it mixes: music volume",
+                     "game volume 0.00", "game volume back", "force-rate = 96000", "force-rate = 0", "demo done"]
+        let positions = order.compactMap { output.range(of: $0)?.lowerBound }
+        #expect(positions.count == order.count && positions == positions.sorted(), "out of order:\n\(output)")
+        // A duck is a ramp, not a jump: steps between the levels were seen, over about the shipped 250 ms.
+        let ramp = try #require(output.firstMatch(of: /1\.00 → 0\.30 in (\d+) steps over ([\d.]+) ms/))
+        #expect(Int(ramp.1)! >= 3, "\(ramp.0)")
+        #expect(Double(ramp.2)! > 100, "\(ramp.0)")
+        // Every process the demo started ran with one of its private runtime dirs: none may remain.
+        let runtimes = output.matches(of: /in (\/\S+\/runtime)/).map { String($0.1) }
+        #expect(runtimes.count == 2, "one private PipeWire per act:\n\(output)")
+        for runtime in runtimes {
+            #expect(processes(withEnvironmentContaining: runtime).isEmpty, "left running with \(runtime)")
+        }
+    }
+
+    @Test func aMissingToolIsOneClearLineAndAFailure() throws {
+        let logs = FileManager.default.temporaryDirectory.appendingPathComponent("demo-test-tools-\(getpid())")
+        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: logs) }
+        // A PATH with PipeWire's tools but no mpv or playerctl.
+        let bin = logs.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        for tool in ["pipewire", "pipewire-pulse", "pw-cat", "pw-cli", "pw-metadata", "pw-dump", "dbus-daemon"] {
+            let found = ["/usr/bin", "/bin"].map { "\($0)/\(tool)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+            try FileManager.default.createSymbolicLink(atPath: bin.appendingPathComponent(tool).path, withDestinationPath: found ?? "/bin/false")
+        }
+        let demo = try ManagedProcess(
+            DaemonProcess.path(of: "audiosessionctl"), ["demo"], environment: ["PATH": bin.path, "HOME": logs.path],
+            logDirectory: logs)
+        let status = try demo.waitForExit(timeout: .seconds(30))
+        #expect(status != 0)
+        let message = demo.errorOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(message.contains("the demo needs mpv, playerctl"), "\(message)")
+        #expect(message.split(separator: "\n").count == 1, "one line: \(message)")
+        #expect(!demo.output.contains("Act 1"), "nothing started: \(demo.output)")
     }
 
     private func processes(withEnvironmentContaining text: String) -> [Int32] {

@@ -13,7 +13,7 @@ enum DemoError: Error, CustomStringConvertible {
         case .stepFailed(let step, let log): "\(step)\naudiosessiond's log:\n\(log)"
         case .daemonNotFound(let path): "cannot find audiosessiond (looked at \(path) and in PATH); run `make build` first"
         case .missingTools(let tools):
-            "the demo needs \(tools.joined(separator: ", ")), not installed here; run scripts/install-deps.sh (make deps)"
+            "the demo needs \(tools.joined(separator: ", ")): not installed here; run scripts/install-deps.sh (make deps)"
         }
     }
 }
