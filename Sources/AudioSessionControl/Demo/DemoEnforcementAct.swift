@@ -67,12 +67,17 @@ struct DemoEnforcementAct {
             return status?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         }
 
-        /// Waits until `playerctl` says `expected`; returns when it did.
+        /// Waits until `playerctl` says `expected`; returns when it did (each poll runs
+        /// playerctl, so the time is an upper bound by a few milliseconds).
         func waitForPlayer(_ expected: String) throws -> ContinuousClock.Instant {
             var last = ""
-            try waitUntil(timeout: .seconds(10), "playerctl says mpv is \(expected) (it says '\(last)')") {
-                last = playerStatus()
-                return last == expected
+            do {
+                try waitUntil(timeout: .seconds(10), "playerctl says mpv is \(expected)") {
+                    last = playerStatus()
+                    return last == expected
+                }
+            } catch {
+                throw SandboxError.timeout("\(error) (playerctl said '\(last)' last)")
             }
             return .now
         }

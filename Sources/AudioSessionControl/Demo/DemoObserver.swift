@@ -60,8 +60,10 @@ struct DemoObserver {
     func waitForVolume(of node: GlobalID, _ expected: Float, _ what: String, timeout: Duration = .seconds(5))
         throws -> ContinuousClock.Instant
     {
-        try waitUntil(timeout: timeout, "\(what) volume is \(expected) (now \(volume(of: node)))") {
-            volume(of: node) == expected
+        do {
+            try waitUntil(timeout: timeout, "\(what) volume is \(expected)") { volume(of: node) == expected }
+        } catch {
+            throw SandboxError.timeout("\(error) (it is \(volume(of: node)))")
         }
         return sightings.samples(of: node).last { $0.volume == expected }?.time ?? .now
     }
