@@ -7,6 +7,8 @@ import time
 
 from processes import ProcessSample, switches_between, with_priority
 
+# the private PipeWire's sinks (config/pipewire-bench.conf): farms spread their streams over them
+PIPEWIRE_SINKS = "speaker,headphones,line-out,hdmi"
 COLUMNS = ("a_first_us", "a_all_us", "b_first_us", "b_full_us", "c_first_us", "c_all_us")
 
 
@@ -54,9 +56,9 @@ class Bench:
         for k in range(clients):
             count = streams // clients + (1 if k < streams % clients else 0)
             if stack.manager == "pulseaudio":
-                argv = [self.observer(stack), "farm", str(count), "music", f"{prefix}-c{k}", "2"]
+                argv = [self.observer(stack), "farm", str(count), "music", f"{prefix}-c{k}", "4"]
             else:
-                argv = [self.observer(stack), "farm", str(count), "Music", f"{prefix}-c{k}"]
+                argv = [self.observer(stack), "farm", str(count), "Music", f"{prefix}-c{k}", PIPEWIRE_SINKS]
             farms.append(self.processes.start(argv, stack.client_env, stack.log(f"farm-{streams}-{k}")))
         return farms
 
@@ -65,14 +67,28 @@ class Bench:
             self.processes.stop(farm)
 
     def wait_linked(self, stack, streams, timeout=None):
-        """Runs the observer with no trials: returns once every victim plays (linked, unmuted)."""
+        """Runs the observer with no trials: returns once every victim plays (linked, unmuted).
+        Gives up early if the daemon under test dies meanwhile."""
         timeout = timeout or 30 + 0.15 * streams
         env = dict(stack.client_env, BENCH_BASELINE_SECONDS=str(timeout))
-        result = subprocess.run(
+        process = subprocess.Popen(
             [self.observer(stack), "react", "interrupt", "0", "bench-victim", str(streams)],
-            env=env, capture_output=True, text=True, timeout=timeout + 10)
-        if result.returncode != 0:
-            raise RuntimeError(f"{stack.manager}: {streams} streams never all played: {result.stderr.strip()}")
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        self.processes.started.append(process)
+        deadline = time.monotonic() + timeout + 10
+        while process.poll() is None and time.monotonic() < deadline and stack.daemon.poll() is None:
+            try:
+                process.wait(0.25)
+            except subprocess.TimeoutExpired:
+                pass
+        died = stack.daemon.poll() is not None
+        self.processes.stop(process)
+        message = process.stderr.read().strip()
+        process.stderr.close()
+        if died:
+            raise RuntimeError(f"{stack.manager} died (exit {stack.daemon.returncode}) while {streams} streams were linked")
+        if process.returncode != 0:
+            raise RuntimeError(f"{stack.manager}: {streams} streams never all played within {timeout:.0f} s: {message}")
 
     # --- the trial loop ----------------------------------------------------------------------
 

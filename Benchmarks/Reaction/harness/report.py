@@ -170,7 +170,7 @@ def section(results, plot_path, command):
         "policy enabled (the shipped `50-endpoints-config.lua` example uncommented, plus two changes so the scenarios "
         "mean the same: Multimedia streams mix with each other, and `Notification` is an alias of Navigation, the role "
         "that ducks); **PulseAudio 16.1** as a pure PulseAudio daemon (from the Debian package, unpacked into a private "
-        "prefix) with two null sinks, `module-role-cork` and `module-role-ducking` (global).\n")
+        "prefix) with four null sinks, `module-role-cork` and `module-role-ducking` (global).\n")
     out.append(
         "Low-priority `Music` streams play silence from C stream farms (one `pw_stream`/`pa_stream` each, several "
         "clients: 1 stream → 1 client, 10 → 2, 100 → 4, 500 → 10; all at 2048/48000). An independent C observer "

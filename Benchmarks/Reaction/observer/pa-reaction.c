@@ -47,13 +47,15 @@ static void quit_on_signal(pa_mainloop_api *a, pa_signal_event *e, int sig, void
     a->quit(a, 0);
 }
 
+/* NOFAIL: with many farms starting at once the server's listen backlog can refuse a
+ * connection; libpulse then retries instead of failing. */
 static pa_context *connect_context(const char *name, pa_context_notify_cb_t on_state, void *userdata) {
     pa_proplist *props = pa_proplist_new();
     pa_proplist_sets(props, PA_PROP_APPLICATION_NAME, "pa-reaction");
     pa_context *c = pa_context_new_with_proplist(api, name, props);
     pa_proplist_free(props);
     pa_context_set_state_callback(c, on_state, userdata);
-    if (pa_context_connect(c, NULL, PA_CONTEXT_NOFLAGS, NULL) < 0) {
+    if (pa_context_connect(c, NULL, PA_CONTEXT_NOFAIL, NULL) < 0) {
         fprintf(stderr, "pa-reaction: connect: %s\n", pa_strerror(pa_context_errno(c)));
         exit(1);
     }
@@ -228,7 +230,9 @@ static void advance(uint64_t t) {
     int count = victim_count();
     switch (R.phase) {
     case WAIT_BASELINE:
-        if (R.observer_ready && R.trigger_ready && count >= R.expected && victims_where(true) == 0) {
+        if (now >= R.deadline && !(count >= R.expected && victims_where(true) == 0)) {
+            api->quit(api, 3); /* reported by run_react */
+        } else if (R.observer_ready && R.trigger_ready && count >= R.expected && victims_where(true) == 0) {
             fprintf(stderr, "pa-reaction react: %d victims playing\n", count);
             if (R.trials == 0) { R.phase = DONE; api->quit(api, 0); break; }
             start_gap();

@@ -3,7 +3,7 @@
  * One small C program, three roles, so that every session manager (audiosessiond,
  * WirePlumber) is measured by the same client with the same clock:
  *
- *   pw-reaction farm  COUNT ROLE PREFIX            COUNT playback streams on one connection
+ *   pw-reaction farm  COUNT ROLE PREFIX [TARGETS]  COUNT playback streams on one connection
  *   pw-reaction churn RATE ALIVE ROLE PREFIX       keeps ALIVE streams, replaces RATE per second
  *   pw-reaction react SCENARIO TRIALS PREFIX COUNT [SETTLE_MS]
  *                                                   the observer + trigger trial loop
@@ -87,11 +87,13 @@ static const struct pw_stream_events play_events = {
     .process = on_play_process,
 };
 
-static struct play_stream *play_stream_new(struct pw_core *core, const char *name, const char *role) {
+static struct play_stream *play_stream_new(struct pw_core *core, const char *name, const char *role,
+                                           const char *target) {
     struct play_stream *s = calloc(1, sizeof(*s));
     struct pw_properties *props = pw_properties_new(
         PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, "Playback", PW_KEY_MEDIA_ROLE, role,
         PW_KEY_NODE_NAME, name, PW_KEY_NODE_LATENCY, LATENCY, PW_KEY_APP_NAME, "pw-reaction", NULL);
+    if (target != NULL) pw_properties_set(props, PW_KEY_TARGET_OBJECT, target);
     s->stream = pw_stream_new(core, name, props);
     if (s->stream == NULL) {
         fprintf(stderr, "pw-reaction: pw_stream_new failed: %s\n", strerror(errno));
@@ -153,14 +155,22 @@ static void app_init(struct app *app) {
 /* ------------------------------------------------------------------------------------ */
 /* farm                                                                                 */
 
-static int run_farm(int count, const char *role, const char *prefix) {
+/* TARGETS (optional, comma-separated sink names): stream i asks for target i mod n. PipeWire
+ * 0.3.65 mixes at most 128 links into one input port, so 500 streams need several sinks. */
+static int run_farm(int count, const char *role, const char *prefix, const char *targets) {
     struct app app = { 0 };
     app_init(&app);
     struct play_stream **streams = calloc((size_t)count, sizeof(*streams));
+    char *target_list[16];
+    int target_count = 0;
+    char *copy = targets ? strdup(targets) : NULL;
+    for (char *save = NULL, *t = copy ? strtok_r(copy, ",", &save) : NULL; t && target_count < 16;
+         t = strtok_r(NULL, ",", &save))
+        target_list[target_count++] = t;
     char name[256];
     for (int i = 0; i < count; i++) {
         snprintf(name, sizeof(name), "%s-%d", prefix, i);
-        streams[i] = play_stream_new(app.core, name, role);
+        streams[i] = play_stream_new(app.core, name, role, target_count ? target_list[i % target_count] : NULL);
     }
     fprintf(stderr, "pw-reaction farm: %d %s streams\n", count, role);
     pw_main_loop_run(app.loop);
@@ -169,6 +179,7 @@ static int run_farm(int count, const char *role, const char *prefix) {
     pw_core_disconnect(app.core);
     pw_context_destroy(app.context);
     pw_main_loop_destroy(app.loop);
+    free(copy);
     return 0;
 }
 
@@ -193,7 +204,7 @@ static void on_churn_tick(void *data, uint64_t expirations) {
     play_stream_destroy(c->ring[slot]);
     char name[256];
     snprintf(name, sizeof(name), "%s-%ld", c->prefix, c->created++);
-    c->ring[slot] = play_stream_new(c->app.core, name, c->role);
+    c->ring[slot] = play_stream_new(c->app.core, name, c->role, NULL);
     c->next++;
 }
 
@@ -207,7 +218,7 @@ static int run_churn(double rate, int alive, const char *role, const char *prefi
     char name[256];
     for (int i = 0; i < alive; i++) {
         snprintf(name, sizeof(name), "%s-%ld", prefix, c.created++);
-        c.ring[i] = play_stream_new(c.app.core, name, role);
+        c.ring[i] = play_stream_new(c.app.core, name, role, NULL);
     }
     struct pw_loop *loop = pw_main_loop_get_loop(c.app.loop);
     c.timer = pw_loop_add_timer(loop, on_churn_tick, &c);
@@ -415,7 +426,7 @@ static void begin_trial(struct react *r) {
     r->timed_out = false;
     snprintf(r->trigger_name, sizeof(r->trigger_name), "bench-trigger-%d", r->trial);
     r->trigger = play_stream_new(r->app.core_b, r->trigger_name,
-                                 r->scenario == INTERRUPT ? "Communication" : "Notification");
+                                 r->scenario == INTERRUPT ? "Communication" : "Notification", NULL);
     r->phase = WAIT_TRIGGER;
     r->deadline = now_ns() + 5000000000ull;
     arm_timer(r, r->deadline);
@@ -434,7 +445,9 @@ static void advance(struct react *r) {
     uint64_t t = now_ns();
     switch (r->phase) {
     case WAIT_BASELINE:
-        if (baseline_ready(r)) {
+        if (!baseline_ready(r)) {
+            if (t >= r->deadline) pw_main_loop_quit(r->app.loop); /* reported by run_react */
+        } else {
             for (int i = 0; i < r->victim_count; i++) {
                 struct node *v = &r->nodes[r->victims[i]];
                 v->baseline_links = v->links_out;
@@ -748,7 +761,7 @@ static int run_react(enum scenario scenario, int trials, const char *prefix, int
 
 static void usage(void) {
     fprintf(stderr,
-            "usage: pw-reaction farm COUNT ROLE PREFIX\n"
+            "usage: pw-reaction farm COUNT ROLE PREFIX [SINK,SINK...]\n"
             "       pw-reaction churn RATE ALIVE ROLE PREFIX\n"
             "       pw-reaction react interrupt|duck TRIALS PREFIX COUNT [SETTLE_MS]\n"
             "       pw-reaction sync TRIALS\n");
@@ -761,7 +774,8 @@ int main(int argc, char *argv[]) {
     srand((unsigned)now_ns());
     if (argc < 2) usage();
     const char *command = argv[1];
-    if (strcmp(command, "farm") == 0 && argc == 5) return run_farm(atoi(argv[2]), argv[3], argv[4]);
+    if (strcmp(command, "farm") == 0 && (argc == 5 || argc == 6))
+        return run_farm(atoi(argv[2]), argv[3], argv[4], argc == 6 ? argv[5] : NULL);
     if (strcmp(command, "churn") == 0 && argc == 6) return run_churn(atof(argv[2]), atoi(argv[3]), argv[4], argv[5]);
     if (strcmp(command, "sync") == 0 && argc == 3) return run_sync(atoi(argv[2]));
     if (strcmp(command, "react") == 0 && (argc == 6 || argc == 7)) {
