@@ -88,7 +88,8 @@ class Bench:
         if died:
             raise RuntimeError(f"{stack.manager} died (exit {stack.daemon.returncode}) while {streams} streams were linked")
         if process.returncode != 0:
-            raise RuntimeError(f"{stack.manager}: {streams} streams never all played within {timeout:.0f} s: {message}")
+            raise RuntimeError(f"{stack.manager}: {streams} streams never all played (the observer gives up after "
+                               f"20 s without progress, {timeout:.0f} s at most): {message}")
 
     # --- the trial loop ----------------------------------------------------------------------
 

@@ -154,7 +154,9 @@ def section(results, plot_path, command):
     out = []
     out.append("## Reaction latency, side by side: audiosessiond, WirePlumber 0.4, PulseAudio 16\n")
     out.append(f"Reproduce with **`{command}`** (builds release binaries, installs nothing system-wide; "
-               f"this run took {results['wall_seconds'] / 60:.1f} min of measurement, profile `{results['profile']}`).\n")
+               f"this run took {results['wall_seconds'] / 60:.1f} min of measurement, profile `{results['profile']}`, "
+               "plus the release build: ~20 s incremental, ~5.5 min from scratch on this loaded machine). "
+               "Every trial is in `.build-bench/results-*/*.csv`.\n")
     out.append("### Machine and versions\n")
     out.append(f"- {results['started']}, commit `{m['commit'][:12]}`, {m['os']}, kernel {m['kernel']}")
     out.append(f"- {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB")
@@ -173,7 +175,9 @@ def section(results, plot_path, command):
         "prefix) with four null sinks, `module-role-cork` and `module-role-ducking` (global).\n")
     out.append(
         "Low-priority `Music` streams play silence from C stream farms (one `pw_stream`/`pa_stream` each, several "
-        "clients: 1 stream → 1 client, 10 → 2, 100 → 4, 500 → 10; all at 2048/48000). An independent C observer "
+        "clients: 1 stream → 1 client, 10 → 2, 100 → 4, 500 → 10; all at 2048/48000), spread over four sinks with "
+        "`target.object` (PipeWire 0.3.65 mixes at most 128 links into one port; PulseAudio: four null sinks, "
+        "a sink takes 256 inputs). An independent C observer "
         "(`Benchmarks/Reaction/observer/`) has two connections: one watches the registry, every node's state and "
         "`Props`, and every link, stamping events with `CLOCK_MONOTONIC` as they are dispatched; the other creates "
         "and destroys the trigger stream (`Communication`/`phone` → interrupt, `Notification` → duck). Times run from "

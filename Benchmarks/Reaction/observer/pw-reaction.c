@@ -330,6 +330,8 @@ struct react {
     bool timed_out;
     int failures;
     float duck_level;
+    int baseline_playing, baseline_seen;
+    uint64_t baseline_progress, baseline_check;
 };
 
 static float node_gain(const struct node *n) {
@@ -446,7 +448,22 @@ static void advance(struct react *r) {
     switch (r->phase) {
     case WAIT_BASELINE:
         if (!baseline_ready(r)) {
-            if (t >= r->deadline) pw_main_loop_quit(r->app.loop); /* reported by run_react */
+            /* give up at the deadline, or after 20 s without one more victim linked and running
+             * (WirePlumber's endpoints stop at 128 links per port) */
+            int playing = 0;
+            for (int i = 0; i < r->victim_count; i++)
+                if (r->nodes[r->victims[i]].links_out > 0 && r->nodes[r->victims[i]].state == PW_NODE_STATE_RUNNING) playing++;
+            if (playing != r->baseline_playing || r->victim_count != r->baseline_seen) {
+                r->baseline_playing = playing;
+                r->baseline_seen = r->victim_count;
+                r->baseline_progress = t;
+            }
+            if (t >= r->deadline || t >= r->baseline_progress + 20000000000ull)
+                pw_main_loop_quit(r->app.loop); /* reported by run_react */
+            else if (t >= r->baseline_check) {
+                r->baseline_check = t + 1000000000ull;
+                arm_timer(r, r->baseline_check);
+            }
         } else {
             for (int i = 0; i < r->victim_count; i++) {
                 struct node *v = &r->nodes[r->victims[i]];
@@ -741,7 +758,9 @@ static int run_react(enum scenario scenario, int trials, const char *prefix, int
     /* the baseline must come within BENCH_BASELINE_SECONDS (default 60) */
     const char *baseline = getenv("BENCH_BASELINE_SECONDS");
     r->deadline = now_ns() + (uint64_t)((baseline ? atof(baseline) : 60.0) * 1e9);
-    arm_timer(r, r->deadline);
+    r->baseline_progress = now_ns();
+    r->baseline_check = r->baseline_progress + 1000000000ull;
+    arm_timer(r, r->baseline_check);
     pw_main_loop_run(r->app.loop);
     if (r->phase == WAIT_BASELINE) {
         int linked = 0, running = 0;
