@@ -3,8 +3,8 @@
 # PulseAudio 16 role-cork/role-ducking, on private daemons, measured by one C observer.
 # Writes the side-by-side sections of BENCHMARKS.md and docs/bench/reaction-cdf.png.
 #
-#   scripts/bench.sh            the full run (what BENCHMARKS.md shows; ~10 min here)
-#   BENCH_PROFILE=quick scripts/bench.sh    a smoke run (~3 min)
+#   scripts/bench.sh            the full run (what BENCHMARKS.md shows; ~13 min of measurement here)
+#   BENCH_PROFILE=quick scripts/bench.sh    a smoke run (~1 min of measurement)
 #   BENCH_SOURCE=worktree ...   measure the working tree instead of the committed HEAD
 #
 # It installs nothing system-wide. Into .build-bench/ (ignored by git) it puts:
