@@ -60,7 +60,15 @@ public final class PipeWireGraph: @unchecked Sendable {
     private let published = Mutex(GraphSnapshot())
     private let connected = Mutex(false)
     private let problem = Mutex<String?>(nil)
-    private let observer = Mutex<Observer?>(nil)
+    /// The observer, in a class box: reading a closure straight out of a `Mutex` on every event
+    /// made Swift wrap it in another reabstraction thunk each time, so each call got slower
+    /// (93% of the daemon's CPU at 100 streams) until the chain overflowed the stack.
+    private final class ObserverBox: Sendable {
+        let call: Observer
+        init(_ call: @escaping Observer) { self.call = call }
+    }
+
+    private let observer = Mutex<ObserverBox?>(nil)
     private let subscribers = Mutex<[UUID: AsyncStream<GraphEvent>.Continuation]>([:])
     private let lifecycle = Mutex<Lifecycle>(.idle)
     /// Serializes the session once the loop thread is gone (`stop()`, late actions).
@@ -158,7 +166,8 @@ public final class PipeWireGraph: @unchecked Sendable {
 
     /// Called on the loop thread, in order, right after each change: react here with no thread hop.
     public func setObserver(_ observer: @escaping Observer) {
-        self.observer.withLock { $0 = observer }
+        let box = ObserverBox(observer)
+        self.observer.withLock { $0 = box }
     }
 
     // MARK: - Actions
@@ -257,7 +266,7 @@ public final class PipeWireGraph: @unchecked Sendable {
         case .disconnected: connected.withLock { $0 = false }
         default: break
         }
-        if let observer = observer.withLock({ $0 }) { observer(event, snapshot) }
+        if let box = observer.withLock({ $0 }) { box.call(event, snapshot) }
         let continuations = subscribers.withLock { Array($0.values) }
         for continuation in continuations { continuation.yield(event) }
     }

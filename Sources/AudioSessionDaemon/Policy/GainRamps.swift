@@ -32,7 +32,9 @@ final class GainRamps: @unchecked Sendable {
             write(stream, target)
             return
         }
-        ramps[stream] = Ramp(ramp: DuckingRamp(from: from, to: target, duration: duration, step: step), started: .now)
+        // Start one step in: the first write is the first audible step, not a no-op at t=0.
+        ramps[stream] = Ramp(
+            ramp: DuckingRamp(from: from, to: target, duration: duration, step: step), started: .now - step)
         tick(stream)
     }
 
