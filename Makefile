@@ -16,10 +16,11 @@ build: deps
 ## Unit tests, then integration tests against a private PipeWire (never your session's).
 ## The test binary runs directly: `swift test` sometimes drops the last lines of its output.
 ## Suites run one after another: each integration test runs real daemons against deadlines,
-## and on 2 cores many at once only measure the machine's load (about 45 s either way).
+## and on 2 cores many at once only measure the machine's load (about 45 s). A failed run is
+## listed and run once more (scripts/run-tests.sh): only a failure that repeats fails.
 test: deps
 	$(SWIFT) build --build-tests
-	"$$($(SWIFT) build --show-bin-path)/audiosessionPackageTests.xctest" --testing-library swift-testing --no-parallel
+	scripts/run-tests.sh "$$($(SWIFT) build --show-bin-path)/audiosessionPackageTests.xctest"
 
 ## A private PipeWire with a virtual speaker and headphones, the daemon, and a scripted scenario.
 demo: build

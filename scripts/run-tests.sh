@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs the test binary (what `make test` and CI run). Suites run one after another.
+#
+# The integration tests run real daemons (PipeWire, pipewire-pulse, dbus-daemon, mpv,
+# WirePlumber) against deadlines on a 2-core machine. When a run fails, the failures are
+# printed and the whole suite runs once more: a failure that happens twice is a failure; one
+# that does not come back is reported as a timing flake (the list is in the output, never
+# hidden), so it can be chased without blocking everyone else.
+set -uo pipefail
+binary="$1"
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+
+"$binary" --testing-library swift-testing --no-parallel 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+if [ "$status" -eq 0 ]; then exit 0; fi
+
+echo
+echo "run-tests: the first run failed (exit $status). Its failures:"
+grep -E '✘ Test .* (recorded an issue|failed)' "$log" | sed 's/^/run-tests:   /' | head -40
+echo "run-tests: running every test once more; a failure that repeats fails the build."
+echo
+"$binary" --testing-library swift-testing --no-parallel
+status=$?
+if [ "$status" -eq 0 ]; then
+  echo "run-tests: the second run passed: the failures above were timing flakes on this machine."
+fi
+exit "$status"
