@@ -7,6 +7,8 @@
 # that does not come back is reported as a timing flake (the list is in the output, never
 # hidden), so it can be chased without blocking everyone else.
 set -uo pipefail
+# Plain text: CI reads the closing line.
+export NO_COLOR=1
 binary="$1"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
