@@ -107,10 +107,10 @@ struct RoutePauseTests {
         // Its sink goes: mpv is paused over MPRIS, and nothing plays from the headphones meanwhile.
         let unplugged = ContinuousClock.now
         try rig.sandbox.destroyNode(named: "speaker")
-        // Held (unlinked) until mpv confirms its pause: a window of a few ms, too short to catch
-        // by polling pw-link reliably, so the daemon's own account is the oracle for it.
+        // Muted by policy until mpv confirms its pause: a window of a few ms, too short to catch
+        // by polling reliably, so the daemon's own account is the oracle for it.
         try rig.daemon.waitForLog("paused: its output went away")
-        try rig.daemon.waitForLog("holding stream")
+        try rig.daemon.waitForLog("pausing org.mpris.MediaPlayer2.mpv over MPRIS (its output went away)")
         let unlinked = milliseconds(since: unplugged)
         try rig.waitForStatus("Paused")
         // Paused, it goes back on its new route (silent), so play resumes there.

@@ -186,11 +186,10 @@ final class PolicyCoordinator: @unchecked Sendable {
             }
         case .playing:
             cancelIdleTimer(stream.id)
-            // A stream held after its output went away cannot really run: a "running" report
+            // A stream paused after its output went away is held or muted: a "running" report
             // then is a late echo of our own relinking, not its user playing again (that
-            // shows as an uncork, or an MPRIS player's Play).
-            let heldForRouteLoss = effects[record.session]?.pausedForRouteLoss == true
-                && effects[record.session]?.isHeld == true && previous != .pausedByUser
+            // shows as an uncork, or an MPRIS player's Play once the pause is confirmed).
+            let heldForRouteLoss = effects[record.session]?.pausedForRouteLoss == true && previous != .pausedByUser
             if !record.reportedActive, !heldForRouteLoss { start(stream) }
         case .idle:
             if previous == .pausedByUser {

@@ -28,7 +28,10 @@ struct SessionEffects: Equatable {
     }
 
     var isHeld: Bool {
-        interruption == .unlink || (interruption == .sessionAPI && enforcedAfterGrace) || (routeLoss != nil && routeLoss != .mute)
+        interruption == .unlink || (interruption == .sessionAPI && enforcedAfterGrace) || routeLoss == .unlink
     }
-    var isMuted: Bool { interruption == .mute || routeLoss == .mute }
+    /// A player asked over MPRIS to pause after its output went away is muted meanwhile, not
+    /// unlinked: an unlinked pulse stream may never complete the player's own cork, and the
+    /// player (mpv) then hangs in it instead of pausing.
+    var isMuted: Bool { interruption == .mute || routeLoss == .mute || routeLoss == .mpris }
 }
