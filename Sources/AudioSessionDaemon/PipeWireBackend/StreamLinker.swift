@@ -175,14 +175,31 @@ final class StreamLinker: @unchecked Sendable {
 
     // MARK: - Reconciliation
 
+    /// What every stream's decision reads from one snapshot: the devices and the effective
+    /// defaults. Built once per reconciliation, not once per stream.
+    private struct Devices {
+        let endpoints: [LinkEndpoint]
+        let defaults: [StreamDirection: LinkEndpoint]
+    }
+
+    private func devices(in snapshot: GraphSnapshot) -> Devices {
+        let endpoints = GraphEndpoints.endpoints(in: snapshot)
+        var defaults: [StreamDirection: LinkEndpoint] = [:]
+        for direction in StreamDirection.allCases {
+            defaults[direction] = effectiveDefault(direction, endpoints: endpoints, in: snapshot)
+        }
+        return Devices(endpoints: endpoints, defaults: defaults)
+    }
+
     private func reconcileAll(in snapshot: GraphSnapshot) {
         publishEffectiveDefaults(in: snapshot)
+        let devices = devices(in: snapshot)
         for node in snapshot.nodes.values where GraphEndpoints.streamDirection(of: node) != nil {
-            reconcile(streamID: node.id, in: snapshot)
+            reconcile(streamID: node.id, in: snapshot, devices: devices)
         }
     }
 
-    private func reconcile(streamID: GlobalID, in snapshot: GraphSnapshot) {
+    private func reconcile(streamID: GlobalID, in snapshot: GraphSnapshot, devices known: Devices? = nil) {
         guard let stream = snapshot.nodes[streamID], let direction = GraphEndpoints.streamDirection(of: stream)
         else { return }
         if held.contains(streamID) {
@@ -196,11 +213,11 @@ final class StreamLinker: @unchecked Sendable {
             if portsRequested.insert(streamID).inserted { graph.configurePorts(node: streamID) }
             return
         }
-        let endpoints = GraphEndpoints.endpoints(in: snapshot)
+        let devices = known ?? devices(in: snapshot)
+        let endpoints = devices.endpoints
         let request = GraphEndpoints.request(for: stream, direction: direction, in: snapshot)
         let target = LinkTargetResolver.target(
-            for: request, endpoints: endpoints,
-            defaultEndpoint: effectiveDefault(direction, endpoints: endpoints, in: snapshot))
+            for: request, endpoints: endpoints, defaultEndpoint: devices.defaults[direction])
         let (wanted, reason) = wantedDevices(stream, direction, request, target, endpoints)
         if case .requested(let endpoint) = target { pinned[streamID] = endpoint.id } else { pinned[streamID] = nil }
         let previous = linked[streamID] ?? []
