@@ -14,6 +14,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
     ],
     targets: [
@@ -33,7 +34,10 @@ let package = Package(
         // --- Mechanism: the PipeWire graph, observed and acted on (decides nothing) --------
         .target(
             name: "PipeWireGraph",
-            dependencies: ["PipeWireShim", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "PipeWireShim", .product(name: "Logging", package: "swift-log"),
+                .product(name: "HashTreeCollections", package: "swift-collections"),
+            ]),
 
         // --- Policy: every decision, pure Swift, no I/O, injected clock ---------------------
         .target(name: "SessionPolicy"),

@@ -5,7 +5,8 @@ import Synchronization
 /// The PipeWire graph, mirrored and acted on. Mechanism only: it observes and carries out,
 /// it decides nothing.
 ///
-/// libpipewire runs on a dedicated loop thread. `snapshot` is readable from any thread;
+/// libpipewire runs on a dedicated loop thread. `snapshot` is readable from any thread (off
+/// the loop it is fetched from the loop, so the mirror is never shared between events);
 /// actions may be called from any thread (they are queued onto the loop) and from inside the
 /// observer (they run right away, in call order).
 ///
@@ -57,6 +58,9 @@ public final class PipeWireGraph: @unchecked Sendable {
     private let loopThread: LoopThread
     private var session: GraphSession!
     private let logger: Logger
+    /// The snapshot last handed to another thread: what such a reader gets when the loop is
+    /// not running. Not updated per event: a copy kept across events would make the mirror's
+    /// next change copy the paths it shares.
     private let published = Mutex(GraphSnapshot())
     private let connected = Mutex(false)
     private let problem = Mutex<String?>(nil)
@@ -138,8 +142,31 @@ public final class PipeWireGraph: @unchecked Sendable {
         for continuation in continuations { continuation.finish() }
     }
 
-    /// The latest published state; thread-safe.
-    public var snapshot: GraphSnapshot { published.withLock { $0 } }
+    /// The graph as mirrored now; thread-safe. On the loop thread (inside the observer or
+    /// `perform`) it is the mirror itself; from another thread it is copied on the loop, after
+    /// the events already being delivered.
+    public var snapshot: GraphSnapshot {
+        let session = self.session!
+        if loopThread.isOnLoopThread { return session.mirror }
+        let fetched = Mutex<GraphSnapshot?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let queued = stoppedLock.withLock { () -> Bool in
+            guard lifecycle.withLock({ $0 == .running }) else { return false }
+            loopThread.enqueue { [self] in
+                let mirror = session.mirror
+                published.withLock { $0 = mirror }
+                fetched.withLock { $0 = mirror }
+                done.signal()
+            }
+            return true
+        }
+        // The loop answers within microseconds; the bound only keeps a reader from hanging on
+        // a loop that is blocked (it then gets the last snapshot read).
+        if queued, done.wait(timeout: .now() + .seconds(2)) == .success, let mirror = fetched.withLock({ $0 }) {
+            return mirror
+        }
+        return published.withLock { $0 }
+    }
 
     /// Why the last connection attempt failed ("PipeWire is not running: ... remote ... runtime
     /// dir ..."), nil once connected. Lets a one-shot tool say so and exit instead of retrying.
@@ -258,9 +285,8 @@ public final class PipeWireGraph: @unchecked Sendable {
         }
     }
 
-    /// On the loop thread: publish the snapshot, then tell the observer and the streams.
+    /// On the loop thread: tell the observer and the streams.
     private func deliver(_ event: GraphEvent, _ snapshot: GraphSnapshot) {
-        published.withLock { $0 = snapshot }
         switch event {
         case .connected: connected.withLock { $0 = true }
         case .disconnected: connected.withLock { $0 = false }

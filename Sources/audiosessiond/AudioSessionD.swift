@@ -41,11 +41,8 @@ struct AudioSessionD: ParsableCommand {
 
     func run() throws {
         let level: Logger.Level = verbose ? .debug : .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        let environment = ProcessInfo.processInfo.environment
+        LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, level: level, environment: environment) }
         let logger = Logger(label: "audiosessiond")
         var options = DaemonOptions(linksStreams: !noLinking, remote: remote, extraRulesDirectories: rulesDirectories)
         if let stateDirectory { options.stateDirectory = URL(fileURLWithPath: stateDirectory) }

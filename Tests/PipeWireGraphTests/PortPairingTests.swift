@@ -54,12 +54,12 @@ import Testing
         var snapshot = GraphSnapshot()
         snapshot.nodes[1] = Node(id: 1, name: "speaker", mediaClass: "Audio/Sink")
         snapshot.nodes[2] = Node(id: 2, name: "recorder", mediaClass: "Stream/Input/Audio")
-        for port in ports(1, .input, ["FL", "FR"], firstID: 10) { snapshot.ports[port.id] = port }
+        for port in ports(1, .input, ["FL", "FR"], firstID: 10) { snapshot.insert(port) }
         for var port in ports(1, .output, ["FL", "FR"], firstID: 12) {
             port.isMonitor = true
-            snapshot.ports[port.id] = port
+            snapshot.insert(port)
         }
-        for port in ports(2, .input, ["FL", "FR"], firstID: 20) { snapshot.ports[port.id] = port }
+        for port in ports(2, .input, ["FL", "FR"], firstID: 20) { snapshot.insert(port) }
         let result = PortPairing.pairs(in: snapshot, output: 1, input: 2).map { [$0.outputPort, $0.inputPort] }
         #expect(result == [[12, 20], [13, 21]])
     }

@@ -18,10 +18,14 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private var volumes = StreamVolumes()
     /// The graph clock last reported to the policy.
     private var lastHardware: GraphHardware?
+    /// Each stream's merged properties, with what they were merged from.
+    private var propertyMerges: [GlobalID: PropertyMerge] = [:]
     /// Gain factors asked for before the stream's Props were known.
     private var deferredGain: [GlobalID: Double] = [:]
     private var ports = PortTracker()
-    private var snapshot = GraphSnapshot()
+    /// The mirror, read where it lives: kept across events, a copy would make the mirror's
+    /// every change copy what it shares.
+    private var snapshot: GraphSnapshot { graph.snapshot }
     private var attached = false
     /// Where translated events go (the policy coordinator).
     var onEvent: ((BackendEvent) -> Void)?
@@ -36,7 +40,6 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     // MARK: - Graph events in
 
     func handle(_ event: GraphEvent, in snapshot: GraphSnapshot) {
-        self.snapshot = snapshot
         switch event {
         case .connected:
             attached = false
@@ -53,6 +56,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             ports.reset()
             volumes.removeAll()
             deferredGain.removeAll()
+            propertyMerges.removeAll()
             journal = EnforcementJournal()
             journalFile.write(journal)
             onEvent?(.lost)
@@ -86,6 +90,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             if GraphEndpoints.streamDirection(of: node) != nil {
                 volumes.forget(node.id)
                 deferredGain[node.id] = nil
+                propertyMerges[node.id] = nil
                 if journal.streams.removeValue(forKey: String(node.id)) != nil { journalFile.write(journal) }
                 onEvent?(.streamRemoved(node.id))
             } else if GraphEndpoints.endpointDirection(of: node) != nil {
@@ -148,13 +153,32 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private func backendStream(_ node: Node) -> BackendStream? {
         guard let direction = GraphEndpoints.streamDirection(of: node) else { return nil }
         let client = snapshot.client(of: node)
-        let properties = (client?.properties ?? [:]).merging(node.properties) { _, nodeValue in nodeValue }
+        let properties = mergedProperties(of: node, client: client)
         let activity: StreamActivity =
             node.isCorked ? .pausedByUser : (node.state == .running ? .playing : .idle)
         let appName = properties["application.name"] ?? properties["application.process.binary"] ?? node.name
         return BackendStream(
             id: node.id, client: node.clientID ?? 0, direction: direction, properties: properties,
             activity: activity, appName: appName, processID: client?.pid)
+    }
+
+    /// The stream's properties over its client's, merged again only when either changed: a
+    /// stream's state and volume change far more often than its properties (a hundred
+    /// streams cut off and back in per call), and the merge was a tenth of the daemon's time.
+    private func mergedProperties(of node: Node, client: Client?) -> [String: String] {
+        let clientProperties = client?.properties ?? [:]
+        if let cached = propertyMerges[node.id], cached.node == node.properties, cached.client == clientProperties {
+            return cached.merged  // equal dictionaries sharing storage compare in O(1)
+        }
+        let merged = clientProperties.merging(node.properties) { _, nodeValue in nodeValue }
+        propertyMerges[node.id] = PropertyMerge(node: node.properties, client: clientProperties, merged: merged)
+        return merged
+    }
+
+    private struct PropertyMerge {
+        let node: [String: String]
+        let client: [String: String]
+        let merged: [String: String]
     }
 
     // MARK: - Actions out

@@ -36,6 +36,14 @@ final class StreamLinker: @unchecked Sendable {
     /// Links we asked PipeWire to destroy: asked once each, so a link the mirror still shows
     /// (its removal not yet seen) is not destroyed again on every event of its stream.
     private var unlinking: Set<GlobalID> = []
+    /// The devices and effective defaults, until a device, the `default` metadata or the
+    /// policy's defaults change: most events (a stream's ports, links, state) change none of
+    /// them, and reading them walks every node.
+    private var knownDevices: Devices?
+    /// What each stream was last linked with (``LinkSignature``).
+    private var linkSignatures: [GlobalID: LinkSignature] = [:]
+    /// Streams just released: linking them back where they were is logged at debug level.
+    private var relinking: Set<GlobalID> = []
 
     init(graph: PipeWireGraph, logger: Logger) {
         self.graph = graph
@@ -43,6 +51,7 @@ final class StreamLinker: @unchecked Sendable {
     }
 
     func handle(_ event: GraphEvent, in snapshot: GraphSnapshot) {
+        if Self.mayChangeDevices(event) { knownDevices = nil }
         switch event {
         case .connected, .disconnected:
             linked.removeAll()
@@ -52,6 +61,8 @@ final class StreamLinker: @unchecked Sendable {
             unlinking.removeAll()
             portsRequested.removeAll()
             held.removeAll()
+            relinking.removeAll()
+            linkSignatures.removeAll()
             ready = false
             providedDefaultMetadata = false
         case .initialSyncComplete:
@@ -74,6 +85,22 @@ final class StreamLinker: @unchecked Sendable {
     }
 
     // MARK: - Events
+
+    /// Whether the event can change the devices or the effective defaults (``Devices``).
+    private static func mayChangeDevices(_ event: GraphEvent) -> Bool {
+        switch event {
+        case .connected, .disconnected, .initialSyncComplete:
+            true
+        case .added(.node(let node)), .changed(.node(let node)), .removed(.node(let node)):
+            GraphEndpoints.endpointDirection(of: node) != nil
+        case .added(.metadata(let metadata)), .changed(.metadata(let metadata)), .removed(.metadata(let metadata)):
+            metadata.name == GraphEndpoints.defaultMetadata
+        case .metadataChanged(let name, _, _, _):
+            name == GraphEndpoints.defaultMetadata
+        default:
+            false
+        }
+    }
 
     private func objectAppearedOrChanged(_ object: GraphObject, isNew: Bool, in snapshot: GraphSnapshot) {
         switch object {
@@ -108,6 +135,8 @@ final class StreamLinker: @unchecked Sendable {
             pinned[node.id] = nil
             portsRequested.remove(node.id)
             held.remove(node.id)
+            relinking.remove(node.id)
+            linkSignatures[node.id] = nil
         } else if GraphEndpoints.endpointDirection(of: node) != nil {
             // The device's links died with it: its streams move to their new target.
             for stream in linked.keys { linked[stream]?.remove(node.id) }
@@ -139,6 +168,7 @@ final class StreamLinker: @unchecked Sendable {
         let wanted: [StreamDirection: GlobalID] = [.playback: output, .capture: input].compactMapValues { $0 }
         guard wanted != preferredDefaults else { return }
         preferredDefaults = wanted
+        knownDevices = nil
         guard ready else { return }
         publishEffectiveDefaults(in: snapshot)
     }
@@ -148,9 +178,11 @@ final class StreamLinker: @unchecked Sendable {
     /// Takes a stream off its device and keeps it off: its app's clock stops, it freezes.
     func hold(_ stream: GlobalID, in snapshot: GraphSnapshot) {
         guard held.insert(stream).inserted else { return }
-        logger.info("holding stream \(stream): unlinked until released")
+        // Per stream at debug: a call holds every music stream; the coordinator logs the session.
+        logger.debug("holding stream \(stream): unlinked until released")
         unlinkEverything(of: stream, in: snapshot)
         linked[stream] = nil
+        linkSignatures[stream] = nil
     }
 
     /// The device a stream plays on because it named it (not its session's route), if any.
@@ -162,7 +194,8 @@ final class StreamLinker: @unchecked Sendable {
     /// Lets a held stream be linked again, where the linking policy says.
     func release(_ stream: GlobalID, in snapshot: GraphSnapshot) {
         guard held.remove(stream) != nil else { return }
-        logger.info("releasing stream \(stream)")
+        logger.debug("releasing stream \(stream)")
+        relinking.insert(stream)
         reconcile(streamID: stream, in: snapshot)
     }
 
@@ -182,24 +215,34 @@ final class StreamLinker: @unchecked Sendable {
         let defaults: [StreamDirection: LinkEndpoint]
     }
 
+    /// The devices a stream was linked to, how many ports they and the stream had, and how many
+    /// links the stream had: when none changed, linking again would find nothing to do.
+    private struct LinkSignature: Equatable {
+        let devices: Set<GlobalID>
+        let ports: Int
+        let links: Int
+    }
+
     private func devices(in snapshot: GraphSnapshot) -> Devices {
+        if let knownDevices { return knownDevices }
         let endpoints = GraphEndpoints.endpoints(in: snapshot)
         var defaults: [StreamDirection: LinkEndpoint] = [:]
         for direction in StreamDirection.allCases {
             defaults[direction] = effectiveDefault(direction, endpoints: endpoints, in: snapshot)
         }
-        return Devices(endpoints: endpoints, defaults: defaults)
+        let devices = Devices(endpoints: endpoints, defaults: defaults)
+        knownDevices = devices
+        return devices
     }
 
     private func reconcileAll(in snapshot: GraphSnapshot) {
         publishEffectiveDefaults(in: snapshot)
-        let devices = devices(in: snapshot)
         for node in snapshot.nodes.values where GraphEndpoints.streamDirection(of: node) != nil {
-            reconcile(streamID: node.id, in: snapshot, devices: devices)
+            reconcile(streamID: node.id, in: snapshot)
         }
     }
 
-    private func reconcile(streamID: GlobalID, in snapshot: GraphSnapshot, devices known: Devices? = nil) {
+    private func reconcile(streamID: GlobalID, in snapshot: GraphSnapshot) {
         guard let stream = snapshot.nodes[streamID], let direction = GraphEndpoints.streamDirection(of: stream)
         else { return }
         if held.contains(streamID) {
@@ -208,12 +251,12 @@ final class StreamLinker: @unchecked Sendable {
             unlinkEverything(of: streamID, in: snapshot)
             return
         }
-        if snapshot.ports(of: streamID).isEmpty {
+        if snapshot.portCount(of: streamID) == 0 {
             // Without a session manager a stream has no ports until someone configures them.
             if portsRequested.insert(streamID).inserted { graph.configurePorts(node: streamID) }
             return
         }
-        let devices = known ?? devices(in: snapshot)
+        let devices = devices(in: snapshot)
         let endpoints = devices.endpoints
         let request = GraphEndpoints.request(for: stream, direction: direction, in: snapshot)
         let target = LinkTargetResolver.target(
@@ -233,9 +276,22 @@ final class StreamLinker: @unchecked Sendable {
         }
         if previous != wanted {
             let names = wanted.sorted().map { snapshot.nodes[$0]?.name ?? "\($0)" }.joined(separator: " + ")
-            logger.info("linking \(direction) stream \(streamID) '\(stream.name)' → \(names) (\(reason))")
+            let level: Logger.Level = relinking.contains(streamID) ? .debug : .info
+            logger.log(level: level, "linking \(direction) stream \(streamID) '\(stream.name)' → \(names) (\(reason))")
         }
+        relinking.remove(streamID)
+        // Linking is idempotent but not free (ports paired, links looked up): when the devices,
+        // their ports and the stream's links are what they were last time, there is nothing to
+        // do. Most events of a linked stream (its state, its volume) change none of them.
+        let signature = LinkSignature(
+            devices: wanted, ports: wanted.reduce(snapshot.portCount(of: streamID)) { $0 + snapshot.portCount(of: $1) },
+            links: snapshot.linkCount(of: streamID))
+        if previous == wanted, linkSignatures[streamID] == signature, !relinking.contains(streamID) { return }
+        linkSignatures[streamID] = signature
         linked[streamID] = wanted
+        // A destroy not yet sent is cancelled by linking again (the graph paces destroys):
+        // such a link must be destroyable again by the next hold.
+        for link in snapshot.links(of: streamID) { unlinking.remove(link.id) }
         for device in wanted.sorted() {
             direction == .playback ? graph.link(output: streamID, input: device) : graph.link(output: device, input: streamID)
         }
@@ -277,11 +333,11 @@ final class StreamLinker: @unchecked Sendable {
     /// clients (`pactl info`), `wpctl` and mixers see the device streams actually follow.
     private func publishEffectiveDefaults(in snapshot: GraphSnapshot) {
         guard let metadata = snapshot.metadata[GraphEndpoints.defaultMetadata] else { return }
-        let endpoints = GraphEndpoints.endpoints(in: snapshot)
+        let devices = devices(in: snapshot)
         for direction in StreamDirection.allCases {
             let key = GraphEndpoints.keys(for: direction).effective
             let current = GraphEndpoints.deviceName(inMetadataValue: metadata.value(for: key, subject: 0))
-            let wanted = effectiveDefault(direction, endpoints: endpoints, in: snapshot)?.name
+            let wanted = devices.defaults[direction]?.name
             guard current != wanted else { continue }
             graph.setMetadata(
                 GraphEndpoints.defaultMetadata, subject: 0, key: key,

@@ -8,7 +8,10 @@ extension GraphSession {
     /// so calling this again on every new port is cheap and idempotent.
     func link(output: GlobalID, input: GlobalID) {
         guard let core else { return }
-        let existing = Set(mirror.links.values.map { PortPairing.Pair(outputPort: $0.outputPort, inputPort: $0.inputPort) })
+        let links = mirror.links(of: output)
+        // A link wanted again is no longer destroyed, if its destroy has not gone out yet.
+        for link in links where link.inputNode == input { linkDestroys.cancel(link.id) }
+        let existing = Set(links.map { PortPairing.Pair(outputPort: $0.outputPort, inputPort: $0.inputPort) })
         for pair in PortPairing.pairs(in: mirror, output: output, input: input)
         where !existing.contains(pair) && ownedLinks[pair] == nil {
             guard let proxy = pws_core_create_link(core, output, pair.outputPort, input, pair.inputPort) else {
@@ -19,9 +22,29 @@ extension GraphSession {
         }
     }
 
+    /// Destroys a link; paced with the other destroys of the moment (``PacedRequests``).
     func unlink(_ link: GlobalID) {
         guard let registry else { return }
-        _ = pws_registry_destroy(registry, link)
+        switch linkDestroys.admit(link) {
+        case .queued:
+            break
+        case .send:
+            _ = pws_registry_destroy(registry, link)
+        case .sendThenRoundTrip:
+            _ = pws_registry_destroy(registry, link)
+            awaitLinkDestroys()
+        }
+    }
+
+    /// A round-trip later, the next (larger) batch of queued destroys.
+    private func awaitLinkDestroys() {
+        sync { [weak self] completed in
+            guard let self else { return }
+            guard completed, let registry = self.registry else { return self.linkDestroys.reset() }
+            let (batch, roundTrip) = self.linkDestroys.roundTripDone()
+            for link in batch { _ = pws_registry_destroy(registry, link) }
+            if roundTrip { self.awaitLinkDestroys() }
+        }
     }
 
     func unlinkAll(between output: GlobalID, and input: GlobalID) {

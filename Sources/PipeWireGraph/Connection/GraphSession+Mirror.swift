@@ -8,7 +8,7 @@ extension GraphSession {
     func registryGlobal(id: GlobalID, type: String, version: UInt32, properties: [String: String]) {
         if type == "PipeWire:Interface:Port" {
             guard let port = Port(globalID: id, properties: properties) else { return }
-            mirror.ports[id] = port
+            mirror.insert(port)
             emit(.added(.port(port)))
             return
         }
@@ -33,11 +33,14 @@ extension GraphSession {
     }
 
     func registryGlobalRemove(id: GlobalID) {
-        if let link = ownedLinks.values.first(where: { $0.globalID == id }) {
+        // Ours, found through the mirror's link (its port pair) without a scan; a link removed
+        // before its info arrived is looked for among ours.
+        let mirrored = mirror.links[id].flatMap { ownedLinks[PortPairing.Pair(outputPort: $0.outputPort, inputPort: $0.inputPort)] }
+        if let link = mirrored?.globalID == id ? mirrored : ownedLinks.values.first(where: { $0.globalID == id }) {
             ownedLinks[link.pair] = nil
             link.destroy()
         }
-        if let port = mirror.ports.removeValue(forKey: id) {
+        if let port = mirror.removePort(id) {
             emit(.removed(.port(port)))
             return
         }
@@ -50,7 +53,7 @@ extension GraphSession {
         case .node:
             if let node = mirror.nodes.removeValue(forKey: id) { emit(.removed(.node(node))) }
         case .link:
-            if let link = mirror.links.removeValue(forKey: id) { emit(.removed(.link(link))) }
+            if let link = mirror.removeLink(id) { emit(.removed(.link(link))) }
         case .device:
             if let device = mirror.devices.removeValue(forKey: id) { emit(.removed(.device(device))) }
         case .metadata:
@@ -162,7 +165,7 @@ extension GraphSession {
         if info.change_mask & ChangeMask.linkProps != 0 {
             link.properties.merge([String: String](spaDict: info.props)) { $1 }
         }
-        mirror.links[proxy.id] = link
+        mirror.insert(link)
         publish(proxy, old: old.map(GraphObject.link), new: .link(link))
     }
 

@@ -29,6 +29,8 @@ final class GraphSession: @unchecked Sendable {
 
     var bound: [GlobalID: BoundProxy] = [:]
     var ownedLinks: [PortPairing.Pair: OwnedLink] = [:]
+    /// Link destroys not sent yet: they go out in growing batches, one per round-trip.
+    var linkDestroys = PacedRequests<GlobalID>()
     /// Owned links whose proxies are to be destroyed once the current callback returns.
     var retiredLinks: [OwnedLink] = []
     /// The mirror being built; published (copied) after each change.
@@ -184,6 +186,7 @@ final class GraphSession: @unchecked Sendable {
         for (_, handler) in handlers.sorted(by: { $0.key < $1.key }) { handler(false) }
         for link in ownedLinks.values { link.destroy() }
         ownedLinks = [:]
+        linkDestroys.reset()
         destroyRetiredLinks()
         for proxy in bound.values { proxy.destroy() }
         bound = [:]

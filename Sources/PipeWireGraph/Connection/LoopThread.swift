@@ -69,8 +69,13 @@ final class LoopThread: @unchecked Sendable {
 
     /// Always runs `work` later, on the loop thread, after the work already queued.
     func enqueue(_ work: @escaping @Sendable () -> Void) {
-        queue.withLock { $0.append(work) }
-        if let wakeSource { _ = pws_loop_signal_event(loop, wakeSource) }
+        // One signal per batch: work added to a non-empty queue is drained with it (drain
+        // loops until the queue is empty), so a burst costs one eventfd write, not one each.
+        let wasEmpty = queue.withLock { queue in
+            queue.append(work)
+            return queue.count == 1
+        }
+        if wasEmpty, let wakeSource { _ = pws_loop_signal_event(loop, wakeSource) }
     }
 
     private func drain() {

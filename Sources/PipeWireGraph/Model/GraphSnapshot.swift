@@ -1,25 +1,90 @@
 import Foundation
+import HashTreeCollections
 
-/// An immutable view of the PipeWire graph at one instant. Cheap to copy (copy-on-write dictionaries).
+/// An immutable view of the PipeWire graph at one instant.
+///
+/// Its tables are persistent hash tries (`TreeDictionary`): a copy shares everything with its
+/// original, and changing one object copies only the path to it. The mirror changes one object
+/// per event while the published snapshot and the daemon hold copies of the previous one, so
+/// with plain dictionaries every event copied whole tables (most of the daemon's time at 100
+/// streams). Ports and links are also indexed by node, so a node's ports and links are found
+/// without a scan.
 public struct GraphSnapshot: Sendable, Equatable {
-    public var clients: [GlobalID: Client]
-    public var nodes: [GlobalID: Node]
-    public var ports: [GlobalID: Port]
-    public var links: [GlobalID: Link]
-    public var devices: [GlobalID: Device]
+    public typealias Table<Value> = TreeDictionary<GlobalID, Value>
+
+    public var clients: Table<Client>
+    public var nodes: Table<Node>
+    /// Change with ``insert(_:)-port`` / ``removePort(_:)`` so the per-node index stays true.
+    public private(set) var ports: Table<Port>
+    /// Change with ``insert(_:)-link`` / ``removeLink(_:)`` so the per-node index stays true.
+    public private(set) var links: Table<Link>
+    public var devices: Table<Device>
     /// By `metadata.name`: "default", "settings", ...
     public var metadata: [String: Metadata]
+    /// Port ids by their node.
+    private var portsByNode: Table<Set<GlobalID>> = [:]
+    /// Link ids by each of their two nodes.
+    private var linksByNode: Table<Set<GlobalID>> = [:]
 
     public init(
-        clients: [GlobalID: Client] = [:], nodes: [GlobalID: Node] = [:], ports: [GlobalID: Port] = [:],
-        links: [GlobalID: Link] = [:], devices: [GlobalID: Device] = [:], metadata: [String: Metadata] = [:]
+        clients: Table<Client> = [:], nodes: Table<Node> = [:], ports: Table<Port> = [:],
+        links: Table<Link> = [:], devices: Table<Device> = [:], metadata: [String: Metadata] = [:]
     ) {
         self.clients = clients
         self.nodes = nodes
-        self.ports = ports
-        self.links = links
+        self.ports = [:]
+        self.links = [:]
         self.devices = devices
         self.metadata = metadata
+        for port in ports.values { insert(port) }
+        for link in links.values { insert(link) }
+    }
+
+    public static func == (lhs: GraphSnapshot, rhs: GraphSnapshot) -> Bool {
+        lhs.clients == rhs.clients && lhs.nodes == rhs.nodes && lhs.ports == rhs.ports && lhs.links == rhs.links
+            && lhs.devices == rhs.devices && lhs.metadata == rhs.metadata
+    }
+
+    // MARK: - Changing ports and links (the mirror)
+
+    public mutating func insert(_ port: Port) {
+        if let old = ports.updateValue(port, forKey: port.id), old.nodeID != port.nodeID {
+            Self.remove(port.id, under: old.nodeID, from: &portsByNode)
+        }
+        Self.add(port.id, under: port.nodeID, to: &portsByNode)
+    }
+
+    @discardableResult
+    public mutating func removePort(_ id: GlobalID) -> Port? {
+        guard let port = ports.removeValue(forKey: id) else { return nil }
+        Self.remove(id, under: port.nodeID, from: &portsByNode)
+        return port
+    }
+
+    public mutating func insert(_ link: Link) {
+        if let old = links.updateValue(link, forKey: link.id) {
+            Self.remove(link.id, under: old.outputNode, from: &linksByNode)
+            Self.remove(link.id, under: old.inputNode, from: &linksByNode)
+        }
+        Self.add(link.id, under: link.outputNode, to: &linksByNode)
+        Self.add(link.id, under: link.inputNode, to: &linksByNode)
+    }
+
+    @discardableResult
+    public mutating func removeLink(_ id: GlobalID) -> Link? {
+        guard let link = links.removeValue(forKey: id) else { return nil }
+        Self.remove(id, under: link.outputNode, from: &linksByNode)
+        Self.remove(id, under: link.inputNode, from: &linksByNode)
+        return link
+    }
+
+    private static func add(_ id: GlobalID, under node: GlobalID, to index: inout Table<Set<GlobalID>>) {
+        index[node, default: []].insert(id)  // in place: a device's set of links is not copied
+    }
+
+    private static func remove(_ id: GlobalID, under node: GlobalID, from index: inout Table<Set<GlobalID>>) {
+        guard index[node]?.remove(id) != nil else { return }
+        if index[node]?.isEmpty == true { index[node] = nil }
     }
 
     public var isEmpty: Bool {
@@ -28,26 +93,33 @@ public struct GraphSnapshot: Sendable, Equatable {
 
     /// Ports of `node`, optionally of one direction, in `port.id` order (the node's own order).
     public func ports(of node: GlobalID, direction: Direction? = nil) -> [Port] {
-        ports.values
-            .filter { $0.nodeID == node && (direction == nil || $0.direction == direction) }
+        (portsByNode[node] ?? [])
+            .compactMap { ports[$0] }
+            .filter { direction == nil || $0.direction == direction }
             .sorted { ($0.portIndex, $0.id) < ($1.portIndex, $1.id) }
     }
+
+    /// How many ports of `node` the mirror has (no copies).
+    public func portCount(of node: GlobalID) -> Int { portsByNode[node]?.count ?? 0 }
 
     /// True when every port the node's info announces is in the mirror (ports arrive one by one).
     public func hasAllPorts(of node: GlobalID) -> Bool {
         guard let info = nodes[node] else { return false }
         let expected = info.inputPortCount + info.outputPortCount
-        return expected > 0 && ports(of: node).count == expected
+        return expected > 0 && portCount(of: node) == expected
     }
 
     /// Links that start or end at `node`, by id.
     public func links(of node: GlobalID) -> [Link] {
-        links.values.filter { $0.outputNode == node || $0.inputNode == node }.sorted { $0.id < $1.id }
+        (linksByNode[node] ?? []).sorted().compactMap { links[$0] }
     }
+
+    /// How many links start or end at `node` (no copies).
+    public func linkCount(of node: GlobalID) -> Int { linksByNode[node]?.count ?? 0 }
 
     /// Links from `output` to `input`, by id.
     public func links(from output: GlobalID, to input: GlobalID) -> [Link] {
-        links.values.filter { $0.outputNode == output && $0.inputNode == input }.sorted { $0.id < $1.id }
+        links(of: output).filter { $0.outputNode == output && $0.inputNode == input }
     }
 
     public func node(named name: String) -> Node? {
