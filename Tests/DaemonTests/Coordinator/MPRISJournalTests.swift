@@ -82,6 +82,7 @@ struct MPRISJournalTests {
         coordinator.handle(.streamAppeared(call()))
         try await buttons.waitFor(["Pause \(Self.mpv)"])
         status(.paused)
+        #expect(journal == [entry()])
     }
 
     // MARK: - The journal follows the pause
