@@ -12,9 +12,10 @@ struct MPRISLeftoverTests {
     typealias Rig = MPRISInterruptionTests.Rig
     static let mpv = "org.mpris.MediaPlayer2.mpv"
 
-    /// mpv plays; a call pauses it over MPRIS, confirmed; the journal names it.
-    private func musicPausedByACall(_ rig: Rig) async throws -> ManagedProcess {
-        _ = try await rig.startPlayingMusic()
+    /// mpv plays; a call pauses it over MPRIS, confirmed; the journal names it. `ao`: `pulse`
+    /// (a pause corks mpv's stream) or `pipewire` (a pause leaves it idle).
+    private func musicPausedByACall(_ rig: Rig, ao: String = "pulse") async throws -> ManagedProcess {
+        _ = try await rig.startPlayingMusic(ao: ao)
         let call = try rig.startCall()
         try await rig.waitForStatus("Paused")
         try await rig.waitForLog("confirmed Paused")
@@ -28,10 +29,11 @@ struct MPRISLeftoverTests {
         }
     }
 
-    @Test func sigtermDuringACallPlaysThePlayerAgain() async throws {
+    @Test(arguments: ["pulse", "pipewire"])
+    func sigtermDuringACallPlaysThePlayerAgain(ao: String) async throws {
         let rig = try await Rig().ready()
         defer { rig.stop() }
-        _ = try await musicPausedByACall(rig)
+        _ = try await musicPausedByACall(rig, ao: ao)
 
         #expect(try rig.stopDaemon(SIGTERM) == 0)
         #expect(rig.log.contains("stopping: playing \(Self.mpv) again over MPRIS"), "log:\n\(rig.log)")
@@ -39,10 +41,11 @@ struct MPRISLeftoverTests {
         #expect(rig.mprisJournal == nil, "the Play was answered before exit: nothing owed")
     }
 
-    @Test func sigkillDuringACallThatEndedMeanwhilePlaysThePlayerOnRestart() async throws {
+    @Test(arguments: ["pulse", "pipewire"])
+    func sigkillDuringACallThatEndedMeanwhilePlaysThePlayerOnRestart(ao: String) async throws {
         let rig = try await Rig().ready()
         defer { rig.stop() }
-        let call = try await musicPausedByACall(rig)
+        let call = try await musicPausedByACall(rig, ao: ao)
 
         try rig.stopDaemon(SIGKILL)
         call.terminate()
@@ -55,10 +58,11 @@ struct MPRISLeftoverTests {
         try await waitForNoJournal(rig)
     }
 
-    @Test func sigkillDuringACallThatGoesOnKeepsThePlayerPausedUntilTheCallEnds() async throws {
+    @Test(arguments: ["pulse", "pipewire"])
+    func sigkillDuringACallThatGoesOnKeepsThePlayerPausedUntilTheCallEnds(ao: String) async throws {
         let rig = try await Rig().ready()
         defer { rig.stop() }
-        let call = try await musicPausedByACall(rig)
+        let call = try await musicPausedByACall(rig, ao: ao)
 
         try rig.stopDaemon(SIGKILL)
         try await rig.restartDaemon()

@@ -141,7 +141,7 @@ extension PolicyCoordinator {
             pause.players[name] = player
         }
         mpris.pauses[id] = pause
-        mprisForgetLeftovers(adoptedBy: pause)
+        mprisForgetLeftovers(adoptedBy: pause, of: id)
         if pause.awaitingPause { return mprisArmConfirmTimer(id) }
         if pause.players.contains(where: { $1.isOwed(in: .paused) && mpris.players[$0]?.status == .paused }) {
             // Paused by us already (an adopted leftover): nothing to press, nothing to hold.

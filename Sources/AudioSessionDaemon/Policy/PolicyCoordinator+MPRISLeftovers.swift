@@ -68,10 +68,14 @@ extension PolicyCoordinator {
         mpris?.leftovers.contains { $0.isSame(as: player) } ?? false
     }
 
-    /// Leftovers a pause now owes its Play: they are journalled with the pause from here on.
-    func mprisForgetLeftovers(adoptedBy pause: MPRISPause) {
+    /// Leftovers the pause of an interrupted session now owes its Play: they are journalled
+    /// with the pause from here on, and the interruption's end plays them.
+    func mprisForgetLeftovers(adoptedBy pause: MPRISPause, of id: SessionID) {
         guard let mpris, !mpris.leftovers.isEmpty else { return }
         let owed = Set(pause.players.values.filter { $0.isOwed(in: pause.phase) }.map(\.identity))
+        for entry in mpris.leftovers where owed.contains(entry) {
+            logger.info("MPRIS: \(entry.busName) was left paused by us and \(id) is still interrupted: the pause is ours again")
+        }
         mpris.leftovers.removeAll { owed.contains($0) }
     }
 
@@ -92,18 +96,16 @@ extension PolicyCoordinator {
                 submit(.streamStarted(id, StreamID(record.stream.id), record.stream.direction))
             }
         }
-        guard mpris.leftovers.contains(entry) else {
-            // Interrupted over MPRIS on the spot: mprisPauseForInterruption took it as ours.
-            logger.info("MPRIS: \(name) was left paused by us and its session is still interrupted: the pause is ours again")
-            return
-        }
+        // Interrupted over MPRIS on the spot: mprisPauseForInterruption took it as ours.
+        guard mpris.leftovers.contains(entry) else { return }
         let interrupted = ownSessions.filter { engine.snapshot(of: $0)?.activity == .interrupted }
         if !interrupted.isEmpty {
             // Interrupted by another method (or since before the player was known): the
             // interruption's end presses Play all the same.
-            for id in interrupted { mprisAdopt(player, into: id) }
-            mpris.leftovers.removeAll { $0 == entry }
-            logger.info("MPRIS: \(name) was left paused by us and \(interrupted.map(\.description).joined(separator: ", ")) is still interrupted: the pause is ours again")
+            for id in interrupted {
+                mprisAdopt(player, into: id)
+                if let pause = mpris.pauses[id] { mprisForgetLeftovers(adoptedBy: pause, of: id) }
+            }
         } else {
             let id = ownSessions[0]
             mprisAdopt(player, into: id)
