@@ -55,7 +55,9 @@ extension PolicyCoordinator {
                 continue
             }
             guard player.status == .paused else {
-                logger.info("MPRIS: \(entry.busName), paused by us before, is \(player.status.rawValue) now: its user took over")
+                // Played or stopped by its user since (a player whose status cannot be read
+                // within the call timeout counts as Stopped: never pressed).
+                logger.info("MPRIS: \(entry.busName), paused by us before, is \(player.status.rawValue) now: not ours to resume")
                 mpris.leftovers.removeAll { $0 == entry }
                 continue
             }
@@ -167,11 +169,13 @@ extension PolicyCoordinator {
                 mpris.pauses[id]?.players[name]?.awaitingPause = false
                 mpris.pauses[id]?.players[name]?.awaitingPlay = true
                 mpris.pauses[id]?.phase = .resuming
-                plays.append(player.identity)
+                if !plays.contains(player.identity) { plays.append(player.identity) }  // one player, two sessions
             }
         }
         for entry in mpris.leftovers {
-            if let player = mpris.players[entry.busName], entry.isSame(as: player), player.status == .paused {
+            if let player = mpris.players[entry.busName], entry.isSame(as: player), player.status == .paused,
+                !plays.contains(entry)
+            {
                 plays.append(entry)
             }
         }
