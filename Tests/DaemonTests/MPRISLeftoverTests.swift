@@ -35,7 +35,9 @@ struct MPRISLeftoverTests {
         defer { rig.stop() }
         _ = try await musicPausedByACall(rig, ao: ao)
 
+        let signalled = ContinuousClock.now
         #expect(try rig.stopDaemon(SIGTERM) == 0)
+        print("MPRIS (--ao=\(ao)): SIGTERM → daemon exited, Play answered, in \(MPRISInterruptionTests.ms(.now - signalled)) ms")
         #expect(rig.log.contains("stopping: playing \(Self.mpv) again over MPRIS"), "log:\n\(rig.log)")
         try await rig.waitForStatus("Playing", timeout: .seconds(3))
         #expect(rig.mprisJournal == nil, "the Play was answered before exit: nothing owed")
@@ -52,9 +54,11 @@ struct MPRISLeftoverTests {
         // Dead daemon: mpv stays paused (that is the danger) ...
         #expect(try rig.status() == "Paused")
         // ... until the next start reads the journal: nothing interrupts it now, so Play.
+        let restarted = ContinuousClock.now
         try await rig.restartDaemon()
         try await rig.waitForLog("was left paused by us and nothing interrupts")
         try await rig.waitForStatus("Playing")
+        print("MPRIS (--ao=\(ao)): daemon restarted → mpv Playing (playerctl) in \(MPRISInterruptionTests.ms(.now - restarted)) ms")
         try await waitForNoJournal(rig)
     }
 
@@ -92,6 +96,22 @@ struct MPRISLeftoverTests {
         call.terminate()
         try await rig.restartDaemon()
         try await expectStaysPaused(rig)
+    }
+
+    @Test func sigtermLeavesAPlayerItsUserTookOverDuringTheCallPaused() async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        _ = try await musicPausedByACall(rig)
+        try rig.playerctl("play")
+        try await rig.waitForLog("played by its user during the interruption")
+        try await rig.waitForStatus("Paused")
+        try rig.playerctl("pause")
+        try await waitForNoJournal(rig)
+
+        #expect(try rig.stopDaemon(SIGTERM) == 0)
+        #expect(!rig.log.contains("stopping: playing"), "log:\n\(rig.log)")
+        _ = try rig.sandbox.run("pw-cli", ["info", "0"])
+        #expect(try rig.status() == "Paused")
     }
 
     @Test func aPlayerItsUserPausedAfterTheCallIsNotPlayedByARestart() async throws {
