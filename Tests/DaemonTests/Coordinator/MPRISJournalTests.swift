@@ -117,6 +117,22 @@ struct MPRISJournalTests {
         #expect(journal == nil)
     }
 
+    @Test func aCallThatStartsWhileOurPlayIsOnItsWayPausesAgainAndStillOwesAPlay() async throws {
+        try await pausedByACall()
+        coordinator.handle(.streamRemoved(2))
+        try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)"])
+        // Another call before mpv reported Playing: Pause goes after our Play, and is owed one.
+        coordinator.handle(.streamAppeared(BackendStream(
+            id: 3, client: 30, direction: .playback, properties: ["media.role": "Communication"], activity: .playing,
+            appName: "voip2", processID: 778)))
+        try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)", "Pause \(Self.mpv)"])
+        status(.playing)  // our Play landing: not its user
+        status(.paused)
+        #expect(journal == [entry()])
+        coordinator.handle(.streamRemoved(3))
+        try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)", "Pause \(Self.mpv)", "Play \(Self.mpv)"])
+    }
+
     // MARK: - Exit
 
     @Test func exitPlaysWhatWePausedAndEmptiesTheJournal() async throws {
