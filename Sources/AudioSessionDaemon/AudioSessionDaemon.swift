@@ -63,7 +63,9 @@ public final class AudioSessionDaemon: Sendable {
         // --- MPRIS players (session bus) and logind (system bus): MPRIS/, Login/ ---
         let graph = self.graph
         if options.servesBus {
-            DesktopIntegration.start(coordinator: coordinator, perform: { graph.perform($0) }, logger: logger)
+            DesktopIntegration.start(
+                coordinator: coordinator, perform: { graph.perform($0) }, stateDirectory: options.stateDirectory,
+                logger: logger)
         } else {
             logger.info("--no-bus: no MPRIS pause (interruptions hold streams), no logind lock or sleep")
         }
@@ -98,13 +100,22 @@ public final class AudioSessionDaemon: Sendable {
         }
     }
 
-    /// Undoes everything the daemon changed on PipeWire, then detaches.
+    /// Undoes everything the daemon changed (media players it paused, then PipeWire), then
+    /// detaches.
     public func stop() {
         sessionAPI.stop()  // D-Bus session API (issue 7): no calls reach a stopping coordinator
         watcher?.stop()
+        let coordinator = self.coordinator
+        let graph = self.graph
+        // Players we paused over MPRIS play again. Bounded: a player that does not answer in
+        // time stays journalled, and the next start tries again.
+        let played = DispatchSemaphore(value: 0)
+        graph.perform { coordinator.mprisResumeBeforeExit { played.signal() } }
+        if played.wait(timeout: .now() + .seconds(1)) == .timedOut {
+            logger.warning("MPRIS players did not answer Play in time; the next start tries again")
+        }
         let done = DispatchSemaphore(value: 0)
         let backend = self.backend
-        let graph = self.graph
         graph.perform { backend.undoAll() }
         Task.detached {
             await graph.roundTrip()  // our last writes reached PipeWire

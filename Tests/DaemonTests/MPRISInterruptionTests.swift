@@ -17,7 +17,8 @@ struct MPRISInterruptionTests {
     final class Rig {
         let sandbox: PrivatePipeWire
         let bus: PrivateSessionBus
-        let daemon: ManagedProcess
+        /// The daemon running now (a new one after ``restartDaemon()``).
+        private(set) var daemon: ManagedProcess
         let tone: URL
 
         /// `prepare` runs before the daemon starts (a route device must be there first).
@@ -34,13 +35,7 @@ struct MPRISInterruptionTests {
             do {
                 try sandbox.startPulse()
                 try prepare(sandbox)
-                let state = sandbox.directory.appendingPathComponent("state").path
-                let config = sandbox.directory.appendingPathComponent("config").path
-                daemon = try sandbox.spawn(
-                    DaemonProcess.path(of: "audiosessiond"), ["--state-dir", state, "--verbose"],
-                    extraEnvironment: [
-                        "XDG_CONFIG_HOME": config, "XDG_STATE_HOME": state, "DBUS_SESSION_BUS_ADDRESS": bus.address,
-                    ])
+                daemon = try Self.spawnDaemon(in: sandbox, bus: bus)
                 tone = try sandbox.testTone()
             } catch {
                 sandbox.stop()
@@ -48,6 +43,44 @@ struct MPRISInterruptionTests {
                 throw error
             }
         }
+
+        /// The daemon on the rig's PipeWire and bus; state and config inside the sandbox, the
+        /// same across restarts (its journals survive it).
+        private static func spawnDaemon(in sandbox: PrivatePipeWire, bus: PrivateSessionBus) throws -> ManagedProcess {
+            try sandbox.spawn(
+                DaemonProcess.path(of: "audiosessiond"), ["--state-dir", stateDirectory(of: sandbox).path, "--verbose"],
+                extraEnvironment: [
+                    "XDG_CONFIG_HOME": sandbox.directory.appendingPathComponent("config").path,
+                    "XDG_STATE_HOME": stateDirectory(of: sandbox).path, "DBUS_SESSION_BUS_ADDRESS": bus.address,
+                ])
+        }
+
+        private static func stateDirectory(of sandbox: PrivatePipeWire) -> URL {
+            sandbox.directory.appendingPathComponent("state")
+        }
+
+        /// The journal of MPRIS pauses the daemon owes a Play, if it left one.
+        var mprisJournal: String? {
+            try? String(
+                contentsOf: Self.stateDirectory(of: sandbox).appendingPathComponent("mpris-pauses.json"), encoding: .utf8)
+        }
+
+        /// Sends `signal` to the daemon and waits for it to exit; returns its exit status.
+        @discardableResult
+        func stopDaemon(_ signal: Int32) throws -> Int32 {
+            kill(daemon.pid, signal)
+            return try daemon.waitForExit(timeout: .seconds(5))
+        }
+
+        /// A new daemon (after ``stopDaemon(_:)``), ready like the first; the old one's log is
+        /// kept in ``previousLogs``.
+        func restartDaemon() async throws {
+            previousLogs.append(daemon.errorOutput)
+            daemon = try Self.spawnDaemon(in: sandbox, bus: bus)
+            _ = try await ready()
+        }
+
+        private(set) var previousLogs: [String] = []
 
         /// Waits until the daemon is attached to PipeWire and watches the bus.
         func ready() async throws -> Rig {

@@ -7,11 +7,14 @@ import SessionBus
 /// without one): that is logged once and the daemon goes on without it.
 enum DesktopIntegration {
     /// Connects in the background; events reach the coordinator on its loop through `perform`.
+    /// `stateDirectory` holds the journal of MPRIS pauses we owe a Play.
     static func start(
         coordinator: PolicyCoordinator, perform: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
-        logger: Logger, environment: [String: String] = ProcessInfo.processInfo.environment
+        stateDirectory: URL, logger: Logger, environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
-        Task.detached { await attachPlayers(coordinator: coordinator, perform: perform, logger: logger) }
+        Task.detached {
+            await attachPlayers(coordinator: coordinator, perform: perform, stateDirectory: stateDirectory, logger: logger)
+        }
         Task.detached {
             await attachLogin(coordinator: coordinator, perform: perform, logger: logger, environment: environment)
         }
@@ -19,7 +22,7 @@ enum DesktopIntegration {
 
     static func attachPlayers(
         coordinator: PolicyCoordinator, perform: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
-        logger: Logger
+        stateDirectory: URL, logger: Logger
     ) async {
         let bus: BusConnection
         do {
@@ -29,12 +32,20 @@ enum DesktopIntegration {
             return
         }
         let controller = MPRISController(bus: bus, logger: logger)
-        let pauses = MPRISPauses(controller: controller, perform: perform)
+        // The pauses a previous run left (a crash) are read now and decided once the players
+        // are known: discovery is bounded by the controller's call timeout per player.
+        let pauses = MPRISPauses(
+            buttons: controller, journalFile: JournalFile(directory: stateDirectory, logger: logger), perform: perform)
+        if !pauses.leftovers.isEmpty {
+            logger.info("MPRIS: a previous run left \(pauses.leftovers.count) players paused by us; deciding once the graph and the players are known")
+        }
         perform { coordinator.mpris = pauses }
         do {
             try await controller.start { event in perform { coordinator.mprisPlayerEvent(event) } }
+            perform { coordinator.mprisPlayersDiscovered() }
             logger.info("watching MPRIS players on the session bus")
         } catch {
+            // The journal stays as it is: a later run that can reach the players decides.
             logger.warning("cannot watch MPRIS players: \(error)")
         }
     }

@@ -3,8 +3,11 @@ import SessionPolicy
 /// The loop side of MPRIS: the players we know, which implicit sessions have one, and the
 /// pauses we pressed for interruptions. Confined to the policy loop thread, like the
 /// coordinator that owns it; the bus side reaches it only through `perform`.
+///
+/// Every pause we owe a `Play` is journalled (``MPRISPauseJournal``) as it changes, so that
+/// no stop, crash or PipeWire restart leaves a player paused by us for good.
 final class MPRISPauses: @unchecked Sendable {
-    let controller: MPRISController
+    let buttons: any MPRISButtons
     /// Runs work on the policy loop (`PipeWireGraph.perform`): how bus results come back.
     let perform: @Sendable (@escaping @Sendable () -> Void) -> Void
     /// How long after pressing Pause we wait to *see* `PlaybackStatus` become Paused before
@@ -17,18 +20,57 @@ final class MPRISPauses: @unchecked Sendable {
     var sessionsWithPlayers: Set<SessionID> = []
     /// Sessions paused by us over MPRIS for an interruption, until it ends (and, when we
     /// press Play, until their streams run again).
-    var pauses: [SessionID: MPRISPause] = [:]
+    var pauses: [SessionID: MPRISPause] = [:] {
+        didSet { journalPauses() }
+    }
+    /// Players paused by us whose session is not known (any more): read from the journal a
+    /// previous run left, or kept from this run's pauses when PipeWire went away. Each is
+    /// played or adopted once the graph and the players are known again.
+    var leftovers: [MPRISPauseJournal.PausedPlayer] {
+        didSet { journalPauses() }
+    }
+    /// Every player on the bus at start has been reported: a leftover whose player is not
+    /// among them is gone.
+    var discovered = false
+    /// The daemon is stopping: it pressed Play on what it paused and presses nothing more.
+    var stopping = false
     /// One-shot work not tied to a pause (a dispatch timer stops when nobody holds it).
     var timers: [UInt64: ScheduledWork] = [:]
     var nextTimer: UInt64 = 0
 
+    /// The journal file; nil journals nothing (unit tests that do not look at it).
+    private let journalFile: JournalFile<MPRISPauseJournal>?
+    /// What the file says now, so it is only rewritten when that changes.
+    private var journalled: MPRISPauseJournal
+
+    /// Reads the journal a previous run left: its entries are the first leftovers.
     init(
-        controller: MPRISController, confirmTimeout: Duration = .milliseconds(1000),
+        buttons: any MPRISButtons, journalFile: JournalFile<MPRISPauseJournal>?,
+        confirmTimeout: Duration = .milliseconds(1000),
         perform: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
     ) {
-        self.controller = controller
+        self.buttons = buttons
+        self.journalFile = journalFile
         self.confirmTimeout = confirmTimeout
         self.perform = perform
+        journalled = journalFile?.read() ?? MPRISPauseJournal()
+        leftovers = journalled.players
+    }
+
+    /// The players we owe a Play now: those of our pauses, and the leftovers.
+    var owedPlays: MPRISPauseJournal {
+        var players = Set(leftovers)
+        for pause in pauses.values {
+            for player in pause.players.values where player.isOwed(in: pause.phase) { players.insert(player.identity) }
+        }
+        return MPRISPauseJournal(players: players.sorted())
+    }
+
+    private func journalPauses() {
+        let owed = owedPlays
+        guard owed != journalled else { return }
+        journalled = owed
+        journalFile?.write(owed)
     }
 }
 
@@ -56,10 +98,24 @@ struct MPRISPause {
 
 /// What we did to one player of a paused session, and what its user did meanwhile.
 struct PlayerPause {
+    /// The player connection we paused, as the journal names it.
+    var identity: MPRISPauseJournal.PausedPlayer
     /// It was Playing when we paused it: only then may the end of the interruption press Play.
     var wasPlaying: Bool
     var awaitingPause = false
     var awaitingPlay = false
     /// Its user played or stopped it during the interruption: the end never presses Play.
     var userTookOver = false
+
+    init(_ player: MPRISPlayer, wasPlaying: Bool) {
+        identity = MPRISPauseJournal.PausedPlayer(
+            busName: player.busName, uniqueName: player.uniqueName, processID: player.processID)
+        self.wasPlaying = wasPlaying
+    }
+
+    /// We pressed its Pause (it was Playing) and still owe it a Play: from the press until
+    /// our Play is confirmed, unless its user took over. What the journal keeps.
+    func isOwed(in phase: MPRISPause.Phase) -> Bool {
+        wasPlaying && !userTookOver && (phase != .resuming || awaitingPlay)
+    }
 }

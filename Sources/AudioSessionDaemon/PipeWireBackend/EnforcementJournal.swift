@@ -5,7 +5,10 @@ import Logging
 /// state dir on every change, so that after a crash (`kill -9`) the next start undoes it:
 /// ducked volumes go back to their base, policy mutes are lifted, a forced quantum or rate is
 /// released. Links need no entry: they belong to the daemon's connection and die with it.
-struct EnforcementJournal: Codable, Equatable {
+/// (MPRIS pauses have their own journal beside it: `MPRISPauseJournal`.)
+struct EnforcementJournal: JournalContents {
+    static let fileName = "enforcement.json"
+
     struct StreamEntry: Codable, Equatable {
         /// `object.serial`: unlike the node id it is never reused, so a new stream with a
         /// recycled id is never "restored" by mistake.
@@ -25,27 +28,35 @@ struct EnforcementJournal: Codable, Equatable {
     var isEmpty: Bool { streams.isEmpty && forcedQuantum == nil && forcedRate == nil }
 }
 
-/// Reads and writes the journal file atomically (write to a temp file, then rename).
-struct JournalFile {
+/// What a journal file in the state dir holds: empty means "nothing to undo" (no file).
+protocol JournalContents: Codable, Equatable {
+    static var fileName: String { get }
+    var isEmpty: Bool { get }
+    init()
+}
+
+/// Reads and writes a journal file atomically (write to a temp file, then rename): a crash
+/// mid-write leaves the previous journal, never half of one.
+struct JournalFile<Contents: JournalContents>: Sendable {
     let url: URL
     let logger: Logger
 
     init(directory: URL, logger: Logger) {
-        url = directory.appendingPathComponent("enforcement.json")
+        url = directory.appendingPathComponent(Contents.fileName)
         self.logger = logger
     }
 
-    func read() -> EnforcementJournal {
-        guard let data = try? Data(contentsOf: url) else { return EnforcementJournal() }
+    func read() -> Contents {
+        guard let data = try? Data(contentsOf: url) else { return Contents() }
         do {
-            return try JSONDecoder().decode(EnforcementJournal.self, from: data)
+            return try JSONDecoder().decode(Contents.self, from: data)
         } catch {
             logger.warning("ignoring unreadable journal \(url.path): \(error)")
-            return EnforcementJournal()
+            return Contents()
         }
     }
 
-    func write(_ journal: EnforcementJournal) {
+    func write(_ journal: Contents) {
         do {
             try FileManager.default.createDirectory(
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -13,7 +13,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private let graph: PipeWireGraph
     private let linker: StreamLinker?
     private let logger: Logger
-    private let journalFile: JournalFile
+    private let journalFile: JournalFile<EnforcementJournal>
     private var journal = EnforcementJournal()
     private var volumes = StreamVolumes()
     /// The graph clock last reported to the policy.

@@ -11,6 +11,8 @@ import SessionPolicy
 ///
 /// Hooks the coordinator calls: ``mprisStreamJoined(_:session:)`` (streamAppeared),
 /// ``mprisOwnsActivityChange(of:in:)`` (streamChanged), ``mprisCarryOut(_:)`` (carryOut).
+/// What must not outlive the daemon (the journal, Play at exit, leftovers of a crashed run):
+/// PolicyCoordinator+MPRISLeftovers.swift.
 extension PolicyCoordinator {
     // MARK: - Hooks
 
@@ -24,13 +26,15 @@ extension PolicyCoordinator {
     /// reach the engine as a user pause or a start.
     func mprisOwnsActivityChange(of stream: BackendStream, in session: SessionID) -> Bool {
         guard let pause = mpris?.pauses[session] else { return false }
+        // Stopping: what our Play at exit starts is nobody's business any more.
+        if mpris?.stopping == true { return true }
         if pause.phase == .resuming, stream.activity == .playing { mprisFinishPause(session, "playing again") }
         return true
     }
 
     /// Carries out the MPRIS side of a decision (after the coordinator's own part).
     func mprisCarryOut(_ decision: PolicyDecision) {
-        guard let mpris else { return }
+        guard let mpris, !mpris.stopping else { return }
         switch decision {
         case .interruptionBegan(let id, _, .mpris):
             mprisPauseForInterruption(id)
@@ -54,16 +58,20 @@ extension PolicyCoordinator {
             mpris.players[player.busName] = player
             mprisRefreshPlayerCapabilities()
         case .vanished(let name):
-            guard mpris.players.removeValue(forKey: name) != nil else { return }
+            guard let gone = mpris.players.removeValue(forKey: name) else { return }
             logger.info("MPRIS player \(name) left the bus")
-            for (id, pause) in mpris.pauses where pause.players[name] != nil && pause.phase != .resuming {
-                mprisHoldInstead(id, because: "\(name) left the bus")
+            // Gone: we owe it nothing (a newcomer under its name is another player).
+            mpris.leftovers.removeAll { $0.isSame(as: gone) }
+            for (id, pause) in mpris.pauses where pause.players[name] != nil {
+                mpris.pauses[id]?.players[name] = nil
+                if pause.phase != .resuming && !mpris.stopping { mprisHoldInstead(id, because: "\(name) left the bus") }
             }
             mprisRefreshPlayerCapabilities()
         case .statusChanged(let name, let status):
             guard let known = mpris.players[name] else { return }
             if known.status != status { logger.info("MPRIS player \(name): \(status.rawValue)") }
             mpris.players[name]?.status = status
+            guard !mpris.stopping else { return }
             for id in mpris.pauses.keys.sorted() where mpris.pauses[id]?.players[name] != nil {
                 mprisPlayerStatusChanged(name, to: status, in: id)
             }
@@ -72,7 +80,7 @@ extension PolicyCoordinator {
 
     // MARK: - Capabilities
 
-    private func mprisPlayerNames(of session: SessionID) -> Set<String> {
+    func mprisPlayerNames(of session: SessionID) -> Set<String> {
         guard let mpris else { return [] }
         return PlayerMatching.players(
             of: sessions.streams(of: session).map(\.stream), among: mpris.players, ancestry: { ProcessAncestry.chain(from: $0) })
@@ -103,36 +111,57 @@ extension PolicyCoordinator {
     private func mprisPauseForInterruption(_ id: SessionID) {
         guard let mpris else { return }
         var pause = mpris.pauses[id] ?? MPRISPause()
+        // A new interruption while we resume from the last one: each player starts afresh.
+        let afresh = pause.phase == .resuming
         pause.phase = .pausing
         pause.began = .now
         let wasHeld = pause.heldInstead
         pause.heldInstead = false
         for name in mprisPlayerNames(of: id).sorted() {
-            let playing = mpris.players[name]?.status == .playing
-            var player = pause.players[name] ?? PlayerPause(wasPlaying: playing)
-            if playing {
+            guard let known = mpris.players[name] else { continue }
+            let earlier = pause.players[name]
+            let playing = known.status == .playing
+            var player: PlayerPause
+            if let earlier, !afresh {
+                player = earlier
+            } else {
+                // Our Play still on its way counts as playing; so does a player a previous run
+                // left paused (a leftover): the policy still wants it interrupted, the pause is
+                // ours again.
+                let ours = earlier?.awaitingPlay == true || (known.status == .paused && mprisIsLeftover(known))
+                player = PlayerPause(known, wasPlaying: playing || ours)
+                player.awaitingPlay = earlier?.awaitingPlay ?? false
+            }
+            if playing || player.awaitingPlay {
+                // Pause goes after our Play on the bus, so it lands last.
+                player.awaitingPlay = false
                 player.awaitingPause = true
                 mprisPress("Pause", on: name, for: id)
             }
             pause.players[name] = player
         }
         mpris.pauses[id] = pause
-        guard pause.awaitingPause else {
-            // No player of it plays: whatever sounds is out of MPRIS's reach.
-            return mprisHoldInstead(id, because: wasHeld ? "still unconfirmed" : "no player of it is playing")
+        mprisForgetLeftovers(adoptedBy: pause, of: id)
+        if pause.awaitingPause { return mprisArmConfirmTimer(id) }
+        if pause.players.contains(where: { $1.isOwed(in: .paused) && mpris.players[$0]?.status == .paused }) {
+            // Paused by us already (an adopted leftover): nothing to press, nothing to hold.
+            mpris.pauses[id]?.phase = .paused
+            return
         }
-        mprisArmConfirmTimer(id)
+        // No player of it plays: whatever sounds is out of MPRIS's reach.
+        mprisHoldInstead(id, because: wasHeld ? "still unconfirmed" : "no player of it is playing")
     }
 
     private func mprisPauseForRouteLoss(_ id: SessionID) {
         guard let mpris else { return }
-        // Never resumed, so not remembered: the cork that follows is reported as the pause it is.
+        // Never resumed, so not remembered (nor journalled): the cork that follows is reported
+        // as the pause it is.
         for name in mprisPlayerNames(of: id).sorted() where mpris.players[name]?.status == .playing {
             logger.info("\(id): pausing \(name) over MPRIS (its output went away)")
-            let controller = mpris.controller
+            let buttons = mpris.buttons
             let logger = self.logger
             Task {
-                do { try await controller.press("Pause", on: name) } catch {
+                do { try await buttons.press("Pause", on: name) } catch {
                     logger.warning("\(id): \(name) did not pause for the route loss: \(error)")
                 }
             }
@@ -151,11 +180,11 @@ extension PolicyCoordinator {
     /// Presses a button on the bus thread; the answer comes back to the loop.
     private func mprisPress(_ member: String, on name: String, for id: SessionID) {
         guard let mpris else { return }
-        let controller = mpris.controller
+        let buttons = mpris.buttons
         let perform = mpris.perform
         Task {
             var failure: String?
-            do { try await controller.press(member, on: name) } catch { failure = "\(error)" }
+            do { try await buttons.press(member, on: name) } catch { failure = "\(error)" }
             guard let failure else { return }
             perform { [weak self] in self?.mprisPressFailed(member, on: name, for: id, failure) }
         }
@@ -232,7 +261,7 @@ extension PolicyCoordinator {
 
     // MARK: - Ending
 
-    private func mprisEndPause(_ id: SessionID, resume: Bool) {
+    func mprisEndPause(_ id: SessionID, resume: Bool) {
         guard let mpris, var pause = mpris.pauses[id] else { return }
         pause.timer?.cancel()
         pause.timer = nil

@@ -29,6 +29,8 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// itself before the daemon holds its streams.
     static let interruptionGrace: Duration = .milliseconds(500)
     private var attachedBefore = false
+    /// The audio server is there and its streams are known (between `attached` and `lost`).
+    private(set) var isAttached = false
     /// Called for every decision after it is carried out: the D-Bus service tells explicit
     /// sessions (interruption, route change, hints) and `monitor` watchers from here.
     var decisionObserver: ((PolicyDecision) -> Void)?
@@ -77,7 +79,11 @@ final class PolicyCoordinator: @unchecked Sendable {
             attachedBefore = true
             submit(.devicesEnumerated(ports, defaultOutput: defaultOutput, defaultInput: defaultInput))
             for stream in streams.sorted(by: { $0.id < $1.id }) { streamAppeared(stream) }
+            isAttached = true
+            mprisGraphAttached()  // leftover MPRIS pauses: PolicyCoordinator+MPRISLeftovers.swift
         case .lost:
+            isAttached = false
+            mprisGraphLost()  // before the sessions go: our MPRIS pauses outlive them
             dropAllStreams()
             submit(.graphLost)
         case .streamAppeared(let stream):

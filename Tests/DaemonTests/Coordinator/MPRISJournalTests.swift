@@ -1,0 +1,330 @@
+import Foundation
+import Logging
+import PipeWireSandbox
+import PolicyRules
+import SessionPolicy
+import Synchronization
+import Testing
+
+@testable import AudioSessionDaemon
+
+/// The MPRIS pause journal and what undoes it (exit, a crashed run's leftovers, PipeWire
+/// gone), deterministic: the coordinator with a fake backend, recorded button presses, a real
+/// journal file in a temporary directory, bus answers handed to the loop by hand. The same
+/// with a real mpv and a real daemon: MPRISLeftoverTests.
+@Suite("PolicyCoordinator: MPRIS pauses are journalled and undone")
+struct MPRISJournalTests {
+    let backend = FakeBackend()
+    let coordinator: PolicyCoordinator
+    let buttons = RecordingButtons()
+    let loop = LoopQueue()
+    let directory: URL
+    let speaker = Port(uid: "speaker", nodeID: 40, type: .builtInSpeaker, direction: .output)
+    static let mpv = "org.mpris.MediaPlayer2.mpv"
+    static let mpvPID: Int32 = 4242
+
+    init() throws {
+        let locations = RuleLocations.standard(environment: [:], extra: [])
+        let rules = try RuleSetLoader(locations: RuleLocations(shipped: locations.shipped, system: "/nonexistent", user: nil)).load()
+        coordinator = PolicyCoordinator(ruleSet: rules, backend: backend, logger: Logger(label: "test"))
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("mpris-journal-\(UUID().uuidString)")
+    }
+
+    // MARK: - Fixtures
+
+    var journalFile: JournalFile<MPRISPauseJournal> { JournalFile(directory: directory, logger: Logger(label: "test")) }
+
+    /// What the journal file holds now (nil: no file, nothing owed).
+    var journal: [MPRISPauseJournal.PausedPlayer]? {
+        FileManager.default.fileExists(atPath: journalFile.url.path) ? journalFile.read().players : nil
+    }
+
+    func player(_ status: PlaybackStatus, uniqueName: String = ":1.7") -> MPRISPlayer {
+        MPRISPlayer(busName: Self.mpv, uniqueName: uniqueName, processID: Self.mpvPID, flatpakAppID: nil, status: status)
+    }
+
+    func entry(uniqueName: String = ":1.7") -> MPRISPauseJournal.PausedPlayer {
+        .init(busName: Self.mpv, uniqueName: uniqueName, processID: Self.mpvPID)
+    }
+
+    /// mpv's stream (its process plays it; `pausedByUser`: corked, as mpv's pause leaves it).
+    func music(_ activity: StreamActivity = .playing) -> BackendStream {
+        BackendStream(
+            id: 1, client: 10, direction: .playback, properties: ["media.role": "Music"], activity: activity,
+            appName: "mpv", processID: Self.mpvPID)
+    }
+
+    func call() -> BackendStream {
+        BackendStream(
+            id: 2, client: 20, direction: .playback, properties: ["media.role": "Communication"], activity: .playing,
+            appName: "voip", processID: 777)
+    }
+
+    /// The bus side as the daemon starts it: the journal read, then the players reported.
+    func attachPlayers(_ players: [MPRISPlayer]) {
+        coordinator.mpris = MPRISPauses(buttons: buttons, journalFile: journalFile, perform: loop.perform)
+        for player in players { coordinator.mprisPlayerEvent(.appeared(player)) }
+        coordinator.mprisPlayersDiscovered()
+    }
+
+    func attachGraph(_ streams: [BackendStream]) {
+        coordinator.handle(.attached(streams: streams, ports: [speaker], defaultOutput: "speaker", defaultInput: nil))
+    }
+
+    func status(_ status: PlaybackStatus) {
+        coordinator.mprisPlayerEvent(.statusChanged(busName: Self.mpv, status))
+    }
+
+    /// mpv plays, a call pauses it over MPRIS, mpv confirms.
+    func pausedByACall() async throws {
+        attachPlayers([player(.playing)])
+        attachGraph([music()])
+        coordinator.handle(.streamAppeared(call()))
+        try await buttons.waitFor(["Pause \(Self.mpv)"])
+        status(.paused)
+        #expect(journal == [entry()])
+    }
+
+    // MARK: - The journal follows the pause
+
+    @Test func aPauseIsJournalledFromThePressUntilOurPlayIsConfirmed() async throws {
+        attachPlayers([player(.playing)])
+        attachGraph([music()])
+        #expect(journal == nil)
+        coordinator.handle(.streamAppeared(call()))
+        #expect(journal == [entry()], "journalled as Pause is pressed, before it is confirmed")
+        try await buttons.waitFor(["Pause \(Self.mpv)"])
+        status(.paused)
+        #expect(journal == [entry()])
+
+        coordinator.handle(.streamRemoved(2))
+        try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)"])
+        #expect(journal == [entry()], "still owed until mpv says Playing")
+        status(.playing)
+        #expect(journal == nil, "Play confirmed: nothing owed, no file")
+    }
+
+    @Test func aUserWhoTakesOverDuringTheCallTakesThePlayerOutOfTheJournal() async throws {
+        try await pausedByACall()
+        status(.playing)  // its user pressed play: paused again, never resumed by us
+        #expect(journal == nil)
+        try await buttons.waitFor(["Pause \(Self.mpv)", "Pause \(Self.mpv)"])
+    }
+
+    @Test func aPlayerThatLeavesTheBusLeavesTheJournal() async throws {
+        try await pausedByACall()
+        coordinator.mprisPlayerEvent(.vanished(busName: Self.mpv))
+        #expect(journal == nil)
+    }
+
+    @Test func aCallThatStartsWhileOurPlayIsOnItsWayPausesAgainAndStillOwesAPlay() async throws {
+        try await pausedByACall()
+        coordinator.handle(.streamRemoved(2))
+        try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)"])
+        // Another call before mpv reported Playing: Pause goes after our Play, and is owed one.
+        coordinator.handle(.streamAppeared(BackendStream(
+            id: 3, client: 30, direction: .playback, properties: ["media.role": "Communication"], activity: .playing,
+            appName: "voip2", processID: 778)))
+        try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)", "Pause \(Self.mpv)"])
+        status(.playing)  // our Play landing: not its user
+        status(.paused)
+        #expect(journal == [entry()])
+        coordinator.handle(.streamRemoved(3))
+        try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)", "Pause \(Self.mpv)", "Play \(Self.mpv)"])
+    }
+
+    // MARK: - Exit
+
+    @Test func exitPlaysWhatWePausedAndEmptiesTheJournal() async throws {
+        try await pausedByACall()
+        let finished = Flag()
+        coordinator.mprisResumeBeforeExit { finished.set() }
+        try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)"])
+        try await loop.drain(until: { finished.isSet })
+        #expect(journal == nil, "the Play was answered: owed no more")
+        // Nothing is pressed after exit began, whatever the graph does meanwhile.
+        coordinator.handle(.streamAppeared(BackendStream(
+            id: 3, client: 30, direction: .playback, properties: ["media.role": "Communication"], activity: .playing,
+            appName: "voip2", processID: 778)))
+        status(.playing)
+        #expect(buttons.presses == ["Pause \(Self.mpv)", "Play \(Self.mpv)"])
+    }
+
+    @Test func exitLeavesAPlayerItsUserTookOverAlone() async throws {
+        try await pausedByACall()
+        status(.playing)
+        try await buttons.waitFor(["Pause \(Self.mpv)", "Pause \(Self.mpv)"])
+        status(.paused)
+        let finished = Flag()
+        coordinator.mprisResumeBeforeExit { finished.set() }
+        try await loop.drain(until: { finished.isSet })
+        #expect(buttons.presses == ["Pause \(Self.mpv)", "Pause \(Self.mpv)"], "no Play")
+    }
+
+    @Test func aPlayThatIsNotAnsweredAtExitStaysJournalled() async throws {
+        try await pausedByACall()
+        buttons.refuse("Play")
+        let finished = Flag()
+        coordinator.mprisResumeBeforeExit { finished.set() }
+        try await loop.drain(until: { finished.isSet })
+        #expect(journal == [entry()], "the next start tries again")
+    }
+
+    // MARK: - A crashed run's leftovers
+
+    @Test func aLeftoverOfACrashedRunIsAdoptedWhileTheCallGoesOnAndPlayedWhenItEnds() async throws {
+        journalFile.write(MPRISPauseJournal(players: [entry()]))
+        attachPlayers([player(.paused)])
+        attachGraph([music(.pausedByUser), call()])
+        #expect(coordinator.engine.snapshot(of: try #require(musicSession))?.activity == .interrupted)
+        #expect(journal == [entry()], "still owed")
+        coordinator.handle(.streamRemoved(2))
+        try await buttons.waitFor(["Play \(Self.mpv)"])
+        status(.playing)
+        coordinator.handle(.streamChanged(music(.playing)))
+        #expect(journal == nil)
+    }
+
+    @Test func aLeftoverIsDecidedWhicheverComesLastOfTheGraphAndThePlayers() async throws {
+        journalFile.write(MPRISPauseJournal(players: [entry()]))
+        attachGraph([music(.pausedByUser), call()])
+        attachPlayers([player(.paused)])
+        #expect(coordinator.engine.snapshot(of: try #require(musicSession))?.activity == .interrupted)
+        coordinator.handle(.streamRemoved(2))
+        try await buttons.waitFor(["Play \(Self.mpv)"])
+    }
+
+    @Test func aLeftoverNothingInterruptsAnyMoreIsPlayedAtOnce() async throws {
+        journalFile.write(MPRISPauseJournal(players: [entry()]))
+        attachPlayers([player(.paused)])
+        attachGraph([music(.pausedByUser)])
+        try await buttons.waitFor(["Play \(Self.mpv)"])
+        #expect(journal == [entry()], "owed until mpv says Playing")
+        status(.playing)
+        coordinator.handle(.streamChanged(music(.playing)))
+        #expect(journal == nil)
+    }
+
+    @Test func aLeftoverThatIsNotPlayedBackIsReportedAsPausedAgain() async throws {
+        journalFile.write(MPRISPauseJournal(players: [entry()]))
+        attachPlayers([player(.paused)])
+        attachGraph([music(.pausedByUser)])
+        try await buttons.waitFor(["Play \(Self.mpv)"])
+        let session = try #require(musicSession)
+        #expect(coordinator.engine.snapshot(of: session)?.activity == .active)
+        // mpv never plays: after the grace its corked stream is what it is, a pause.
+        backend.fireTimers(atLeast: PolicyCoordinator.idleGrace)
+        backend.fireTimers(atLeast: .zero)
+        #expect(coordinator.engine.snapshot(of: session)?.activity == .inactive)
+    }
+
+    @Test(arguments: [
+        (":1.7", PlaybackStatus.playing, "played since (its user took over)"),
+        (":1.7", .stopped, "stopped since"),
+        (":1.99", .paused, "another player under the same name"),
+    ])
+    func aLeftoverWhosePlayerIsNoLongerPausedByUsIsDropped(uniqueName: String, status: PlaybackStatus, why: String) async throws {
+        journalFile.write(MPRISPauseJournal(players: [entry()]))
+        attachPlayers([player(status, uniqueName: uniqueName)])
+        attachGraph([music(status == .playing ? .playing : .pausedByUser)])
+        #expect(journal == nil, "\(why): dropped")
+        coordinator.handle(.streamRemoved(1))
+        await Task.yield()
+        #expect(buttons.presses.isEmpty, "\(why): no Play")
+    }
+
+    @Test func aLeftoverWhosePlayerIsGoneIsDropped() async throws {
+        journalFile.write(MPRISPauseJournal(players: [entry()]))
+        attachPlayers([])
+        attachGraph([])
+        #expect(journal == nil)
+        #expect(buttons.presses.isEmpty)
+    }
+
+    @Test func aLeftoverWithNoStreamIsPlayedAndForgottenOnceAnswered() async throws {
+        journalFile.write(MPRISPauseJournal(players: [entry()]))
+        attachPlayers([player(.paused)])
+        attachGraph([])
+        try await buttons.waitFor(["Play \(Self.mpv)"])
+        try await loop.drain(until: { journal == nil })
+    }
+
+    // MARK: - PipeWire gone
+
+    @Test func pipeWireGoneMidCallThenBackWithoutTheCallPlaysThePlayer() async throws {
+        try await pausedByACall()
+        coordinator.handle(.lost)
+        #expect(journal == [entry()], "the pause outlives the graph")
+        // mpv's stream comes back (corked), the call's does not.
+        attachGraph([BackendStream(
+            id: 11, client: 15, direction: .playback, properties: ["media.role": "Music"], activity: .pausedByUser,
+            appName: "mpv", processID: Self.mpvPID)])
+        try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)"])
+    }
+
+    @Test func pipeWireGoneMidCallThenBackWithTheCallKeepsThePause() async throws {
+        try await pausedByACall()
+        coordinator.handle(.lost)
+        attachGraph([music(.pausedByUser), call()])
+        await Task.yield()
+        #expect(buttons.presses == ["Pause \(Self.mpv)"], "still interrupted: no Play yet")
+        #expect(journal == [entry()])
+        coordinator.handle(.streamRemoved(2))
+        try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)"])
+    }
+
+    var musicSession: SessionID? { coordinator.sessions.streams[1]?.session }
+}
+
+/// Presses recorded in order, answered at once (or refused).
+final class RecordingButtons: MPRISButtons {
+    private let record = Mutex<(presses: [String], refused: Set<String>)>(([], []))
+
+    func press(_ member: String, on busName: String) async throws {
+        let refused = record.withLock { record in
+            record.presses.append("\(member) \(busName)")
+            return record.refused.contains(member)
+        }
+        if refused { throw RecordingButtonsError.refused(member) }
+    }
+
+    func refuse(_ member: String) { record.withLock { _ = $0.refused.insert(member) } }
+
+    var presses: [String] { record.withLock { $0.presses } }
+
+    /// Presses happen on a task of their own: waits (bounded) until these were made, in order.
+    func waitFor(_ expected: [String]) async throws {
+        try await waitUntil(timeout: .seconds(5), "presses are \(expected) (now \(presses))") { () async -> Bool in
+            await Task.yield()
+            return self.presses == expected
+        }
+    }
+}
+
+enum RecordingButtonsError: Error { case refused(String) }
+
+/// The policy loop, by hand: what the bus side hands back (`perform`) waits here until the
+/// test drains it, on the test's own task, like the coordinator's other calls.
+final class LoopQueue: Sendable {
+    private let work = Mutex<[@Sendable () -> Void]>([])
+
+    var perform: @Sendable (@escaping @Sendable () -> Void) -> Void {
+        { [self] job in self.work.withLock { $0.append(job) } }
+    }
+
+    /// Runs what was handed back until `condition` holds (bounded).
+    func drain(until condition: () -> Bool) async throws {
+        try await waitUntil(timeout: .seconds(5), "the loop's work is done") { () async -> Bool in
+            await Task.yield()
+            for job in work.withLock({ jobs in defer { jobs.removeAll() }; return jobs }) { job() }
+            return condition()
+        }
+    }
+}
+
+/// Set once, read from the test.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
+}
