@@ -175,8 +175,29 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         deferredGain[stream] = nil
         let volume = volumes.volume(for: factor, stream: stream, current: current)
         let base = volumes.touched[stream]?.base
-        recordStream(stream) { $0.baseVolume = base }
+        // At factor 1.0 the stream is at its base: nothing of ours is left to undo.
+        recordStream(stream) { $0.baseVolume = factor == 1.0 ? nil : base }
         graph.setProps(node: stream, volume: volume)
+    }
+
+    func rampsGainNatively(_ stream: UInt32) -> Bool { snapshot.rampsVolumeNatively(stream) }
+
+    func rampGainFactor(along ramp: DuckingRamp, of stream: UInt32) {
+        guard let node = snapshot.nodes[stream], let current = node.props?.volume, Self.hasPorts(node) else {
+            deferredGain[stream] = ramp.to  // not ready: see setGainFactor
+            return
+        }
+        deferredGain[stream] = nil
+        // The same bookkeeping as a step: the one value written is the target, so its echo is
+        // recognised as ours and anything else as the user's.
+        let volume = volumes.volume(for: ramp.to, stream: stream, current: current)
+        let base = volumes.touched[stream]?.base
+        recordStream(stream) { $0.baseVolume = ramp.to == 1.0 ? nil : base }
+        // Steps as fine as the policy's, counted in samples at the graph's rate.
+        let rate = journal.forcedRate ?? lastHardware?.sampleRate ?? 48000
+        let native = NativeVolumeRamp(duration: ramp.duration, step: ramp.step, sampleRate: rate, scale: .linear)
+        logger.debug("stream \(stream): native volume ramp to \(volume) over \(native.milliseconds) ms, \(native.stepSamples)-sample steps")
+        graph.setVolume(node: stream, volume, ramp: native)
     }
 
     func hold(_ stream: UInt32) { linker?.hold(stream, in: snapshot) }

@@ -1,7 +1,12 @@
 import SessionPolicy
 
-/// Steps each stream's gain factor along a ``DuckingRamp`` (PipeWire 0.3.65 has no native
-/// volume ramps), one backend write per step, and always ends exactly on the target.
+/// Moves each stream's gain factor along a ``DuckingRamp`` and always ends exactly on the
+/// target.
+///
+/// Where the backend can ramp a stream itself (PipeWire ≥ 0.3.68), the whole ramp is one
+/// write and the server steps it on its own clock; one more write of the same target after
+/// the ramp has run settles it exactly (PipeWire 1.4's converter can stop one step short).
+/// Elsewhere (PipeWire 0.3.65) the daemon steps it: one backend write per step.
 ///
 /// Confined to the backend's loop thread.
 final class GainRamps: @unchecked Sendable {
@@ -32,10 +37,28 @@ final class GainRamps: @unchecked Sendable {
             write(stream, target)
             return
         }
+        let ramp = DuckingRamp(from: from, to: target, duration: duration, step: step)
+        if backend.rampsGainNatively(stream) {
+            current[stream] = target
+            backend.rampGainFactor(along: ramp, of: stream)
+            let settle = backend.schedule(after: duration + Self.settleDelay) { [weak self] in self?.settle(stream) }
+            ramps[stream] = Ramp(ramp: ramp, started: .now, timer: settle)
+            return
+        }
         // Start one step in: the first write is the first audible step, not a no-op at t=0.
-        ramps[stream] = Ramp(
-            ramp: DuckingRamp(from: from, to: target, duration: duration, step: step), started: .now - step)
+        ramps[stream] = Ramp(ramp: ramp, started: .now - step)
         tick(stream)
+    }
+
+    /// How long after a native ramp's nominal end its settling write goes out: the converter
+    /// starts the ramp at its next cycle (up to a quantum later), and a write that arrives
+    /// while the ramp still runs is overridden by the ramp's remaining steps.
+    static let settleDelay: Duration = .milliseconds(250)
+
+    /// Writes a native ramp's target once more, plainly, after the server's ramp has run.
+    private func settle(_ stream: UInt32) {
+        guard let state = ramps.removeValue(forKey: stream) else { return }
+        write(stream, state.ramp.to)
     }
 
     /// Forgets a stream (gone, or its volume was taken over by the user).

@@ -9,10 +9,13 @@ public struct GraphSnapshot: Sendable, Equatable {
     public var devices: [GlobalID: Device]
     /// By `metadata.name`: "default", "settings", ...
     public var metadata: [String: Metadata]
+    /// The server's release from its core info (nil until the first info arrives).
+    public var serverVersion: PipeWireVersion?
 
     public init(
         clients: [GlobalID: Client] = [:], nodes: [GlobalID: Node] = [:], ports: [GlobalID: Port] = [:],
-        links: [GlobalID: Link] = [:], devices: [GlobalID: Device] = [:], metadata: [String: Metadata] = [:]
+        links: [GlobalID: Link] = [:], devices: [GlobalID: Device] = [:], metadata: [String: Metadata] = [:],
+        serverVersion: PipeWireVersion? = nil
     ) {
         self.clients = clients
         self.nodes = nodes
@@ -20,6 +23,7 @@ public struct GraphSnapshot: Sendable, Equatable {
         self.links = links
         self.devices = devices
         self.metadata = metadata
+        self.serverVersion = serverVersion
     }
 
     public var isEmpty: Bool {
