@@ -20,6 +20,12 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private var lastHardware: GraphHardware?
     /// Gain factors asked for before the stream's Props were known.
     private var deferredGain: [GlobalID: Double] = [:]
+    /// Streams ramping natively: the write that settles each once its ramp has run.
+    private var nativeRamps: [GlobalID: ScheduledWork] = [:]
+    /// How long after a native ramp's nominal end it is settled: the converter starts the ramp
+    /// at its next cycle (up to a quantum later), and a write that arrives while the ramp
+    /// still runs is overridden by the ramp's remaining steps.
+    static let nativeRampSettleDelay: Duration = .milliseconds(250)
     private var ports = PortTracker()
     private var snapshot = GraphSnapshot()
     private var attached = false
@@ -53,6 +59,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             ports.reset()
             volumes.removeAll()
             deferredGain.removeAll()
+            for timer in nativeRamps.values { timer.cancel() }
+            nativeRamps.removeAll()
             journal = EnforcementJournal()
             journalFile.write(journal)
             onEvent?(.lost)
@@ -86,6 +94,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             if GraphEndpoints.streamDirection(of: node) != nil {
                 volumes.forget(node.id)
                 deferredGain[node.id] = nil
+                nativeRamps.removeValue(forKey: node.id)?.cancel()
                 if journal.streams.removeValue(forKey: String(node.id)) != nil { journalFile.write(journal) }
                 onEvent?(.streamRemoved(node.id))
             } else if GraphEndpoints.endpointDirection(of: node) != nil {
@@ -198,6 +207,22 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         let native = NativeVolumeRamp(duration: ramp.duration, step: ramp.step, sampleRate: rate, scale: .linear)
         logger.debug("stream \(stream): native volume ramp to \(volume) over \(native.milliseconds) ms, \(native.stepSamples)-sample steps")
         graph.setVolume(node: stream, volume, ramp: native)
+        nativeRamps.removeValue(forKey: stream)?.cancel()
+        nativeRamps[stream] = schedule(after: ramp.duration + Self.nativeRampSettleDelay) { [weak self] in
+            self?.settleNativeRamp(of: stream)
+        }
+    }
+
+    /// Once a native ramp has run, writes the volume the stream's Props show, so that what it
+    /// plays is exactly that: PipeWire 1.4's converter can stop a ramp one step short (1.0 →
+    /// 0.2 ends at 0.232), and drops a volume set while its ramp runs (the user's change
+    /// shows in the Props, is not heard). The value is ours (the target) or the user's,
+    /// whoever wrote last; either way it is the one the stream already reports.
+    private func settleNativeRamp(of stream: UInt32) {
+        nativeRamps[stream] = nil
+        guard let volume = snapshot.nodes[stream]?.props?.volume else { return }
+        logger.debug("stream \(stream): native ramp settled at \(volume)")
+        graph.setProps(node: stream, volume: volume)
     }
 
     func hold(_ stream: UInt32) { linker?.hold(stream, in: snapshot) }
@@ -266,6 +291,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// user had it.
     func undoAll() {
         guard attached else { return }
+        for timer in nativeRamps.values { timer.cancel() }
+        nativeRamps.removeAll()
         restore(journal)
         journal = EnforcementJournal()
         volumes.removeAll()

@@ -28,9 +28,6 @@ struct StreamVolumes {
 
     /// The volume to write for `factor`, remembering the base on first touch.
     mutating func volume(for factor: Double, stream: GlobalID, current: Float) -> Float {
-        // Back at its base and not tracked (a native ramp's settling write after the restore
-        // was seen): the value is the stream's own, with nothing of ours to recognise.
-        if factor == 1.0, touched[stream] == nil { return current }
         var entry = touched[stream] ?? Touched(base: current)
         let value = factor == 1.0 ? entry.base : Float(Double(entry.base) * factor)
         entry.recent.append(value)

@@ -4,9 +4,8 @@ import SessionPolicy
 /// target.
 ///
 /// Where the backend can ramp a stream itself (PipeWire ≥ 0.3.68), the whole ramp is one
-/// write and the server steps it on its own clock; one more write of the same target after
-/// the ramp has run settles it exactly (PipeWire 1.4's converter can stop one step short).
-/// Elsewhere (PipeWire 0.3.65) the daemon steps it: one backend write per step.
+/// backend call and the server steps it on its own clock. Elsewhere (PipeWire 0.3.65) the
+/// daemon steps it: one backend write per step.
 ///
 /// Confined to the backend's loop thread.
 final class GainRamps: @unchecked Sendable {
@@ -41,8 +40,6 @@ final class GainRamps: @unchecked Sendable {
         if backend.rampsGainNatively(stream) {
             current[stream] = target
             backend.rampGainFactor(along: ramp, of: stream)
-            let settle = backend.schedule(after: duration + Self.settleDelay) { [weak self] in self?.settle(stream) }
-            ramps[stream] = Ramp(ramp: ramp, started: .now, timer: settle)
             return
         }
         // Start one step in: the first write is the first audible step, not a no-op at t=0.
@@ -50,16 +47,6 @@ final class GainRamps: @unchecked Sendable {
         tick(stream)
     }
 
-    /// How long after a native ramp's nominal end its settling write goes out: the converter
-    /// starts the ramp at its next cycle (up to a quantum later), and a write that arrives
-    /// while the ramp still runs is overridden by the ramp's remaining steps.
-    static let settleDelay: Duration = .milliseconds(250)
-
-    /// Writes a native ramp's target once more, plainly, after the server's ramp has run.
-    private func settle(_ stream: UInt32) {
-        guard let state = ramps.removeValue(forKey: stream) else { return }
-        write(stream, state.ramp.to)
-    }
 
     /// Forgets a stream (gone, or its volume was taken over by the user).
     func forget(_ stream: UInt32) {
