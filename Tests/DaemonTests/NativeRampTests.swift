@@ -130,6 +130,41 @@ struct NativeRampTests {
         #expect(watcher.volume(of: "music") == 0.8, "shutdown does not touch a volume that is the user's")
     }
 
+    @Test func aStreamOfAnOlderLibraryIsSteppedOnTheNewServer() throws {
+        let (sandbox, daemon, watcher, tone) = try start()
+        // The system's 0.3.65 pw-cat: its converter would ignore the ramp keys and jump.
+        _ = try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+        let chime = try silentChime(in: sandbox)
+        try watcher.waitForVolume(of: "music", duckLevel)
+        let down = watcher.volumes(of: "music")
+        #expect(down.filter { $0 < 1.0 && $0 > duckLevel }.count >= 3, "stepped: \(down)")
+        chime.terminate()
+        try watcher.waitForVolume(of: "music", 1.0)
+        #expect(!daemon.log.contains("native volume ramp"))
+        #expect(try daemon.terminate() == 0)
+    }
+
+    @Test func aPulseClientsStreamRampsNativelyInTheNewPipeWirePulse() throws {
+        let (sandbox, daemon, watcher, tone) = try start()
+        // paplay's stream is a pw_stream inside pipewire-pulse, which runs from the installation.
+        let player = try sandbox.paplay(role: "music", file: tone)
+        var name = ""
+        try waitUntil(timeout: .seconds(5), "the paplay stream appears") {
+            name = watcher.graph.snapshot.streams.first { $0.properties["application.process.id"] == String(player.pid) }?.name ?? ""
+            return !name.isEmpty
+        }
+        try sandbox.waitUntilLinked(name, to: ["headphones"])
+        let chime = try silentChime(in: sandbox)
+        try watcher.waitForVolume(of: name, duckLevel)
+        chime.terminate()
+        try watcher.waitForVolume(of: name, 1.0)
+        let seen = watcher.volumes(of: name)
+        #expect(seen.allSatisfy { $0 == 1.0 || $0 == duckLevel }, "no stepped writes: \(seen)")
+        #expect(occurrences(of: "native volume ramp", in: daemon.log) == 2, "daemon log:\n\(daemon.log)")
+        #expect(try daemon.terminate() == 0)
+    }
+
     @Test func sigtermWhileNativelyDuckedRestoresTheBaseVolume() throws {
         let (sandbox, daemon, watcher, tone) = try start()
         _ = try playMusic(in: sandbox, tone: tone)
