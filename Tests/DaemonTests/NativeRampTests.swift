@@ -130,6 +130,35 @@ struct NativeRampTests {
         #expect(watcher.volume(of: "music") == 0.8, "shutdown does not touch a volume that is the user's")
     }
 
+    /// A notification shorter than the duck's ramp: the converter takes no new ramp while one
+    /// runs, so the restore waits for the duck's and is still a ramp that ends exactly.
+    @Test func anUnduckDuringTheDucksRampWaitsForItAndStillRampsAndEndsExactly() throws {
+        let (sandbox, daemon, watcher, tone) = try start()
+        let music = try playMusic(in: sandbox, tone: tone)
+        let tap = try MonitorTap(sandbox, device: "headphones")
+        defer { tap.stop() }
+        try waitUntil(timeout: .seconds(5), "the tap hears the music") { tap.peaks().suffix(20).count == 20 && tap.peaks().suffix(20).allSatisfy { $0 > 0.05 } }
+        let playing = tap.peaks()
+        let full = playing.suffix(20).sorted()[10]
+        let chime = try silentChime(in: sandbox)
+        try watcher.waitForVolume(of: "music", duckLevel)
+        chime.terminate()  // within the duck's 250 ms
+        try watcher.waitForVolume(of: "music", 1.0)
+        try waitForSteadyLevel(tap, full, tolerance: 0.005)
+        let converter = music.errorOutput
+        #expect(!converter.contains("try again"), "no ramp was refused: \(converter)")
+        #expect(occurrences(of: "generating ramp", in: converter) == 2, "pw-cat log:\n\(converter)")
+        let peaks = tap.peaks()
+        let lowest = peaks[(playing.count - 20)...].min() ?? 0
+        // Wherever the duck got to, the way back up is a ramp, not a jump.
+        let up = try #require(
+            LevelTransition(
+                in: peaks, from: lowest, to: full, after: peaks[(playing.count - 20)...].firstIndex(of: lowest) ?? 0),
+            "no restore in \(peaks)")
+        #expect(up.intermediateWindows >= 20, "restore: \(up)")
+        #expect(try daemon.terminate() == 0)
+    }
+
     @Test func aStreamOfAnOlderLibraryIsSteppedOnTheNewServer() throws {
         let (sandbox, daemon, watcher, tone) = try start()
         // The system's 0.3.65 pw-cat: its converter would ignore the ramp keys and jump.

@@ -20,8 +20,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private var lastHardware: GraphHardware?
     /// Gain factors asked for before the stream's Props were known.
     private var deferredGain: [GlobalID: Double] = [:]
-    /// Streams ramping natively: the write that settles each once its ramp has run.
-    private var nativeRamps: [GlobalID: ScheduledWork] = [:]
+    /// Streams whose converter runs a ramp of ours.
+    private var nativeRamps = NativeRampsInFlight()
     /// How long after a native ramp's nominal end it is settled: the converter starts the ramp
     /// at its next cycle (up to a quantum later), and a write that arrives while the ramp
     /// still runs is overridden by the ramp's remaining steps.
@@ -59,7 +59,6 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             ports.reset()
             volumes.removeAll()
             deferredGain.removeAll()
-            for timer in nativeRamps.values { timer.cancel() }
             nativeRamps.removeAll()
             journal = EnforcementJournal()
             journalFile.write(journal)
@@ -82,6 +81,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
                     graph.setProps(node: node.id, volume: rewrite)
                 case .external:
                     volumes.adopt(stream: node.id)
+                    nativeRamps.dropWaiting(for: node.id)
                     recordStream(node.id) { $0.baseVolume = nil }
                     onEvent?(.volumeTakenOver(node.id))
                 }
@@ -94,7 +94,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             if GraphEndpoints.streamDirection(of: node) != nil {
                 volumes.forget(node.id)
                 deferredGain[node.id] = nil
-                nativeRamps.removeValue(forKey: node.id)?.cancel()
+                nativeRamps.forget(node.id)
                 if journal.streams.removeValue(forKey: String(node.id)) != nil { journalFile.write(journal) }
                 onEvent?(.streamRemoved(node.id))
             } else if GraphEndpoints.endpointDirection(of: node) != nil {
@@ -197,6 +197,11 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             return
         }
         deferredGain[stream] = nil
+        guard !nativeRamps.isRamping(stream) else {
+            logger.debug("stream \(stream): native ramp to factor \(ramp.to) waits for the running one")
+            nativeRamps.wait(ramp, for: stream)
+            return
+        }
         // The same bookkeeping as a step: the one value written is the target, so its echo is
         // recognised as ours and anything else as the user's.
         let volume = volumes.volume(for: ramp.to, stream: stream, current: current)
@@ -207,19 +212,23 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         let native = NativeVolumeRamp(duration: ramp.duration, step: ramp.step, sampleRate: rate, scale: .linear)
         logger.debug("stream \(stream): native volume ramp to \(volume) over \(native.milliseconds) ms, \(native.stepSamples)-sample steps")
         graph.setVolume(node: stream, volume, ramp: native)
-        nativeRamps.removeValue(forKey: stream)?.cancel()
-        nativeRamps[stream] = schedule(after: ramp.duration + Self.nativeRampSettleDelay) { [weak self] in
-            self?.settleNativeRamp(of: stream)
+        let whenDone = schedule(after: ramp.duration + Self.nativeRampSettleDelay) { [weak self] in
+            self?.nativeRampDone(stream)
         }
+        nativeRamps.started(stream, whenDone: whenDone)
     }
 
-    /// Once a native ramp has run, writes the volume the stream's Props show, so that what it
+    /// Once a native ramp has run: the ramp that waited for it starts (``NativeRampsInFlight``),
+    /// or else the volume the stream's Props show is written once more, so that what it
     /// plays is exactly that: PipeWire 1.4's converter can stop a ramp one step short (1.0 →
     /// 0.2 ends at 0.232), and drops a volume set while its ramp runs (the user's change
     /// shows in the Props, is not heard). The value is ours (the target) or the user's,
     /// whoever wrote last; either way it is the one the stream already reports.
-    private func settleNativeRamp(of stream: UInt32) {
-        nativeRamps[stream] = nil
+    private func nativeRampDone(_ stream: UInt32) {
+        if let waiting = nativeRamps.finished(stream) {
+            rampGainFactor(along: waiting, of: stream)  // settled in turn when it is done
+            return
+        }
         guard let volume = snapshot.nodes[stream]?.props?.volume else { return }
         logger.debug("stream \(stream): native ramp settled at \(volume)")
         graph.setProps(node: stream, volume: volume)
@@ -291,7 +300,6 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// user had it.
     func undoAll() {
         guard attached else { return }
-        for timer in nativeRamps.values { timer.cancel() }
         nativeRamps.removeAll()
         restore(journal)
         journal = EnforcementJournal()
