@@ -182,6 +182,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             return
         }
         deferredGain[stream] = nil
+        nativeRamps.dropWaiting(for: stream)  // a newer decision (silencing is immediate)
         let volume = volumes.volume(for: factor, stream: stream, current: current)
         let base = volumes.touched[stream]?.base
         // At factor 1.0 the stream is at its base: nothing of ours is left to undo.

@@ -47,7 +47,6 @@ final class GainRamps: @unchecked Sendable {
         tick(stream)
     }
 
-
     /// Forgets a stream (gone, or its volume was taken over by the user).
     func forget(_ stream: UInt32) {
         ramps.removeValue(forKey: stream)?.timer?.cancel()
