@@ -111,13 +111,13 @@ public final class PrivatePipeWire: @unchecked Sendable {
             }
             return UnixSocket.accepts(path: socket)
         }
-        if installation != nil { try configureDevicePorts(timeout: timeout) }
+        if installation != nil { try configurePorts(of: devices, timeout: timeout) }
     }
 
     /// PipeWire 1.4.2 leaves the conf's null sinks in convert mode despite their
     /// `adapter.auto-port-config`: give them the DSP and monitor ports 0.3.65 gives them.
     /// Every virtual device is a null-audio-sink, so its adapter's follower takes input.
-    private func configureDevicePorts(timeout: Duration) throws {
+    private func configurePorts(of devices: [VirtualDevice], timeout: Duration) throws {
         var ids: [String: UInt32] = [:]
         try waitUntil(timeout: timeout, "the virtual devices \(devices.map(\.name)) appear") {
             let dump = try dump()
@@ -281,9 +281,9 @@ public final class PrivatePipeWire: @unchecked Sendable {
     }
 
     /// Runs a PipeWire tool (`pw-cli`, `pw-dump`, `pw-link`, `pactl`...) to completion; its stdout.
-    @discardableResult
     /// With an ``installation``, its own copy of a tool runs (0.3.65's pw-dump prints invalid
     /// JSON for 1.4's objects).
+    @discardableResult
     public func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(10)) throws -> String {
         if let installation, !executable.contains("/"),
             FileManager.default.isExecutableFile(atPath: installation.executable(executable))
@@ -303,6 +303,7 @@ public final class PrivatePipeWire: @unchecked Sendable {
         let device = VirtualDevice(name: name, description: description, positions: positions)
         try run("pw-cli", ["create-node", "adapter", device.adapterArguments])
         try waitUntil(timeout: .seconds(5), "node \(name) appears") { try dump().node(named: name) != nil }
+        if installation != nil { try configurePorts(of: [device], timeout: .seconds(5)) }
     }
 
     /// Destroys a node by `node.name` ("unplugging" it).
