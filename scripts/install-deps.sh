@@ -44,3 +44,7 @@ if ! command -v swift >/dev/null 2>&1; then
   echo "install-deps: no Swift toolchain on PATH (need Swift 6.1 or newer: https://swift.org/install)" >&2
   exit 1
 fi
+
+# PipeWire 1.4.2 (bookworm-backports) unpacked into .build-pipewire-1.4/ for the native
+# volume-ramp tests (NativeRampTests); nothing is installed system-wide.
+"$(dirname "$0")/fetch-pipewire-backport.sh"

@@ -222,6 +222,12 @@ public final class PipeWireGraph: @unchecked Sendable {
         run { $0.setProps(node: node, volume: volume, mute: mute, channelVolumes: channelVolumes) }
     }
 
+    /// Sets the node's `Props.volume` through a ramp its converter carries out (one write);
+    /// check ``GraphSnapshot/rampsVolumeNatively(_:)`` first: older converters jump.
+    public func setVolume(node: GlobalID, _ volume: Float, ramp: NativeVolumeRamp) {
+        run { $0.setVolume(node: node, volume, ramp: ramp) }
+    }
+
     /// Sets (or with `value == nil` removes) one key of the metadata object named `name`.
     public func setMetadata(_ name: String, subject: GlobalID, key: String, type: String?, value: String?) {
         run { $0.setMetadata(name, subject: subject, key: key, type: type, value: value) }

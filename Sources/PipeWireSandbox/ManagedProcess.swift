@@ -192,6 +192,8 @@ public enum SandboxError: Error, CustomStringConvertible {
     case commandFailed(String)
     case timeout(String)
     case notRunning(String)
+    /// A private PipeWire prefix (``PipeWireInstallation``) is not there or incomplete.
+    case missingInstallation(String)
 
     public var description: String {
         switch self {
@@ -199,6 +201,7 @@ public enum SandboxError: Error, CustomStringConvertible {
         case .commandFailed(let message): message
         case .timeout(let message): message
         case .notRunning(let message): message
+        case .missingInstallation(let message): message
         }
     }
 }

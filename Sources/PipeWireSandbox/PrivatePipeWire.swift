@@ -11,15 +11,22 @@ public final class PrivatePipeWire: @unchecked Sendable {
     public let configDirectory: URL
     public let logDirectory: URL
     public let devices: [VirtualDevice]
+    /// The PipeWire the server (and pipewire-pulse) run from; nil: the system's.
+    public let installation: PipeWireInstallation?
     private let lock = NSLock()
     private var daemon: ManagedProcess?
     private var pulse: ManagedProcess?
     private var clients: [ManagedProcess] = []
     private var sessionBus: PrivateSessionBus?
 
-    /// Creates the directories and conf and starts `pipewire`; returns once its socket answers.
-    public init(devices: [VirtualDevice] = VirtualDevice.standard, startTimeout: Duration = .seconds(10)) throws {
+    /// Creates the directories and conf and starts `pipewire` (from `installation` when given,
+    /// else the system's); returns once its socket answers.
+    public init(
+        devices: [VirtualDevice] = VirtualDevice.standard, installation: PipeWireInstallation? = nil,
+        startTimeout: Duration = .seconds(10)
+    ) throws {
         self.devices = devices
+        self.installation = installation
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("audiosession-pw-\(getpid())-\(UUID().uuidString.prefix(8))")
         runtimeDirectory = directory.appendingPathComponent("runtime")
@@ -33,7 +40,28 @@ public final class PrivatePipeWire: @unchecked Sendable {
         try fileManager.createDirectory(at: confDirectory, withIntermediateDirectories: true)
         try Self.configuration(for: devices).write(
             to: confDirectory.appendingPathComponent("50-audiosession-sandbox.conf"), atomically: true, encoding: .utf8)
+        if let installation {
+            // PIPEWIRE_CONFIG_DIR replaces every other place, drop-ins included: the
+            // installation's own files, with the sandbox's drop-in beside them.
+            let serverConfiguration = self.serverConfigurationDirectory
+            try fileManager.copyItem(at: installation.configurationDirectory, to: serverConfiguration)
+            let dropIns = serverConfiguration.appendingPathComponent("pipewire.conf.d")
+            try fileManager.createDirectory(at: dropIns, withIntermediateDirectories: true)
+            try fileManager.copyItem(
+                at: confDirectory.appendingPathComponent("50-audiosession-sandbox.conf"),
+                to: dropIns.appendingPathComponent("50-audiosession-sandbox.conf"))
+        }
         try startDaemon(timeout: startTimeout)
+    }
+
+    /// The configuration programs of ``installation`` read (not the system client's
+    /// `XDG_CONFIG_HOME`, which a 0.3.65 library would read too).
+    public var serverConfigurationDirectory: URL { directory.appendingPathComponent("server-config") }
+
+    /// The environment for a program of ``installation``: the sandbox's, plus its libraries.
+    private func installationEnvironment(_ base: [String: String]) -> [String: String] {
+        guard let installation else { return base }
+        return base.merging(installation.environment(configuration: serverConfigurationDirectory)) { $1 }
     }
 
     deinit {
@@ -72,7 +100,9 @@ public final class PrivatePipeWire: @unchecked Sendable {
         var environment = self.environment
         environment["PIPEWIRE_REMOTE"] = nil  // the server names its own socket
         environment["PULSE_SERVER"] = nil
-        let process = try ManagedProcess("pipewire", [], environment: environment, logDirectory: logDirectory)
+        let process = try ManagedProcess(
+            installation?.executable("pipewire") ?? "pipewire", [], environment: installationEnvironment(environment),
+            logDirectory: logDirectory)
         lock.withLock { daemon = process }
         let socket = socketPath
         try waitUntil(timeout: timeout, "the private pipewire answers on \(socket)") {
@@ -81,6 +111,29 @@ public final class PrivatePipeWire: @unchecked Sendable {
             }
             return UnixSocket.accepts(path: socket)
         }
+        if installation != nil { try configurePorts(of: devices, timeout: timeout) }
+    }
+
+    /// PipeWire 1.4.2 leaves the conf's null sinks in convert mode despite their
+    /// `adapter.auto-port-config`: give them the DSP and monitor ports 0.3.65 gives them.
+    /// Every virtual device is a null-audio-sink, so its adapter's follower takes input.
+    private func configurePorts(of devices: [VirtualDevice], timeout: Duration) throws {
+        var ids: [String: UInt32] = [:]
+        try waitUntil(timeout: timeout, "the virtual devices \(devices.map(\.name)) appear") {
+            let dump = try dump()
+            ids = Dictionary(uniqueKeysWithValues: devices.compactMap { device in dump.node(named: device.name).map { (device.name, $0.id) } })
+            return ids.count == devices.count
+        }
+        for device in devices {
+            let format = "{ mediaType: audio, mediaSubtype: raw, format: F32P, rate: 48000, channels: \(device.positions.count), position: [ \(device.positions.joined(separator: ", ")) ] }"
+            try run("pw-cli", ["set-param", String(ids[device.name]!), "PortConfig", "{ direction: Input, mode: dsp, monitor: true, format: \(format) }"])
+        }
+        try waitUntil(timeout: timeout, "the virtual devices have their DSP ports") {
+            let dump = try dump()
+            return devices.allSatisfy { device in
+                dump.ports(ofNode: ids[device.name]!).count == 2 * device.positions.count
+            }
+        }
     }
 
     /// Starts `pipewire-pulse` for pulse clients (`paplay`); `PULSE_SERVER` is then in `environment`.
@@ -88,7 +141,9 @@ public final class PrivatePipeWire: @unchecked Sendable {
         if lock.withLock({ pulse?.isRunning == true }) { return }
         var environment = self.environment
         environment["PULSE_SERVER"] = nil
-        let process = try ManagedProcess("pipewire-pulse", [], environment: environment, logDirectory: logDirectory)
+        let process = try ManagedProcess(
+            installation?.executable("pipewire-pulse") ?? "pipewire-pulse", [],
+            environment: installationEnvironment(environment), logDirectory: logDirectory)
         lock.withLock { pulse = process }
         let socket = pulseSocketPath
         try waitUntil(timeout: timeout, "pipewire-pulse answers on \(socket)") {
@@ -185,6 +240,22 @@ public final class PrivatePipeWire: @unchecked Sendable {
         return process
     }
 
+    /// Starts a program of ``installation`` (its `pw-cat`: a stream whose converter is that
+    /// release's) with the sandbox environment; stopped with the sandbox.
+    @discardableResult
+    public func spawnInstalled(_ name: String, _ arguments: [String] = [], extraEnvironment: [String: String] = [:])
+        throws -> ManagedProcess
+    {
+        guard let installation else {
+            throw SandboxError.missingInstallation("this sandbox runs the system's PipeWire: no installed \(name)")
+        }
+        let environment = installationEnvironment(self.environment).merging(extraEnvironment) { $1 }
+        let process = try ManagedProcess(
+            installation.executable(name), arguments, environment: environment, logDirectory: logDirectory)
+        lock.withLock { clients.append(process) }
+        return process
+    }
+
     /// `pw-cat -p --media-role <role> <file>`: a real playback stream.
     @discardableResult
     public func play(role: String?, file: URL, extraArguments: [String] = []) throws -> ManagedProcess {
@@ -210,9 +281,18 @@ public final class PrivatePipeWire: @unchecked Sendable {
     }
 
     /// Runs a PipeWire tool (`pw-cli`, `pw-dump`, `pw-link`, `pactl`...) to completion; its stdout.
+    /// With an ``installation``, its own copy of a tool runs (0.3.65's pw-dump prints invalid
+    /// JSON for 1.4's objects).
     @discardableResult
     public func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(10)) throws -> String {
-        try ManagedProcess.run(
+        if let installation, !executable.contains("/"),
+            FileManager.default.isExecutableFile(atPath: installation.executable(executable))
+        {
+            return try ManagedProcess.run(
+                installation.executable(executable), arguments, environment: installationEnvironment(environment),
+                logDirectory: logDirectory, timeout: timeout)
+        }
+        return try ManagedProcess.run(
             executable, arguments, environment: environment, logDirectory: logDirectory, timeout: timeout)
     }
 
@@ -223,6 +303,7 @@ public final class PrivatePipeWire: @unchecked Sendable {
         let device = VirtualDevice(name: name, description: description, positions: positions)
         try run("pw-cli", ["create-node", "adapter", device.adapterArguments])
         try waitUntil(timeout: .seconds(5), "node \(name) appears") { try dump().node(named: name) != nil }
+        if installation != nil { try configurePorts(of: [device], timeout: .seconds(5)) }
     }
 
     /// Destroys a node by `node.name` ("unplugging" it).

@@ -152,6 +152,28 @@ int pws_node_set_props(struct pw_proxy *node, const float *volume, const bool *m
     return pw_node_set_param((struct pw_node *)node, SPA_PARAM_Props, 0, pod);
 }
 
+int pws_node_set_volume_ramp(struct pw_proxy *node, float volume, int32_t ramp_ms, int32_t step_samples,
+                             uint32_t scale) {
+    uint8_t buffer[256];
+    struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
+    struct spa_pod_frame f;
+    /* audioconvert 1.4 loops forever without a step (and takes volumeRampStepTime as
+     * microseconds despite its documentation), so the step always goes in samples. */
+    if (ramp_ms <= 0 || step_samples <= 0) return -EINVAL;
+    spa_pod_builder_push_object(&b, &f, SPA_TYPE_OBJECT_Props, SPA_PARAM_Props);
+    spa_pod_builder_prop(&b, SPA_PROP_volume, 0);
+    spa_pod_builder_float(&b, volume);
+    spa_pod_builder_prop(&b, PWS_PROP_volumeRampTime, 0);
+    spa_pod_builder_int(&b, ramp_ms);
+    spa_pod_builder_prop(&b, PWS_PROP_volumeRampStepSamples, 0);
+    spa_pod_builder_int(&b, step_samples);
+    spa_pod_builder_prop(&b, PWS_PROP_volumeRampScale, 0);
+    spa_pod_builder_id(&b, scale);
+    struct spa_pod *pod = spa_pod_builder_pop(&b, &f);
+    if (pod == NULL) return -ENOSPC;
+    return pw_node_set_param((struct pw_node *)node, SPA_PARAM_Props, 0, pod);
+}
+
 int pws_node_set_port_config_dsp(struct pw_proxy *node, enum spa_direction direction, bool monitor,
                                  uint32_t rate, uint32_t channels, const uint32_t *positions) {
     uint8_t format_buffer[1024], buffer[2048];

@@ -10,6 +10,12 @@ protocol AudioBackend: AnyObject {
     /// Sets *our* gain factor of a stream (1.0 = untouched). The backend combines it with the
     /// stream's own volume without ever overwriting the user's.
     func setGainFactor(_ factor: Double, of stream: UInt32)
+    /// Whether the server can carry out a gain ramp on this stream by itself (PipeWire ≥
+    /// 0.3.68 volume-ramp Props, in the server and in the converter that owns the stream).
+    func rampsGainNatively(_ stream: UInt32) -> Bool
+    /// Moves *our* gain factor to `ramp.to` along `ramp` in one write the server steps through
+    /// on its own clock; only when ``rampsGainNatively(_:)`` says it can.
+    func rampGainFactor(along ramp: DuckingRamp, of stream: UInt32)
     /// Stops a stream's audio by taking it off its device (PipeWire: unlink; it freezes).
     func hold(_ stream: UInt32)
     /// Puts a held stream back on its device.

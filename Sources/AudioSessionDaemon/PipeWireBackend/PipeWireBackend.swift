@@ -22,6 +22,12 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private var propertyMerges: [GlobalID: PropertyMerge] = [:]
     /// Gain factors asked for before the stream's Props were known.
     private var deferredGain: [GlobalID: Double] = [:]
+    /// Streams whose converter runs a ramp of ours.
+    private var nativeRamps = NativeRampsInFlight()
+    /// How long after a native ramp's nominal end it is settled: the converter starts the ramp
+    /// at its next cycle (up to a quantum later), and a write that arrives while the ramp
+    /// still runs is overridden by the ramp's remaining steps.
+    static let nativeRampSettleDelay: Duration = .milliseconds(250)
     private var ports = PortTracker()
     /// The mirror, read where it lives: kept across events, a copy would make the mirror's
     /// every change copy what it shares.
@@ -57,6 +63,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             volumes.removeAll()
             deferredGain.removeAll()
             propertyMerges.removeAll()
+            nativeRamps.removeAll()
             journal = EnforcementJournal()
             journalFile.write(journal)
             onEvent?(.lost)
@@ -78,6 +85,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
                     graph.setProps(node: node.id, volume: rewrite)
                 case .external:
                     volumes.adopt(stream: node.id)
+                    nativeRamps.dropWaiting(for: node.id)
                     recordStream(node.id) { $0.baseVolume = nil }
                     onEvent?(.volumeTakenOver(node.id))
                 }
@@ -91,6 +99,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
                 volumes.forget(node.id)
                 deferredGain[node.id] = nil
                 propertyMerges[node.id] = nil
+                nativeRamps.forget(node.id)
                 if journal.streams.removeValue(forKey: String(node.id)) != nil { journalFile.write(journal) }
                 onEvent?(.streamRemoved(node.id))
             } else if GraphEndpoints.endpointDirection(of: node) != nil {
@@ -197,9 +206,56 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             return
         }
         deferredGain[stream] = nil
+        nativeRamps.dropWaiting(for: stream)  // a newer decision (silencing is immediate)
         let volume = volumes.volume(for: factor, stream: stream, current: current)
         let base = volumes.touched[stream]?.base
-        recordStream(stream) { $0.baseVolume = base }
+        // At factor 1.0 the stream is at its base: nothing of ours is left to undo.
+        recordStream(stream) { $0.baseVolume = factor == 1.0 ? nil : base }
+        graph.setProps(node: stream, volume: volume)
+    }
+
+    func rampsGainNatively(_ stream: UInt32) -> Bool { snapshot.rampsVolumeNatively(stream) }
+
+    func rampGainFactor(along ramp: DuckingRamp, of stream: UInt32) {
+        guard let node = snapshot.nodes[stream], let current = node.props?.volume, Self.hasPorts(node) else {
+            deferredGain[stream] = ramp.to  // not ready: see setGainFactor
+            return
+        }
+        deferredGain[stream] = nil
+        guard !nativeRamps.isRamping(stream) else {
+            logger.debug("stream \(stream): native ramp to factor \(ramp.to) waits for the running one")
+            nativeRamps.wait(ramp, for: stream)
+            return
+        }
+        // The same bookkeeping as a step: the one value written is the target, so its echo is
+        // recognised as ours and anything else as the user's.
+        let volume = volumes.volume(for: ramp.to, stream: stream, current: current)
+        let base = volumes.touched[stream]?.base
+        recordStream(stream) { $0.baseVolume = ramp.to == 1.0 ? nil : base }
+        // Steps as fine as the policy's, counted in samples at the graph's rate.
+        let rate = journal.forcedRate ?? lastHardware?.sampleRate ?? 48000
+        let native = NativeVolumeRamp(duration: ramp.duration, step: ramp.step, sampleRate: rate, scale: .linear)
+        logger.debug("stream \(stream): native volume ramp to \(volume) over \(native.milliseconds) ms, \(native.stepSamples)-sample steps")
+        graph.setVolume(node: stream, volume, ramp: native)
+        let whenDone = schedule(after: ramp.duration + Self.nativeRampSettleDelay) { [weak self] in
+            self?.nativeRampDone(stream)
+        }
+        nativeRamps.started(stream, whenDone: whenDone)
+    }
+
+    /// Once a native ramp has run: the ramp that waited for it starts (``NativeRampsInFlight``),
+    /// or else the volume the stream's Props show is written once more, so that what it
+    /// plays is exactly that: PipeWire 1.4's converter can stop a ramp one step short (1.0 →
+    /// 0.2 ends at 0.232), and drops a volume set while its ramp runs (the user's change
+    /// shows in the Props, is not heard). The value is ours (the target) or the user's,
+    /// whoever wrote last; either way it is the one the stream already reports.
+    private func nativeRampDone(_ stream: UInt32) {
+        if let waiting = nativeRamps.finished(stream) {
+            rampGainFactor(along: waiting, of: stream)  // settled in turn when it is done
+            return
+        }
+        guard let volume = snapshot.nodes[stream]?.props?.volume else { return }
+        logger.debug("stream \(stream): native ramp settled at \(volume)")
         graph.setProps(node: stream, volume: volume)
     }
 
@@ -269,6 +325,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// user had it.
     func undoAll() {
         guard attached else { return }
+        nativeRamps.removeAll()
         restore(journal)
         journal = EnforcementJournal()
         volumes.removeAll()

@@ -1,7 +1,11 @@
 import SessionPolicy
 
-/// Steps each stream's gain factor along a ``DuckingRamp`` (PipeWire 0.3.65 has no native
-/// volume ramps), one backend write per step, and always ends exactly on the target.
+/// Moves each stream's gain factor along a ``DuckingRamp`` and always ends exactly on the
+/// target.
+///
+/// Where the backend can ramp a stream itself (PipeWire ≥ 0.3.68), the whole ramp is one
+/// backend call and the server steps it on its own clock. Elsewhere (PipeWire 0.3.65) the
+/// daemon steps it: one backend write per step.
 ///
 /// Confined to the backend's loop thread.
 final class GainRamps: @unchecked Sendable {
@@ -32,9 +36,14 @@ final class GainRamps: @unchecked Sendable {
             write(stream, target)
             return
         }
+        let ramp = DuckingRamp(from: from, to: target, duration: duration, step: step)
+        if backend.rampsGainNatively(stream) {
+            current[stream] = target
+            backend.rampGainFactor(along: ramp, of: stream)
+            return
+        }
         // Start one step in: the first write is the first audible step, not a no-op at t=0.
-        ramps[stream] = Ramp(
-            ramp: DuckingRamp(from: from, to: target, duration: duration, step: step), started: .now - step)
+        ramps[stream] = Ramp(ramp: ramp, started: .now - step)
         tick(stream)
     }
 

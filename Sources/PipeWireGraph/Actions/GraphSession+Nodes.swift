@@ -21,6 +21,13 @@ extension GraphSession {
         if result < 0 { logger.warning("setProps on node \(node) failed: \(String(cString: strerror(-result)))") }
     }
 
+    func setVolume(node: GlobalID, _ volume: Float, ramp: NativeVolumeRamp) {
+        guard let proxy = boundProxy(node, .node, action: "setVolume(ramp)") else { return }
+        let result = pws_node_set_volume_ramp(
+            proxy.proxy, volume, ramp.milliseconds, Int32(clamping: ramp.stepSamples), ramp.scale.rawValue)
+        if result < 0 { logger.warning("setVolume(ramp) on node \(node) failed: \(String(cString: strerror(-result)))") }
+    }
+
     func send(_ command: NodeCommand, to node: GlobalID) {
         guard let proxy = boundProxy(node, .node, action: "send(\(command))") else { return }
         let id: UInt32 =

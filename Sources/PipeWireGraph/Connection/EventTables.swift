@@ -6,6 +6,10 @@ import PipeWireShim
 enum EventTables {
     nonisolated(unsafe) static let core: UnsafeMutablePointer<pw_core_events> = make { events in
         events.version = UInt32(PW_VERSION_CORE_EVENTS)
+        events.info = { data, info in
+            guard let info, let version = info.pointee.version else { return }
+            session(data).coreInfo(version: String(cString: version))
+        }
         events.done = { data, id, seq in session(data).coreDone(id: id, seq: seq) }
         events.error = { data, id, seq, res, message in
             session(data).coreError(id: id, seq: seq, result: res, message: String(optionalCString: message) ?? "")

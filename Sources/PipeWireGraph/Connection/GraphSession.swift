@@ -211,6 +211,13 @@ final class GraphSession: @unchecked Sendable {
 
     // MARK: - Core events
 
+    /// The server's core info: its release decides which `Props` its nodes understand.
+    func coreInfo(version: String) {
+        guard let parsed = PipeWireVersion(version), parsed != mirror.serverVersion else { return }
+        mirror.serverVersion = parsed
+        logger.info("PipeWire server \(parsed)")
+    }
+
     func coreDone(id: UInt32, seq: Int32) {
         guard id == PW_ID_CORE, let handler = syncHandlers.removeValue(forKey: seq) else { return }
         handler(true)

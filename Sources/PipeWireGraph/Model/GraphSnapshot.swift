@@ -21,6 +21,8 @@ public struct GraphSnapshot: Sendable, Equatable {
     public var devices: Table<Device>
     /// By `metadata.name`: "default", "settings", ...
     public var metadata: [String: Metadata]
+    /// The server's release from its core info (nil until the first info arrives).
+    public var serverVersion: PipeWireVersion?
     /// Port ids by their node.
     private var portsByNode: Table<Set<GlobalID>> = [:]
     /// Link ids by each of their two nodes.
@@ -28,7 +30,8 @@ public struct GraphSnapshot: Sendable, Equatable {
 
     public init(
         clients: Table<Client> = [:], nodes: Table<Node> = [:], ports: Table<Port> = [:],
-        links: Table<Link> = [:], devices: Table<Device> = [:], metadata: [String: Metadata] = [:]
+        links: Table<Link> = [:], devices: Table<Device> = [:], metadata: [String: Metadata] = [:],
+        serverVersion: PipeWireVersion? = nil
     ) {
         self.clients = clients
         self.nodes = nodes
@@ -36,13 +39,14 @@ public struct GraphSnapshot: Sendable, Equatable {
         self.links = [:]
         self.devices = devices
         self.metadata = metadata
+        self.serverVersion = serverVersion
         for port in ports.values { insert(port) }
         for link in links.values { insert(link) }
     }
 
     public static func == (lhs: GraphSnapshot, rhs: GraphSnapshot) -> Bool {
         lhs.clients == rhs.clients && lhs.nodes == rhs.nodes && lhs.ports == rhs.ports && lhs.links == rhs.links
-            && lhs.devices == rhs.devices && lhs.metadata == rhs.metadata
+            && lhs.devices == rhs.devices && lhs.metadata == rhs.metadata && lhs.serverVersion == rhs.serverVersion
     }
 
     // MARK: - Changing ports and links (the mirror)

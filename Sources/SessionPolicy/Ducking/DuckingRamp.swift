@@ -1,6 +1,7 @@
-/// A gain ramp the daemon samples to step our own `Props.volume` factor (PipeWire 0.3.65
-/// has no native ramps). Pure: the same ramp always yields the same steps, and the last
-/// step is exactly `to`, so an unduck restores exactly 1.0.
+/// The shape of a gain ramp of our own `Props.volume` factor: the daemon samples it to step
+/// the factor itself (PipeWire 0.3.65), or hands it whole to a server that ramps natively
+/// (PipeWire ≥ 0.3.68: same duration, same step, linear). Pure: the same ramp always yields
+/// the same steps, and the last step is exactly `to`, so an unduck restores exactly 1.0.
 public struct DuckingRamp: Hashable, Sendable {
     public var from: Double
     public var to: Double

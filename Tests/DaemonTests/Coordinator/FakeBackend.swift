@@ -25,6 +25,14 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
     var interruptionMethods: Set<InterruptionMethod> = [.unlink, .mute]
 
     func setGainFactor(_ factor: Double, of stream: UInt32) { gains[stream] = factor }
+    /// Streams whose gain the fake "server" ramps itself; the ramps asked of it, in order.
+    var nativeRampStreams: Set<UInt32> = []
+    private(set) var nativeRamps: [(stream: UInt32, ramp: DuckingRamp)] = []
+    func rampsGainNatively(_ stream: UInt32) -> Bool { nativeRampStreams.contains(stream) }
+    func rampGainFactor(along ramp: DuckingRamp, of stream: UInt32) {
+        nativeRamps.append((stream, ramp))
+        gains[stream] = ramp.to
+    }
     func hold(_ stream: UInt32) { actions.append(.hold(stream)) }
     func release(_ stream: UInt32) { actions.append(.release(stream)) }
     func route(_ stream: UInt32, to devices: [UInt32]) { actions.append(.route(stream, devices)) }
