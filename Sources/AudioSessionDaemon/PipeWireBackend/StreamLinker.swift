@@ -33,9 +33,10 @@ final class StreamLinker: @unchecked Sendable {
     private var providedDefaultMetadata = false
     /// Streams the policy holds (interrupted by unlinking): kept off every device until released.
     private var held: Set<GlobalID> = []
-    /// Links we asked PipeWire to destroy: asked once each, so a link the mirror still shows
-    /// (its removal not yet seen) is not destroyed again on every event of its stream.
-    private var unlinking: Set<GlobalID> = []
+    /// Links we asked PipeWire to destroy, by their stream: asked once each, so a link the
+    /// mirror still shows (its removal not yet seen) is not destroyed again on every event of
+    /// its stream; and a released stream is linked again only once they are all gone.
+    private var unlinking: [GlobalID: Set<GlobalID>] = [:]
     /// The devices and effective defaults, until a device, the `default` metadata or the
     /// policy's defaults change: most events (a stream's ports, links, state) change none of
     /// them, and reading them walks every node.
@@ -127,7 +128,7 @@ final class StreamLinker: @unchecked Sendable {
     }
 
     private func objectRemoved(_ object: GraphObject, in snapshot: GraphSnapshot) {
-        if case .link(let link) = object { unlinking.remove(link.id) }
+        if case .link(let link) = object { linkRemoved(link, in: snapshot) }
         guard case .node(let node) = object else { return }
         if GraphEndpoints.streamDirection(of: node) != nil {
             linked[node.id] = nil
@@ -137,6 +138,7 @@ final class StreamLinker: @unchecked Sendable {
             held.remove(node.id)
             relinking.remove(node.id)
             linkSignatures[node.id] = nil
+            unlinking[node.id] = nil
         } else if GraphEndpoints.endpointDirection(of: node) != nil {
             // The device's links died with it: its streams move to their new target.
             for stream in linked.keys { linked[stream]?.remove(node.id) }
@@ -200,9 +202,18 @@ final class StreamLinker: @unchecked Sendable {
     }
 
     private func unlinkEverything(of stream: GlobalID, in snapshot: GraphSnapshot) {
-        for link in snapshot.links(of: stream) where unlinking.insert(link.id).inserted {
+        for link in snapshot.links(of: stream) where unlinking[stream, default: []].insert(link.id).inserted {
             logger.debug("unlinking \(link.id) (\(link.outputNode) → \(link.inputNode)) of held stream \(stream)")
             graph.unlink(link.id)
+        }
+    }
+
+    /// A link we destroyed is gone; its stream, released meanwhile, may be linked again now.
+    private func linkRemoved(_ link: Link, in snapshot: GraphSnapshot) {
+        for stream in [link.outputNode, link.inputNode] where unlinking[stream]?.remove(link.id) != nil {
+            guard unlinking[stream]?.isEmpty == true else { continue }
+            unlinking[stream] = nil
+            if !held.contains(stream) { reconcile(streamID: stream, in: snapshot) }
         }
     }
 
@@ -251,6 +262,13 @@ final class StreamLinker: @unchecked Sendable {
             unlinkEverything(of: streamID, in: snapshot)
             return
         }
+        if unlinking[streamID] != nil {
+            // Released while its links are still being destroyed: linking its ports again
+            // before PipeWire has torn the old links down raced in 0.3.65 (clients got
+            // buffers for the wrong link and their nodes went to error). Linked once they
+            // are gone (linkRemoved).
+            return
+        }
         if snapshot.portCount(of: streamID) == 0 {
             // Without a session manager a stream has no ports until someone configures them.
             if portsRequested.insert(streamID).inserted { graph.configurePorts(node: streamID) }
@@ -289,9 +307,6 @@ final class StreamLinker: @unchecked Sendable {
         if previous == wanted, linkSignatures[streamID] == signature, !relinking.contains(streamID) { return }
         linkSignatures[streamID] = signature
         linked[streamID] = wanted
-        // A destroy not yet sent is cancelled by linking again (the graph paces destroys):
-        // such a link must be destroyable again by the next hold.
-        for link in snapshot.links(of: streamID) { unlinking.remove(link.id) }
         for device in wanted.sorted() {
             direction == .playback ? graph.link(output: streamID, input: device) : graph.link(output: device, input: streamID)
         }
