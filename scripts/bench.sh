@@ -81,8 +81,6 @@ say "building audiosessiond (release)"
 (cd "$SRC" && swift build -c release --product audiosessiond --scratch-path "$WORK/swift" 2>&1 | tail -1)
 DAEMON="$WORK/swift/release/audiosessiond"
 [ -x "$DAEMON" ] || { echo "bench: the release build of audiosessiond failed" >&2; exit 1; }
-NO_BUS=false
-"$DAEMON" --help 2>&1 | grep -q -- '--no-bus' && NO_BUS=true
 
 # --- observers and stream farms ------------------------------------------------------------
 say "building the observers"
@@ -95,7 +93,6 @@ cc -O2 -Wall -Wextra -o "$WORK/bin/pa-reaction" "$ROOT/Benchmarks/Reaction/obser
 cat > "$WORK/binaries.json" <<EOF
 {
   "audiosessiond": "$DAEMON",
-  "audiosessiond_no_bus": $NO_BUS,
   "rules": "$SRC/policy-rules",
   "pw-reaction": "$WORK/bin/pw-reaction",
   "pa-reaction": "$WORK/bin/pa-reaction",

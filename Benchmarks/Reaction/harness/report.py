@@ -167,17 +167,20 @@ def section(results, plot_path, command):
     out.append("### Method\n")
     out.append(
         "Each system runs on its own private daemons in a temporary directory (never the user's): "
-        "**audiosessiond** (release build) as the only session manager of a private PipeWire; "
-        "**WirePlumber 0.4.13** as the only session manager of another private PipeWire, with its role-based endpoint "
+        "**audiosessiond** (release build) as the only session manager of a private PipeWire, on a private session "
+        "bus as on a desktop (its D-Bus session API served, MPRIS players watched); "
+        "**WirePlumber 0.4.13** as the only session manager of another private PipeWire (and its own private session "
+        "bus), with its role-based endpoint "
         "policy enabled (the shipped `50-endpoints-config.lua` example uncommented, plus two changes so the scenarios "
         "mean the same: Multimedia streams mix with each other, and `Notification` is an alias of Navigation, the role "
         "that ducks); **PulseAudio 16.1** as a pure PulseAudio daemon (from the Debian package, unpacked into a private "
         "prefix) with four null sinks, `module-role-cork` and `module-role-ducking` (global).\n")
     out.append(
         "Low-priority `Music` streams play silence from C stream farms (one `pw_stream`/`pa_stream` each, several "
-        "clients: 1 stream → 1 client, 10 → 2, 100 → 4, 500 → 10; all at 2048/48000), spread over four sinks with "
-        "`target.object` (PipeWire 0.3.65 mixes at most 128 links into one port; PulseAudio: four null sinks, "
-        "a sink takes 256 inputs). An independent C observer "
+        "clients: 1 stream → 1 client, 10 → 2, 100 → 4, 500 → 20; all at 2048/48000), spread evenly over four sinks "
+        "with `target.object` (PipeWire 0.3.65 mixes at most 128 links into one port, and with 50 streams on one "
+        "connection it sometimes fails a client's activation itself; PulseAudio: four null sinks, a sink takes 256 "
+        "inputs). An independent C observer "
         "(`Benchmarks/Reaction/observer/`) has two connections: one watches the registry, every node's state and "
         "`Props`, and every link, stamping events with `CLOCK_MONOTONIC` as they are dispatched; the other creates "
         "and destroys the trigger stream (`Communication`/`phone` → interrupt, `Notification` → duck). Times run from "

@@ -93,25 +93,30 @@ class PipeWireStack:
             self._start_wireplumber()
         return self
 
-    def _start_audiosessiond(self):
-        argv = [self.binaries["audiosessiond"], "--remote", self.socket,
-                "--state-dir", os.path.join(self.directory, "state", "audiosession")]
-        if self.binaries.get("audiosessiond_no_bus"):
-            argv.append("--no-bus")
-        env = dict(self.env)
-        env["AUDIOSESSION_RULES_DIR"] = self.binaries["rules"]
-        self.daemon = self.processes.start(with_priority(argv, "daemon"), env, self.log("audiosessiond"))
-
-    def _start_wireplumber(self):
+    def _start_bus(self):
+        """A private session bus: both session managers run as on a desktop (audiosessiond serves
+        its session API and watches MPRIS players there; WirePlumber needs one too)."""
         bus_socket = os.path.join(self.runtime, "bus")
         self.bus = self.processes.start(
             ["dbus-daemon", "--session", "--nofork", "--nopidfile", f"--address=unix:path={bus_socket}"],
             self.env, self.log("dbus"))
         wait_until(lambda: socket_accepts(bus_socket), 10, "the private session bus")
+        return f"unix:path={bus_socket}"
+
+    def _start_audiosessiond(self):
+        argv = [self.binaries["audiosessiond"], "--remote", self.socket,
+                "--state-dir", os.path.join(self.directory, "state", "audiosession")]
+        env = dict(self.env)
+        env["AUDIOSESSION_RULES_DIR"] = self.binaries["rules"]
+        env["DBUS_SESSION_BUS_ADDRESS"] = self._start_bus()
+        self.daemon = self.processes.start(with_priority(argv, "daemon"), env, self.log("audiosessiond"))
+
+    def _start_wireplumber(self):
+        bus = self._start_bus()
         config = os.path.join(self.directory, "wireplumber")
         wireplumber_config(config)
         env = dict(self.env)
-        env.update(WIREPLUMBER_CONFIG_DIR=config, DBUS_SESSION_BUS_ADDRESS=f"unix:path={bus_socket}")
+        env.update(WIREPLUMBER_CONFIG_DIR=config, DBUS_SESSION_BUS_ADDRESS=bus)
         self.daemon = self.processes.start(with_priority(["wireplumber"], "daemon"), env, self.log("wireplumber"))
         # the endpoints exist once WirePlumber has set up its policy
         wait_until(self._endpoints_ready, 20, "WirePlumber's role endpoints")

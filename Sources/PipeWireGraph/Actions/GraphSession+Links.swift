@@ -36,14 +36,12 @@ extension GraphSession {
         }
     }
 
-    /// A round-trip later, the next (larger) batch of queued destroys.
+    /// A round-trip later, every destroy queued meanwhile.
     private func awaitLinkDestroys() {
         sync { [weak self] completed in
             guard let self else { return }
             guard completed, let registry = self.registry else { return self.linkDestroys.reset() }
-            let (batch, roundTrip) = self.linkDestroys.roundTripDone()
-            for link in batch { _ = pws_registry_destroy(registry, link) }
-            if roundTrip { self.awaitLinkDestroys() }
+            for link in self.linkDestroys.roundTripDone() { _ = pws_registry_destroy(registry, link) }
         }
     }
 
