@@ -33,6 +33,9 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// every change copy what it shares.
     private var snapshot: GraphSnapshot { graph.snapshot }
     private var attached = false
+    /// Everything was undone for exit: a ramp step or timer that fires after that changes
+    /// nothing (it would leave a stream ducked behind the daemon).
+    private var undone = false
     /// Where translated events go (the policy coordinator).
     var onEvent: ((BackendEvent) -> Void)?
 
@@ -198,7 +201,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     }
 
     func setGainFactor(_ factor: Double, of stream: UInt32) {
-        guard let node = snapshot.nodes[stream] else { return }
+        guard !undone, let node = snapshot.nodes[stream] else { return }
         guard let current = node.props?.volume, Self.hasPorts(node) else {
             // Its Props are not known yet (the base would be a guess), or its ports are not
             // configured yet (configuring them resets the converter's Props): apply after.
@@ -217,6 +220,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     func rampsGainNatively(_ stream: UInt32) -> Bool { snapshot.rampsVolumeNatively(stream) }
 
     func rampGainFactor(along ramp: DuckingRamp, of stream: UInt32) {
+        guard !undone else { return }
         guard let node = snapshot.nodes[stream], let current = node.props?.volume, Self.hasPorts(node) else {
             deferredGain[stream] = ramp.to  // not ready: see setGainFactor
             return
@@ -250,6 +254,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// shows in the Props, is not heard). The value is ours (the target) or the user's,
     /// whoever wrote last; either way it is the one the stream already reports.
     private func nativeRampDone(_ stream: UInt32) {
+        guard !undone else { return }
         if let waiting = nativeRamps.finished(stream) {
             rampGainFactor(along: waiting, of: stream)  // settled in turn when it is done
             return
@@ -276,7 +281,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     func release(_ stream: UInt32) { linker?.release(stream, in: snapshot) }
 
     func setMutedByPolicy(_ muted: Bool, stream: UInt32) {
-        guard let node = snapshot.nodes[stream] else { return }
+        guard !undone, let node = snapshot.nodes[stream] else { return }
         if muted {
             guard node.props?.mute != true else { return }  // the user's mute: not ours to lift later
             recordStream(stream) { $0.mutedByPolicy = true }
@@ -288,6 +293,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     }
 
     func applyHardware(_ choice: HardwareChoice) {
+        guard !undone else { return }
         journal.forcedQuantum = choice.quantum
         journal.forcedRate = choice.sampleRate
         journalFile.write(journal)
@@ -325,6 +331,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// user had it.
     func undoAll() {
         guard attached else { return }
+        undone = true
         nativeRamps.removeAll()
         restore(journal)
         journal = EnforcementJournal()
