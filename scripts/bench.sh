@@ -23,6 +23,9 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 WORK="$ROOT/.build-bench"
 PROFILE="${BENCH_PROFILE:-full}"
 SOURCE="${BENCH_SOURCE:-head}"
+STARTED=$(date +%s)
+FROM_SCRATCH=""
+[ -d "$WORK/swift/release" ] || FROM_SCRATCH="--from-scratch"
 mkdir -p "$WORK"
 say() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 
@@ -42,17 +45,13 @@ if [ ! -x "$PA_PREFIX/usr/bin/pulseaudio" ]; then
 fi
 PA_MODULES="$(ls -d "$PA_PREFIX"/usr/lib/pulse-*/modules | head -1)"
 
-# --- matplotlib for the plot -----------------------------------------------------------------
+# --- matplotlib for the plot (fetched from PyPI in the background, while Swift builds) -----
 PYTHON=python3
+VENV_PID=""
 if [ ! -x "$WORK/venv/bin/python" ] || ! "$WORK/venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
-  say "creating a venv with matplotlib (PyPI) for the plot"
-  if python3 -m venv "$WORK/venv" >/dev/null 2>&1 && "$WORK/venv/bin/pip" install -q matplotlib >/dev/null 2>&1; then
-    PYTHON="$WORK/venv/bin/python"
-  else
-    say "no matplotlib: the report will have no plot"
-  fi
-else
-  PYTHON="$WORK/venv/bin/python"
+  say "creating a venv with matplotlib (PyPI) for the plot, in the background"
+  ( python3 -m venv "$WORK/venv" >/dev/null 2>&1 && "$WORK/venv/bin/pip" install -q matplotlib >/dev/null 2>&1 ) &
+  VENV_PID=$!
 fi
 
 # --- audiosessiond, release ----------------------------------------------------------------
@@ -82,6 +81,13 @@ say "building audiosessiond (release)"
 DAEMON="$WORK/swift/release/audiosessiond"
 [ -x "$DAEMON" ] || { echo "bench: the release build of audiosessiond failed" >&2; exit 1; }
 
+if [ -n "$VENV_PID" ]; then wait "$VENV_PID" || true; fi
+if "$WORK/venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
+  PYTHON="$WORK/venv/bin/python"
+else
+  say "no matplotlib: the report will have no plot"
+fi
+
 # --- observers and stream farms ------------------------------------------------------------
 say "building the observers"
 mkdir -p "$WORK/bin"
@@ -103,9 +109,11 @@ cat > "$WORK/binaries.json" <<EOF
 EOF
 
 # --- measure, then report -----------------------------------------------------------------
+SETUP_SECONDS=$(( $(date +%s) - STARTED ))
 OUT="$WORK/results-$(date -u +%Y%m%dT%H%M%S)"
 say "measuring (profile $PROFILE) into $OUT"
 "$PYTHON" "$ROOT/Benchmarks/Reaction/harness/run.py" --binaries "$WORK/binaries.json" --out "$OUT" --profile "$PROFILE"
 "$PYTHON" "$ROOT/Benchmarks/Reaction/harness/report.py" --results "$OUT" \
-  --markdown "$ROOT/BENCHMARKS.md" --plots "$ROOT/docs/bench" --command "make bench"
-say "BENCHMARKS.md updated from $OUT"
+  --markdown "$ROOT/BENCHMARKS.md" --plots "$ROOT/docs/bench" --command "make bench" \
+  --setup-seconds "$SETUP_SECONDS" $FROM_SCRATCH
+say "BENCHMARKS.md updated from $OUT ($(( ($(date +%s) - STARTED) / 60 )) min $(( ($(date +%s) - STARTED) % 60 )) s in all)"

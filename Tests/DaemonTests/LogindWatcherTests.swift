@@ -91,7 +91,14 @@ struct LogindWatcherTests {
         try login.lock(false)
         try login.prepareForSleep(true)
         try login.prepareForSleep(false)
-        try await events.waitFor([.screenLocked(false), .screenLocked(true), .screenLocked(false), .sleep, .wake])
+        // Lock changes and sleep signals arrive on two subscriptions, each in order but not
+        // ordered with each other.
+        try await eventually(timeout: .seconds(10), "lock then sleep events (now \(events.all))") {
+            let all = events.all
+            return all.filter { if case .screenLocked = $0 { true } else { false } }
+                == [.screenLocked(false), .screenLocked(true), .screenLocked(false)]
+                && all.filter { $0 == .sleep || $0 == .wake } == [.sleep, .wake] && all.count == 5
+        }
     }
 
     @Test func theSessionIsFoundByXDGSessionIDWhenSet() async throws {

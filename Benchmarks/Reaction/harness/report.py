@@ -153,10 +153,13 @@ def section(results, plot_path, command):
     systems_interrupt = SYSTEMS
     out = []
     out.append("## Reaction latency, side by side: audiosessiond, WirePlumber 0.4, PulseAudio 16\n")
+    setup = results.get("setup_seconds")
+    took = (f"this run took {(setup + results['wall_seconds']) / 60:.1f} min in all: {setup / 60:.1f} min to fetch "
+            f"and build{' from scratch' if results.get('from_scratch') else ' (incremental)'}, "
+            f"{results['wall_seconds'] / 60:.1f} min of measurement" if setup is not None
+            else f"this run took {results['wall_seconds'] / 60:.1f} min of measurement")
     out.append(f"Reproduce with **`{command}`** (builds release binaries, installs nothing system-wide; "
-               f"this run took {results['wall_seconds'] / 60:.1f} min of measurement, profile `{results['profile']}`, "
-               "plus the release build: ~20 s incremental, ~5.5 min from scratch on this loaded machine). "
-               "Every trial is in `.build-bench/results-*/*.csv`.\n")
+               f"{took}, profile `{results['profile']}`). Every trial is in `.build-bench/results-*/*.csv`.\n")
     out.append("### Machine and versions\n")
     out.append(f"- {results['started']}, commit `{m['commit'][:12]}`, {m['os']}, kernel {m['kernel']}")
     out.append(f"- {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB")
@@ -340,9 +343,14 @@ def main():
     parser.add_argument("--markdown", required=True)
     parser.add_argument("--plots", required=True)
     parser.add_argument("--command", default="make bench")
+    parser.add_argument("--setup-seconds", type=float, help="time spent before measuring (fetch, build)")
+    parser.add_argument("--from-scratch", action="store_true", help="the build started from an empty build dir")
     args = parser.parse_args()
     with open(os.path.join(args.results, "results.json")) as f:
         results = json.load(f)
+    if args.setup_seconds is not None:
+        results["setup_seconds"] = args.setup_seconds
+        results["from_scratch"] = args.from_scratch
     results["scales"] = sorted(int(s) for s in results["systems"]["audiosessiond"]["scales"])
     plot = plots(results, args.results, args.plots)
     rel_plot = os.path.relpath(plot, os.path.dirname(os.path.abspath(args.markdown))) if plot else None
