@@ -29,8 +29,8 @@ enum StreamHardwareWish {
     /// "64/48000" → (64, 48000).
     private static func fraction(_ text: String) -> (Int, Int)? {
         let parts = text.split(separator: "/")
-        guard parts.count == 2, let numerator = Int(parts[0].trimmingCharacters(in: .whitespaces)),
-            let denominator = Int(parts[1].trimmingCharacters(in: .whitespaces))
+        guard parts.count == 2, let numerator = Int(parts[0].trimmingWhitespace()),
+            let denominator = Int(parts[1].trimmingWhitespace())
         else { return nil }
         return (numerator, denominator)
     }

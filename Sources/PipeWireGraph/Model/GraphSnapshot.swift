@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An immutable view of the PipeWire graph at one instant. Cheap to copy (copy-on-write dictionaries).
 public struct GraphSnapshot: Sendable, Equatable {
@@ -77,10 +81,15 @@ public struct GraphSnapshot: Sendable, Equatable {
     }
 
     static func nodeName(fromDefaultValue raw: String) -> String? {
-        guard let data = raw.data(using: .utf8),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { return raw.isEmpty || raw.hasPrefix("{") ? nil : raw }
-        return object["name"] as? String
+        guard let value = try? JSONDecoder().decode(DefaultNodeValue.self, from: Data(raw.utf8)) else {
+            return raw.isEmpty || raw.hasPrefix("{") ? nil : raw
+        }
+        return value.name
+    }
+
+    /// `{"name": "..."}`, the value of the `default` metadata's node keys.
+    private struct DefaultNodeValue: Decodable {
+        var name: String?
     }
 }
 
