@@ -223,9 +223,10 @@ public struct WatchError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(operation): \(String(cString: strerror(errno)))" }
 }
 
-/// Names the calling thread (its `comm`, shown by ps/top and in /proc): through
-/// /proc/thread-self, since Glibc's Swift module leaves out pthread_setname_np (a GNU extension).
-func nameCurrentThread(_ name: String) {
+/// Names the calling thread (its `comm`, as ps, top and /proc show it; a new thread otherwise
+/// inherits its creator's name). Through /proc/thread-self: Glibc's Swift module leaves out
+/// pthread_setname_np, a GNU extension.
+private func nameCurrentThread(_ name: String) {
     let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
     guard descriptor >= 0 else { return }
     _ = name.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, min(15, $0.count - 1)) }
