@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SwiftRuntimeHooks
 
 /// Swift concurrency's global executor for the daemon process: one thread, `swift-tasks`,
 /// that sleeps in the kernel (no timeout) until a job is enqueued or a delayed job is due.
@@ -115,28 +116,22 @@ extension TaskThread {
     /// exported by libswift_Concurrency for exactly this) at `shared`. Process-wide and
     /// one-way: call once, before the first task.
     static func installAsGlobalExecutor() {
-        guard let runtime = dlopen(nil, RTLD_NOW) else { return }
-        defer { dlclose(runtime) }
-        if let hook = dlsym(runtime, "swift_task_enqueueGlobal_hook") {
-            hook.assumingMemoryBound(to: EnqueueHook?.self).pointee = { job, _ in
-                TaskThread.shared.enqueue(job)
-            }
+        let enqueue: EnqueueHook = { job, _ in TaskThread.shared.enqueue(job) }
+        let enqueueWithDelay: EnqueueWithDelayHook = { delay, job, _ in
+            TaskThread.shared.enqueue(job, atMonotonic: TaskThread.monotonicNow() &+ delay)
         }
-        if let hook = dlsym(runtime, "swift_task_enqueueGlobalWithDelay_hook") {
-            hook.assumingMemoryBound(to: EnqueueWithDelayHook?.self).pointee = { delay, job, _ in
-                TaskThread.shared.enqueue(job, atMonotonic: TaskThread.monotonicNow() &+ delay)
-            }
+        let enqueueWithDeadline: EnqueueWithDeadlineHook = { seconds, nanoseconds, _, _, clock, job, _ in
+            // The deadline is on the runtime's clock `clock` (1: continuous = CLOCK_BOOTTIME,
+            // 2: suspending = CLOCK_MONOTONIC); keep the time left, count it on CLOCK_MONOTONIC.
+            let deadline = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, nanoseconds))
+            let now = TaskThread.now(clock == 1 ? CLOCK_BOOTTIME : CLOCK_MONOTONIC)
+            let left = deadline > now ? deadline - now : 0
+            TaskThread.shared.enqueue(job, atMonotonic: TaskThread.monotonicNow() &+ left)
         }
-        if let hook = dlsym(runtime, "swift_task_enqueueGlobalWithDeadline_hook") {
-            hook.assumingMemoryBound(to: EnqueueWithDeadlineHook?.self).pointee = { seconds, nanoseconds, _, _, clock, job, _ in
-                // The deadline is on the runtime's clock `clock` (1: continuous = CLOCK_BOOTTIME,
-                // 2: suspending = CLOCK_MONOTONIC); keep the time left, count it on CLOCK_MONOTONIC.
-                let deadline = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, nanoseconds))
-                let now = TaskThread.now(clock == 1 ? CLOCK_BOOTTIME : CLOCK_MONOTONIC)
-                let left = deadline > now ? deadline - now : 0
-                TaskThread.shared.enqueue(job, atMonotonic: TaskThread.monotonicNow() &+ left)
-            }
-        }
+        swrh_set_global_executor_hooks(
+            unsafeBitCast(enqueue, to: UnsafeMutableRawPointer.self),
+            unsafeBitCast(enqueueWithDelay, to: UnsafeMutableRawPointer.self),
+            unsafeBitCast(enqueueWithDeadline, to: UnsafeMutableRawPointer.self))
     }
 
     // The hook types of swift/Runtime/ConcurrencyHooks.def (swiftcall, hence `thin`); the last
