@@ -14,7 +14,7 @@ struct TaskThreadTests {
     }
 
     @Test func manyTasksAllRunAndEachKeepsItsOwnOrder() async {
-        let log = Mutex<[Int: [Int]]>([:])
+        let log = Shared<[Int: [Int]]>([:])
         await withTaskGroup(of: Void.self) { group in
             for task in 0..<8 {
                 group.addTask(executorPreference: TaskThread.shared) {
@@ -30,7 +30,7 @@ struct TaskThreadTests {
     }
 
     @Test func delayedJobsRunInDeadlineOrderAndNotBeforeTheirDeadline() async {
-        let fired = Mutex<[(String, Duration)]>([])
+        let fired = Shared<[(String, Duration)]>([])
         let start = ContinuousClock.now
         let late = Task(executorPreference: DelayedOnTaskThread(by: .milliseconds(80))) {
             fired.withLock { $0.append(("80 ms", ContinuousClock.now - start)) }
@@ -60,4 +60,11 @@ private final class DelayedOnTaskThread: TaskExecutor {
 private func currentThreadName() -> String {
     ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "")
         .trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// A value shared with closures on other threads (a `Mutex` itself cannot be captured).
+private final class Shared<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+    init(_ value: Value) { storage = Mutex(value) }
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result { storage.withLock { body(&$0) } }
 }

@@ -11,11 +11,11 @@ extension PipeWireIntegration {
         @Test func scheduledWorkRunsOnTheLoopThreadNotBeforeItsDelay() throws {
             let harness = try GraphHarness()
             let graph = harness.graph
-            let result = Mutex<(onLoop: Bool, elapsed: Duration)?>(nil)
+            let result = Shared<(onLoop: Bool, elapsed: Duration)?>(nil)
             let start = ContinuousClock.now
             let timer = graph.schedule(after: .milliseconds(50)) {
                 // `perform` runs inline only on the loop thread
-                let ranInline = Mutex(false)
+                let ranInline = Shared(false)
                 graph.perform { ranInline.withLock { $0 = true } }
                 let onLoop = ranInline.withLock { $0 }
                 result.withLock { $0 = (onLoop, ContinuousClock.now - start) }
@@ -30,7 +30,7 @@ extension PipeWireIntegration {
         @Test func timersFireInDeadlineOrderAndCancelledOnesNever() throws {
             let harness = try GraphHarness()
             let graph = harness.graph
-            let fired = Mutex<[String]>([])
+            let fired = Shared<[String]>([])
             func record(_ name: String) -> @Sendable () -> Void { { fired.withLock { $0.append(name) } } }
             let late = graph.schedule(after: .milliseconds(90), record("90 ms"))
             let early = graph.schedule(after: .milliseconds(20), record("20 ms"))
@@ -51,15 +51,23 @@ extension PipeWireIntegration {
         @Test func performLaterRunsAfterWhatTheLoopIsDoing() throws {
             let harness = try GraphHarness()
             let graph = harness.graph
-            let order = Mutex<[String]>([])
+            let order = Shared<[String]>([])
             graph.perform {
                 graph.performLater { order.withLock { $0.append("later") } }
                 graph.perform { order.withLock { $0.append("inline") } }
                 order.withLock { $0.append("rest of the work") }
             }
+            // queued before the first block ran, so before what that block queues
             graph.performLater { order.withLock { $0.append("from another thread") } }
             try waitUntil(timeout: .seconds(10), "everything ran") { order.withLock { $0.count } == 4 }
-            #expect(order.withLock { $0 } == ["inline", "rest of the work", "later", "from another thread"])
+            #expect(order.withLock { $0 } == ["inline", "rest of the work", "from another thread", "later"])
         }
     }
+}
+
+/// A value shared with closures on other threads (a `Mutex` itself cannot be captured).
+private final class Shared<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+    init(_ value: Value) { storage = Mutex(value) }
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result { storage.withLock { body(&$0) } }
 }

@@ -21,7 +21,7 @@ private func nextChange(_ watcher: RulesWatcher, within deadline: Duration = .se
 }
 
 /// Waits (polling, with a deadline) until `calls` holds `count` entries.
-private func waitForCalls(_ count: Int, _ calls: Mutex<[String]>, within deadline: Duration = .seconds(10)) throws {
+private func waitForCalls(_ count: Int, _ calls: Shared<[String]>, within deadline: Duration = .seconds(10)) throws {
     let end = ContinuousClock.now + deadline
     while calls.withLock({ $0.count }) < count {
         guard ContinuousClock.now < end else {
@@ -71,7 +71,7 @@ struct WatcherTests {
         let root = try TemporaryDirectory()
         defer { root.remove() }
         try FileManager.default.createDirectory(atPath: root.path + "/rules", withIntermediateDirectories: true)
-        let calls = Mutex<[String]>([])
+        let calls = Shared<[String]>([])
         let watcher = try RulesWatcher(directories: [root.path + "/rules"], settleTime: .milliseconds(20)) {
             let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
             calls.withLock { $0.append(name.trimmingCharacters(in: .whitespacesAndNewlines)) }
@@ -116,4 +116,11 @@ struct WatchScopeTests {
         #expect(!scope.isRelevant(name: "gtk-3.0"))
         #expect(!scope.isRelevant(name: "x.conf"))
     }
+}
+
+/// A value shared with closures on other threads (a `Mutex` itself cannot be captured).
+private final class Shared<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+    init(_ value: Value) { storage = Mutex(value) }
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result { storage.withLock { body(&$0) } }
 }
