@@ -10,6 +10,7 @@ import Musl
 ///
 /// The signals are blocked first, before the daemon starts any thread: threads inherit the
 /// mask, so none of them can take a signal meant for `wait`, and PipeWire's loop never sees one.
+/// (A child process would inherit the mask too; the daemon starts none.)
 enum TerminationSignal {
     private static let numbers: [(Int32, String)] = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")]
 
