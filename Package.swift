@@ -25,6 +25,8 @@ let package = Package(
         .target(name: "PipeWireShim", dependencies: ["CPipeWire"]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "SessionBusShim", dependencies: ["CSystemd"]),
+        // The Swift runtime's global-executor hooks: the daemon runs its tasks on one quiet thread.
+        .target(name: "SwiftRuntimeHooks"),
         // D-Bus mechanism (sd-bus on its own thread): serve objects, call, subscribe. Decides nothing.
         .target(
             name: "SessionBus",
@@ -49,7 +51,7 @@ let package = Package(
         .target(
             name: "AudioSessionDaemon",
             dependencies: [
-                "PipeWireGraph", "SessionPolicy", "PolicyRules", "SessionBus",
+                "PipeWireGraph", "SessionPolicy", "PolicyRules", "SessionBus", "SwiftRuntimeHooks",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // A private, headless PipeWire with virtual devices and real clients: tests, demo, benchmarks.

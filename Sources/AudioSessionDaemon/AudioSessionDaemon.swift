@@ -1,8 +1,13 @@
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import PipeWireGraph
 import PolicyRules
+import Synchronization
 
 /// The daemon: attaches to PipeWire and wires the graph mechanism to the policy.
 ///
@@ -15,7 +20,9 @@ public final class AudioSessionDaemon: Sendable {
     private let backend: PipeWireBackend
     private let coordinator: PolicyCoordinator
     private let rules: LiveRules
-    private let watcher: RulesWatcher?
+    private let rulesDirectories: [String]
+    /// Watches the rules directories from `start()` to `stop()`; nil when inotify is unavailable.
+    private let watcher = Mutex<RulesWatcher?>(nil)
     // --- D-Bus session API (issue 7): served beside PipeWire, stopped first ------------------
     private let sessionAPI = SessionAPIHost()
 
@@ -25,18 +32,13 @@ public final class AudioSessionDaemon: Sendable {
         self.logger = logger
         let locations = RuleLocations.standard(extra: options.extraRulesDirectories)
         rules = try LiveRules(loader: RuleSetLoader(locations: locations))
+        rulesDirectories = locations.directories
         logger.info("policy rules: \(rules.ruleSet.files.count) files from \(locations.directories.joined(separator: ", "))")
         graph = PipeWireGraph(
             configuration: .init(remote: options.remote, applicationName: "audiosessiond"), logger: logger)
         backend = PipeWireBackend(
             graph: graph, linksStreams: options.linksStreams, stateDirectory: options.stateDirectory, logger: logger)
         coordinator = PolicyCoordinator(ruleSet: rules.ruleSet, backend: backend, logger: logger)
-        do {
-            watcher = try RulesWatcher(directories: locations.directories)
-        } catch {
-            logger.warning("not watching rules directories (\(error)); reload with SIGHUP")
-            watcher = nil
-        }
     }
 
     /// Connects and reacts to the graph until `stop()`; returns at once.
@@ -77,10 +79,14 @@ public final class AudioSessionDaemon: Sendable {
             sessionAPI.start(graph: graph, coordinator: coordinator, stateDirectory: options.stateDirectory, logger: logger)
         }
         // --- end D-Bus session API ---
-        if let watcher {
-            Task.detached { [weak self] in
-                for await _ in watcher.changes { self?.reloadRules(because: "a rules file changed") }
+        // The watcher's own thread reloads (file reads stay off PipeWire's loop); no task in between.
+        do {
+            let watcher = try RulesWatcher(directories: rulesDirectories) { [weak self] in
+                self?.reloadRules(because: "a rules file changed")
             }
+            self.watcher.withLock { $0 = watcher }
+        } catch {
+            logger.warning("not watching rules directories (\(error)); reload with SIGHUP")
         }
     }
 
@@ -104,7 +110,7 @@ public final class AudioSessionDaemon: Sendable {
     /// detaches.
     public func stop() {
         sessionAPI.stop()  // D-Bus session API (issue 7): no calls reach a stopping coordinator
-        watcher?.stop()
+        watcher.withLock { $0 }?.stop()
         let coordinator = self.coordinator
         let graph = self.graph
         // Players we paused over MPRIS play again. Bounded: a player that does not answer in
@@ -127,8 +133,13 @@ public final class AudioSessionDaemon: Sendable {
         graph.stop()
     }
 
-    /// Runs until SIGINT or SIGTERM (reloading rules on SIGHUP), then stops cleanly.
+    /// Runs until SIGINT or SIGTERM (reloading rules on SIGHUP), then stops cleanly. Owns the
+    /// process: call it from the main thread before starting any other thread. It blocks the
+    /// termination signals (every thread inherits that) and runs Swift tasks on one quiet
+    /// thread instead of libdispatch's pool, so an idle daemon never wakes up.
     public func runUntilTerminated() {
+        TerminationSignal.block()
+        TaskThread.installAsGlobalExecutor()
         start()
         let signal = TerminationSignal.wait(onHangUp: { [weak self] in self?.reloadRules(because: "SIGHUP") })
         logger.info("received \(signal), shutting down")

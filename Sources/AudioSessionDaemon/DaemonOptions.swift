@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How `audiosessiond` was asked to run. Filled from the command line by the thin executable.
 public struct DaemonOptions: Sendable {
@@ -31,7 +35,7 @@ public struct DaemonOptions: Sendable {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
             return URL(fileURLWithPath: state).appendingPathComponent("audiosession")
         }
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
         return URL(fileURLWithPath: home).appendingPathComponent(".local/state/audiosession")
     }
 }

@@ -1,32 +1,44 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
-import Dispatch
 
-/// Blocks the calling thread until SIGINT or SIGTERM arrives, calling `onHangUp` for each SIGHUP.
+/// SIGINT and SIGTERM end the daemon, SIGHUP reloads its rules: read synchronously with
+/// `sigwaitinfo` on the thread that runs the daemon, so waiting for them costs no thread, no
+/// timer and no wake-up (libdispatch signal sources needed its manager thread).
 ///
-/// The signals are ignored for the process's default handling and delivered through dispatch
-/// sources, so PipeWire's loop thread never sees them.
+/// The signals are blocked first, before the daemon starts any thread: threads inherit the
+/// mask, so none of them can take a signal meant for `wait`, and PipeWire's loop never sees one.
+/// (A child process would inherit the mask too; the daemon starts none.)
 enum TerminationSignal {
-    static func wait(onHangUp: @escaping @Sendable () -> Void) -> String {
-        let queue = DispatchQueue(label: "audiosessiond.signals")
-        let received = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var name = ""
-        var sources: [DispatchSourceSignal] = []
-        for (number, label) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler {
-                if number == SIGHUP { return onHangUp() }
-                name = label
-                received.signal()
+    private static let numbers: [(Int32, String)] = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")]
+
+    /// Blocks the three signals in the calling thread and every thread it starts afterwards.
+    static func block() {
+        var set = signalSet()
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    /// Blocks the calling thread until SIGINT or SIGTERM arrives, calling `onHangUp` (on this
+    /// thread) for each SIGHUP. Call `block()` first.
+    static func wait(onHangUp: () -> Void) -> String {
+        var set = signalSet()
+        while true {
+            let number = sigwaitinfo(&set, nil)
+            if number == SIGHUP {
+                onHangUp()
+            } else if let label = numbers.first(where: { $0.0 == number })?.1 {
+                return label
             }
-            source.resume()
-            sources.append(source)
+            // -1: EINTR (a stop/continue); anything else is not in the set
         }
-        received.wait()
-        let result = queue.sync { name }
-        sources.forEach { $0.cancel() }
-        return result
+    }
+
+    private static func signalSet() -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for (number, _) in numbers { sigaddset(&set, number) }
+        return set
     }
 }

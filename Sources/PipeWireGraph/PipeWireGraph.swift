@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 import Logging
 import Synchronization
 
@@ -76,7 +81,7 @@ public final class PipeWireGraph: @unchecked Sendable {
     private let subscribers = Mutex<[UUID: AsyncStream<GraphEvent>.Continuation]>([:])
     private let lifecycle = Mutex<Lifecycle>(.idle)
     /// Serializes the session once the loop thread is gone (`stop()`, late actions).
-    private let stoppedLock = NSLock()
+    private let stoppedLock = Mutex(())
 
     private enum Lifecycle { case idle, running, stopped }
 
@@ -115,13 +120,12 @@ public final class PipeWireGraph: @unchecked Sendable {
     /// a thread cannot join itself.
     public func stop() {
         if loopThread.isOnLoopThread {
-            let thread = Thread { [self] in stop() }
-            thread.start()
+            startDetachedThread { [self] in stop() }
             return
         }
         // Under the lock: foreign-thread actions either get queued before the loop stops
         // (and run, at the latest in runRemainingWork) or run after the teardown as no-ops.
-        let stoppedNow = stoppedLock.withLock { () -> Bool in
+        let stoppedNow = stoppedLock.withLock { _ -> Bool in
             let previous = lifecycle.withLock { state in
                 defer { state = .stopped }
                 return state
@@ -150,7 +154,7 @@ public final class PipeWireGraph: @unchecked Sendable {
         if loopThread.isOnLoopThread { return session.mirror }
         let fetched = Mutex<GraphSnapshot?>(nil)
         let done = DispatchSemaphore(value: 0)
-        let queued = stoppedLock.withLock { () -> Bool in
+        let queued = stoppedLock.withLock { _ -> Bool in
             guard lifecycle.withLock({ $0 == .running }) else { return false }
             loopThread.enqueue { [self] in
                 let mirror = session.mirror
@@ -265,7 +269,31 @@ public final class PipeWireGraph: @unchecked Sendable {
             work()
             return
         }
-        stoppedLock.withLock {
+        stoppedLock.withLock { _ in
+            guard lifecycle.withLock({ $0 != .stopped }) else { return }
+            loopThread.enqueue(work)
+        }
+    }
+
+    /// Runs `work` on the loop thread after `delay`, unless the returned timer is cancelled
+    /// first: a timer source of PipeWire's loop, so waiting costs no thread and no wake-up.
+    /// Never fires after `stop()`.
+    public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> GraphTimer {
+        let timer = GraphTimer(loopThread: loopThread, work: work)
+        let (seconds, attoseconds) = delay.components
+        let nanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+        perform { timer.arm(nanoseconds: nanoseconds) }
+        return timer
+    }
+
+    /// Runs `work` on the loop thread after what the loop is doing now and what is already
+    /// queued (never at once, even when called on the loop thread). Dropped after `stop()`.
+    public func performLater(_ work: @escaping @Sendable () -> Void) {
+        if loopThread.isOnLoopThread {
+            loopThread.enqueue(work)  // the loop is running: no lock (stop() joins this thread under it)
+            return
+        }
+        stoppedLock.withLock { _ in
             guard lifecycle.withLock({ $0 != .stopped }) else { return }
             loopThread.enqueue(work)
         }
@@ -282,7 +310,7 @@ public final class PipeWireGraph: @unchecked Sendable {
             action(session)
             return
         }
-        stoppedLock.withLock {
+        stoppedLock.withLock { _ in
             if lifecycle.withLock({ $0 == .stopped }) {
                 action(session)
             } else {

@@ -99,6 +99,7 @@ final class BusEngine: @unchecked Sendable {
         let created = pthread_create(
             &thread, nil,
             { context in
+                nameCurrentThread("sd-bus")
                 Unmanaged<BusEngine>.fromOpaque(context!).takeRetainedValue().run()
                 return nil
             }, context)
@@ -233,4 +234,14 @@ final class BusEngine: @unchecked Sendable {
         // Work that raced with the close sees `bus == nil` and only answers its continuations.
         _ = runQueuedWork()
     }
+}
+
+/// Names the calling thread (its `comm`, as ps, top and /proc show it; a new thread otherwise
+/// inherits its creator's name). Through /proc/thread-self: Glibc's Swift module leaves out
+/// pthread_setname_np, a GNU extension.
+private func nameCurrentThread(_ name: String) {
+    let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    _ = name.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, min(15, $0.count - 1)) }
+    close(descriptor)
 }

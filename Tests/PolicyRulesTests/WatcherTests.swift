@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import PolicyRules
 
@@ -16,6 +17,18 @@ private func nextChange(_ watcher: RulesWatcher, within deadline: Duration = .se
         let first = await group.next() ?? false
         group.cancelAll()
         return first
+    }
+}
+
+/// Waits (polling, with a deadline) until `calls` holds `count` entries.
+private func waitForCalls(_ count: Int, _ calls: Shared<[String]>, within deadline: Duration = .seconds(10)) throws {
+    let end = ContinuousClock.now + deadline
+    while calls.withLock({ $0.count }) < count {
+        guard ContinuousClock.now < end else {
+            Issue.record("\(count) onChange calls expected within \(deadline), got \(calls.withLock { $0 })")
+            return
+        }
+        usleep(2_000)
     }
 }
 
@@ -53,6 +66,25 @@ struct WatcherTests {
         #expect(await nextChange(watcher))
     }
 
+    @Test("with onChange, each burst is one call on the watcher's own thread")
+    func callback() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        try FileManager.default.createDirectory(atPath: root.path + "/rules", withIntermediateDirectories: true)
+        let calls = Shared<[String]>([])
+        let watcher = try RulesWatcher(directories: [root.path + "/rules"], settleTime: .milliseconds(20)) {
+            let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
+            calls.withLock { $0.append(name.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }
+        try root.write("rules/50.conf", "audiosession.settings = { }")
+        try waitForCalls(1, calls)
+        try root.write("rules/50.conf", "audiosession.settings = { duck.level = 0.2 }")
+        try root.write("rules/README", "not a rules file")
+        try waitForCalls(2, calls)
+        #expect(calls.withLock { $0 } == ["rules-watcher", "rules-watcher"])
+        watcher.stop()
+    }
+
     @Test("stop finishes the stream")
     func stop() async throws {
         let root = try TemporaryDirectory()
@@ -84,4 +116,11 @@ struct WatchScopeTests {
         #expect(!scope.isRelevant(name: "gtk-3.0"))
         #expect(!scope.isRelevant(name: "x.conf"))
     }
+}
+
+/// A value shared with closures on other threads (a `Mutex` itself cannot be captured).
+private final class Shared<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+    init(_ value: Value) { storage = Mutex(value) }
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result { storage.withLock { body(&$0) } }
 }

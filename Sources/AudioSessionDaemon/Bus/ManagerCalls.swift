@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SessionBus
 import SessionPolicy
 
@@ -81,7 +85,7 @@ extension SessionService {
             try permissions.set(permission, for: app)
         } catch {
             logger.error("cannot save record permissions to \(permissions.file.path): \(error)")
-            call?.fail(WireValues.error(.unspecified, "cannot save the permission: \(error.localizedDescription)"))
+            call?.fail(WireValues.error(.unspecified, "cannot save the permission: \(error.fileSystemReason)"))
             return
         }
         coordinator.setRecordPermission(permission, for: app)
@@ -108,7 +112,7 @@ extension SessionService {
     /// `/proc/<pid>/comm`: the app name of a caller that did not give one.
     static func processName(of pid: UInt32) -> String {
         let comm = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
-        let name = comm.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = comm.trimmingWhitespace()
         return name.isEmpty ? "pid-\(pid)" : name
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SessionPolicy
 
 /// Record permission per app (reference §8), remembered across restarts in the daemon's state

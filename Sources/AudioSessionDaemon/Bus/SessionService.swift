@@ -1,5 +1,11 @@
-import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import PipeWireGraph
 import SessionBus
@@ -172,10 +178,9 @@ final class SessionService: @unchecked Sendable {
     func scheduleRefresh() {
         guard !refreshPending else { return }
         refreshPending = true
-        let graph = self.graph
-        DispatchQueue.global().async { [weak self] in
-            guard let self else { return }
-            graph.perform { if self.refreshPending { self.refresh() } }
+        graph.performLater { [weak self] in
+            guard let self, self.refreshPending else { return }
+            self.refresh()
         }
     }
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The Flatpak app a process runs in, if any: `[Application] name=` of the sandbox's
 /// `/.flatpak-info`, else the `app-flatpak-<id>-<n>.scope` systemd puts it in.
@@ -16,7 +20,7 @@ enum FlatpakAppID {
     static func applicationName(inFlatpakInfo info: String) -> String? {
         var inApplication = false
         for line in info.split(separator: "\n") {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = line.trimmingWhitespace()
             if trimmed.hasPrefix("[") {
                 inApplication = trimmed == "[Application]"
             } else if inApplication, trimmed.hasPrefix("name=") {

@@ -1,4 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 
 /// Everything the daemon has changed on PipeWire that must not outlive it, written to the

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PipeWireGraph
 import SessionPolicy
 
@@ -61,14 +65,17 @@ enum GraphEndpoints {
 
     /// The device name in a `default` metadata value: `{"name":"speaker"}` (Spa:String:JSON).
     static func deviceName(inMetadataValue value: String?) -> String? {
-        guard let value, let data = value.data(using: .utf8),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { return nil }
-        return object["name"] as? String
+        guard let value, let object = try? JSONDecoder().decode(NamedValue.self, from: Data(value.utf8)) else { return nil }
+        return object.name
+    }
+
+    /// `{"name": "..."}`; any other key is ignored.
+    private struct NamedValue: Decodable {
+        var name: String?
     }
 
     static func metadataValue(forDeviceNamed name: String) -> String {
-        let escaped = name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        let escaped = name.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
         return "{\"name\":\"\(escaped)\"}"
     }
 

@@ -1,22 +1,14 @@
-import Dispatch
 import PipeWireGraph
 
-/// A one-shot timer whose work runs on PipeWire's loop thread (via `PipeWireGraph.perform`),
-/// so timer callbacks are ordered with graph events. Armed only while something is pending:
-/// an idle daemon has no periodic wake-ups.
-final class LoopTimer: ScheduledWork, @unchecked Sendable {
-    private let source: DispatchSourceTimer
+/// A one-shot timer whose work runs on PipeWire's loop thread, so timer callbacks are ordered
+/// with graph events. A timer source of the loop itself (`PipeWireGraph.schedule`), armed only
+/// while something is pending: an idle daemon has no periodic wake-ups, and no timer thread.
+final class LoopTimer: ScheduledWork, Sendable {
+    private let timer: GraphTimer
 
     init(after delay: Duration, graph: PipeWireGraph, _ work: @escaping @Sendable () -> Void) {
-        source = DispatchSource.makeTimerSource(queue: LoopTimer.queue)
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        source.schedule(deadline: .now() + .nanoseconds(nanoseconds), leeway: .milliseconds(1))
-        source.setEventHandler { graph.perform(work) }
-        source.resume()
+        timer = graph.schedule(after: delay, work)
     }
 
-    func cancel() { source.cancel() }
-
-    private static let queue = DispatchQueue(label: "audiosessiond.timers")
+    func cancel() { timer.cancel() }
 }

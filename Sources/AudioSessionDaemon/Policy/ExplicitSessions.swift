@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SessionPolicy
 
 /// A session an app asked for over the session API (D-Bus, `audiosessionctl run`, the Swift

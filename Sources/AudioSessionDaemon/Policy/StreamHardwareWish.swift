@@ -26,19 +26,12 @@ enum StreamHardwareWish {
         return wish
     }
 
-    /// "64/48000" → (64, 48000). (Plain Swift: Foundation's `trimmingCharacters(in:)` built a
-    /// character set on every new stream, a sixth of the time before a call's first decision.)
+    /// "64/48000" → (64, 48000).
     private static func fraction(_ text: String) -> (Int, Int)? {
         let parts = text.split(separator: "/")
-        guard parts.count == 2, let numerator = Int(trimmed(parts[0])), let denominator = Int(trimmed(parts[1]))
+        guard parts.count == 2, let numerator = Int(parts[0].trimmingWhitespace()),
+            let denominator = Int(parts[1].trimmingWhitespace())
         else { return nil }
         return (numerator, denominator)
-    }
-
-    private static func trimmed(_ text: Substring) -> Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) })
-        else { return "" }
-        return text[first...last]
     }
 }

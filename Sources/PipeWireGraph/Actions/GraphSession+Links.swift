@@ -1,5 +1,9 @@
 import CPipeWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PipeWireShim
 
 /// Link actions: carried out on the loop thread, deciding nothing.

@@ -1,5 +1,12 @@
 import CPipeWire
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PipeWireShim
 
 /// Metadata actions, and the metadata objects this process implements.

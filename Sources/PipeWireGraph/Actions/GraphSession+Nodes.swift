@@ -1,5 +1,9 @@
 import CPipeWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PipeWireShim
 
 /// Node actions (Props, commands, port configuration): carried out on the loop thread.

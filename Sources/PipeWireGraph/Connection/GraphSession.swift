@@ -1,5 +1,12 @@
 import CPipeWire
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import PipeWireShim
 
@@ -299,7 +306,10 @@ enum PipeWireRemote {
 
     static func runtimeDirectory(_ configured: String?) -> String {
         let remote = name(configured)
-        if remote.hasPrefix("/") { return (remote as NSString).deletingLastPathComponent }
+        if remote.hasPrefix("/") {
+            let directory = remote.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+            return directory.isEmpty ? "/" : directory
+        }
         let environment = ProcessInfo.processInfo.environment
         return environment["PIPEWIRE_RUNTIME_DIR"] ?? environment["XDG_RUNTIME_DIR"]
             ?? environment["USERPROFILE"] ?? "(no XDG_RUNTIME_DIR set)"

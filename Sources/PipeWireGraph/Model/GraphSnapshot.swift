@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HashTreeCollections
 
 /// An immutable view of the PipeWire graph at one instant.
@@ -153,10 +157,15 @@ public struct GraphSnapshot: Sendable, Equatable {
     }
 
     static func nodeName(fromDefaultValue raw: String) -> String? {
-        guard let data = raw.data(using: .utf8),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { return raw.isEmpty || raw.hasPrefix("{") ? nil : raw }
-        return object["name"] as? String
+        guard let value = try? JSONDecoder().decode(DefaultNodeValue.self, from: Data(raw.utf8)) else {
+            return raw.isEmpty || raw.hasPrefix("{") ? nil : raw
+        }
+        return value.name
+    }
+
+    /// `{"name": "..."}`, the value of the `default` metadata's node keys.
+    private struct DefaultNodeValue: Decodable {
+        var name: String?
     }
 }
 

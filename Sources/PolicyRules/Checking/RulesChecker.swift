@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `audiosessionctl rules check FILE...`: validates files as the daemon would load them.
 ///
@@ -53,8 +57,8 @@ public enum RulesChecker {
     public static func run(paths: [String], shipped: String?) -> (output: String, exitCode: Int32) {
         var base: String?
         if let shipped {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: shipped, isDirectory: &isDirectory), isDirectory.boolValue { base = shipped }
+            var isDirectory = false
+            if FileManager.default.fileExists(atPath: shipped, isDirectory: &isDirectory), isDirectory { base = shipped }
         }
         let diagnostics = check(paths: paths, shipped: base)
         return (report(diagnostics, checked: paths), diagnostics.isEmpty ? 0 : 1)

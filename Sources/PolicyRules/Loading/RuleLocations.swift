@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The directories rules are read from, lowest precedence first:
 /// shipped < `/etc/audiosession/policy-rules.d` < `$XDG_CONFIG_HOME/audiosession/policy-rules.d`
@@ -65,9 +69,9 @@ public struct RuleLocations: Hashable, Sendable {
         let files = FileManager.default
         for _ in 0..<6 {
             let rules = directory.appendingPathComponent("policy-rules").path
-            var isDirectory: ObjCBool = false
+            var isDirectory = false
             if files.fileExists(atPath: directory.appendingPathComponent("Package.swift").path),
-               files.fileExists(atPath: rules, isDirectory: &isDirectory), isDirectory.boolValue {
+               files.fileExists(atPath: rules, isDirectory: &isDirectory), isDirectory {
                 return rules
             }
             let parent = directory.deletingLastPathComponent()

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Reads every `*.conf` of the rule directories (each directory's files in byte order of
 /// their names, as PipeWire orders `*.conf.d`) and builds one `RuleSet`, or throws every
@@ -15,7 +19,7 @@ public struct RuleSetLoader: Hashable, Sendable {
         var paths: [String] = []
         var problems: [RulesDiagnostic] = []
         for directory in locations.directories {
-            var isDirectory: ObjCBool = false
+            var isDirectory = false
             guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
                 if directory == locations.shipped {
                     problems.append(RulesDiagnostic(file: directory, line: nil,
@@ -23,7 +27,7 @@ public struct RuleSetLoader: Hashable, Sendable {
                 }
                 continue
             }
-            guard isDirectory.boolValue else {
+            guard isDirectory else {
                 problems.append(RulesDiagnostic(file: directory, line: nil, reason: "not a directory"))
                 continue
             }
@@ -43,7 +47,7 @@ public struct RuleSetLoader: Hashable, Sendable {
             let names = try FileManager.default.contentsOfDirectory(atPath: directory)
             return ruleFileNames(names).map { directory + "/" + $0 }
         } catch {
-            throw RulesError([RulesDiagnostic(file: directory, line: nil, reason: "cannot list: \(error.localizedDescription)")])
+            throw RulesError([RulesDiagnostic(file: directory, line: nil, reason: "cannot list: \(error.fileSystemReason)")])
         }
     }
 

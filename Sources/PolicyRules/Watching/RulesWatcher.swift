@@ -3,7 +3,11 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// Tells when a rules file may have changed: inotify on every rule directory (and, for a
@@ -16,8 +20,12 @@ import Synchronization
 /// bursts (write a temporary file, rename, chmod); events arriving within `settleTime` of
 /// each other are reported as one change. The daemon reacts by calling
 /// `LiveRules.reload()`, which validates the whole set before swapping it in.
+///
+/// The watching thread blocks in `poll` with no timeout while nothing is pending (a timeout
+/// only while a burst settles), so an idle watcher never wakes up.
 public final class RulesWatcher: Sendable {
-    /// One report per burst of file-system events.
+    /// One report per burst of file-system events (empty and finished at once when the
+    /// watcher was made with `onChange`).
     public let changes: AsyncStream<Void>
 
     private let inotify: Int32
@@ -26,15 +34,30 @@ public final class RulesWatcher: Sendable {
     private let directories: [String]
     private let settleTime: Duration
     private let continuation: AsyncStream<Void>.Continuation
+    /// Called on the watching thread once per burst, instead of `changes`.
+    private let onChange: (@Sendable () -> Void)?
     private let stopped = Atomic<Bool>(false)
     /// What each inotify watch descriptor is for. Written by `addWatches` (in `init`, then
     /// only on the watching thread); the lock makes that hand-over explicit.
     private let scopes = Mutex<[Int32: WatchScope]>([:])
 
-    /// Starts watching. Throws the `errno` of `inotify_init1` or `pipe`.
-    public init(directories: [String], settleTime: Duration = .milliseconds(100)) throws(WatchError) {
+    /// Starts watching; reports arrive on `changes`. Throws the `errno` of `inotify_init1` or `pipe`.
+    public convenience init(directories: [String], settleTime: Duration = .milliseconds(100)) throws(WatchError) {
+        try self.init(directories: directories, settleTime: settleTime, callback: nil)
+    }
+
+    /// Starts watching and calls `onChange` on the watching thread once per burst: no task or
+    /// queue in between, so a daemon reacting this way starts no thread pool of its own.
+    public convenience init(
+        directories: [String], settleTime: Duration = .milliseconds(100), onChange: @escaping @Sendable () -> Void
+    ) throws(WatchError) {
+        try self.init(directories: directories, settleTime: settleTime, callback: onChange)
+    }
+
+    private init(directories: [String], settleTime: Duration, callback: (@Sendable () -> Void)?) throws(WatchError) {
         self.directories = directories
         self.settleTime = settleTime
+        self.onChange = callback
         let descriptor = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard descriptor >= 0 else { throw WatchError(operation: "inotify_init1", errno: errno) }
         var pipeEnds: [Int32] = [0, 0]
@@ -50,10 +73,32 @@ public final class RulesWatcher: Sendable {
         inotify = descriptor
         wakeup = (pipeEnds[0], pipeEnds[1])
         (changes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        if callback != nil { continuation.finish() }
         addWatches()
-        let thread = Thread { [self] in run() }
-        thread.name = "rules-watcher"
-        thread.start()
+        startThread()
+    }
+
+    /// A plain pthread named `rules-watcher`, holding the watcher until `run()` returns.
+    /// (Foundation's `Thread` would link all of Foundation, and ICU, into the daemon.)
+    private func startThread() {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let created = pthread_create(
+            &thread, nil,
+            { context in
+                let watcher = Unmanaged<RulesWatcher>.fromOpaque(context!).takeRetainedValue()
+                nameCurrentThread("rules-watcher")
+                var signals = sigset_t()  // signals are for the thread that waits for them
+                sigfillset(&signals)
+                pthread_sigmask(SIG_BLOCK, &signals, nil)
+                watcher.run()
+                return nil
+            }, context)
+        guard created == 0 else {
+            Unmanaged<RulesWatcher>.fromOpaque(context).release()
+            fatalError("pthread_create failed (\(created))")
+        }
+        pthread_detach(thread)
     }
 
     /// Stops watching and finishes `changes`. Safe to call more than once; the watching
@@ -117,7 +162,7 @@ public final class RulesWatcher: Sendable {
                 // Quiet for `settleTime` after a burst: report it once.
                 pending = false
                 addWatches()
-                continuation.yield()
+                if let onChange { onChange() } else { continuation.yield() }
                 continue
             }
             if descriptors[0].revents != 0 && drain() {
@@ -176,4 +221,14 @@ public struct WatchError: Error, Hashable, Sendable, CustomStringConvertible {
     public var operation: String
     public var errno: Int32
     public var description: String { "\(operation): \(String(cString: strerror(errno)))" }
+}
+
+/// Names the calling thread (its `comm`, as ps, top and /proc show it; a new thread otherwise
+/// inherits its creator's name). Through /proc/thread-self: Glibc's Swift module leaves out
+/// pthread_setname_np, a GNU extension.
+private func nameCurrentThread(_ name: String) {
+    let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    _ = name.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, min(15, $0.count - 1)) }
+    close(descriptor)
 }

@@ -17,12 +17,12 @@ struct DaemonProcess {
 
     /// Starts the daemon with its state and user config inside the sandbox: a test never reads
     /// or writes the real user's `~/.config` or `~/.local/state`.
-    init(in sandbox: PrivatePipeWire, arguments: [String] = ["--verbose"]) throws {
+    init(in sandbox: PrivatePipeWire, arguments: [String] = ["--verbose"], environment: [String: String] = [:]) throws {
         let state = sandbox.directory.appendingPathComponent("state").path
         let config = sandbox.directory.appendingPathComponent("config").path
         process = try sandbox.spawn(
             Self.path(of: "audiosessiond"), ["--state-dir", state] + arguments,
-            extraEnvironment: ["XDG_CONFIG_HOME": config, "XDG_STATE_HOME": state])
+            extraEnvironment: ["XDG_CONFIG_HOME": config, "XDG_STATE_HOME": state].merging(environment) { $1 })
     }
 
     var log: String { process.errorOutput }

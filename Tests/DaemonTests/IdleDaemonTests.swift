@@ -1,0 +1,49 @@
+import Foundation
+import PipeWireSandbox
+import Testing
+
+/// What keeps an idle daemon idle (issue 8: no periodic wake-ups, a small RSS), checked on the
+/// real binary with the session bus API, MPRIS and a playing stream: no libdispatch thread
+/// (its pool monitor ticks once a second forever once a pool thread exists), no full
+/// Foundation or ICU mapped, and the signals it waits for with `sigwaitinfo` still work.
+/// The wake-up and RSS numbers themselves are measured by scripts/idle-cost.sh and `make bench`.
+@Suite("audiosessiond at rest", .serialized)
+struct IdleDaemonTests {
+    @Test func aBusyStartLeavesNoLibdispatchThreadAndSignalsStillWork() throws {
+        let bus = try PrivateSessionBus()
+        defer { bus.stop() }
+        let sandbox = try PrivatePipeWire()
+        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose"], environment: bus.environment)
+        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitForLog("serving org.audiosession.Manager1")
+        try daemon.waitForLog("watching MPRIS players")
+        let tone = try sandbox.testTone()
+        _ = try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+
+        let pid = daemon.process.pid
+        let threads = try threadNames(of: pid)
+        #expect(threads.contains("swift-tasks"), "Swift tasks run on the daemon's own thread: \(threads)")
+        let dispatchThreads = threads.filter { $0.contains("qos") || $0.hasPrefix("com.apple") || $0.contains("dispatch") }
+        #expect(dispatchThreads.isEmpty, "libdispatch threads: \(threads)")
+        let maps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
+        for library in ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"] {
+            #expect(!maps.contains(library), "\(library) is mapped")
+        }
+
+        kill(pid, SIGHUP)
+        try daemon.waitForLog("rules unchanged (SIGHUP)")
+        kill(pid, SIGHUP)
+        try daemon.waitForLog("rules unchanged (SIGHUP)", count: 2)
+        kill(pid, SIGINT)
+        #expect(try daemon.process.waitForExit(timeout: .seconds(5)) == 0)
+        #expect(daemon.log.contains("received SIGINT, shutting down"))
+    }
+
+    private func threadNames(of pid: Int32) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").map { tid in
+            try String(contentsOfFile: "/proc/\(pid)/task/\(tid)/comm", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+}
