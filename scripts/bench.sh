@@ -14,7 +14,8 @@
 #     pulseaudio would make libpulse clients autospawn it);
 #   - a Python venv with matplotlib from PyPI, for the plot (the report is written without
 #     the plot if that fails);
-#   - a release build of audiosessiond (from `git archive HEAD` unless BENCH_SOURCE=worktree);
+#   - a release build of audiosessiond, Swift runtime linked statically as `make install` does
+#     (from `git archive HEAD` unless BENCH_SOURCE=worktree);
 #   - the observers and stream farms, built with cc and pkg-config.
 # Needs the Debian packages of scripts/install-deps.sh plus wireplumber and python3-venv.
 set -euo pipefail
@@ -77,7 +78,8 @@ else
   COMMIT="$COMMIT (working tree)"
 fi
 say "building audiosessiond (release)"
-(cd "$SRC" && swift build -c release --product audiosessiond --scratch-path "$WORK/swift" 2>&1 | tail -1)
+# Statically linked Swift runtime, as `make install` builds it for a desktop.
+(cd "$SRC" && swift build -c release --static-swift-stdlib --product audiosessiond --scratch-path "$WORK/swift" 2>&1 | tail -1)
 DAEMON="$WORK/swift/release/audiosessiond"
 [ -x "$DAEMON" ] || { echo "bench: the release build of audiosessiond failed" >&2; exit 1; }
 
