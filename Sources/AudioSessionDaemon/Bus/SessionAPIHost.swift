@@ -36,7 +36,7 @@ final class SessionAPIHost: Sendable {
     /// without any session decision, and the manager's route properties must follow. The
     /// refresh runs after the loop has sent the reaction to PipeWire, never before.
     func graphEventHandled() {
-        service.withLock { $0 }?.scheduleRefresh()
+        service.withLock { $0 }?.graphEventHandled()
     }
 
     func stop() {

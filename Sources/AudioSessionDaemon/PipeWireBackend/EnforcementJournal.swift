@@ -63,21 +63,50 @@ struct JournalFile<Contents: JournalContents>: Sendable {
         }
     }
 
+    /// Writes the journal (an empty one removes the file). Plain POSIX calls: it runs on the
+    /// reaction thread before a duck's first step goes out, and Foundation's `FileManager` and
+    /// `Data.write` made each write cost ~0.6 ms.
     func write(_ journal: Contents) {
+        let path = url.path
+        guard !journal.isEmpty else {
+            if unlink(path) != 0, errno != ENOENT { report(errno, path) }
+            return
+        }
+        let bytes: Data
         do {
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            if journal.isEmpty {
-                if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
-                return
-            }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-            let temporary = url.appendingPathExtension("tmp")
-            try encoder.encode(journal).write(to: temporary)
-            _ = rename(temporary.path, url.path)
+            bytes = try encoder.encode(journal)
         } catch {
-            logger.error("cannot write journal \(url.path): \(error); a crash now could leave changes behind")
+            return logger.error("cannot encode journal \(path): \(error); a crash now could leave changes behind")
         }
+        let temporary = path + ".tmp"
+        var descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        if descriptor < 0, errno == ENOENT {  // the state dir does not exist yet
+            try? FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        }
+        guard descriptor >= 0 else { return report(errno, temporary) }
+        let complete = bytes.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += written
+            }
+            return true
+        }
+        let failure = complete ? 0 : errno
+        close(descriptor)
+        guard complete else { return report(failure, temporary) }
+        if rename(temporary, path) != 0 { report(errno, path) }
+    }
+
+    private func report(_ code: Int32, _ path: String) {
+        logger.error("cannot write journal \(path): \(String(cString: strerror(code))); a crash now could leave changes behind")
     }
 }

@@ -41,6 +41,14 @@ final class StreamLinker: @unchecked Sendable {
     /// policy's defaults change: most events (a stream's ports, links, state) change none of
     /// them, and reading them walks every node.
     private var knownDevices: Devices?
+    /// A stream's properties (where its target is named) and port count at its last
+    /// reconciliation: equal dictionaries sharing storage compare in O(1).
+    private struct ReconciledInputs {
+        let properties: [String: String]
+        let ports: Int
+    }
+
+    private var reconciledInputs: [GlobalID: ReconciledInputs] = [:]
     /// What each stream was last linked with (``LinkSignature``).
     private var linkSignatures: [GlobalID: LinkSignature] = [:]
     /// Streams just released: linking them back where they were is logged at debug level.
@@ -64,6 +72,7 @@ final class StreamLinker: @unchecked Sendable {
             held.removeAll()
             relinking.removeAll()
             linkSignatures.removeAll()
+            reconciledInputs.removeAll()
             ready = false
             providedDefaultMetadata = false
         case .initialSyncComplete:
@@ -107,6 +116,13 @@ final class StreamLinker: @unchecked Sendable {
         switch object {
         case .node(let node):
             if GraphEndpoints.streamDirection(of: node) != nil {
+                // A stream's state or volume changed (its properties and ports did not): that
+                // moves no link. During a duck this is every ramp step's echo.
+                if !isNew, let inputs = reconciledInputs[node.id], inputs.properties == node.properties,
+                    inputs.ports == snapshot.portCount(of: node.id)
+                {
+                    return
+                }
                 reconcile(streamID: node.id, in: snapshot)
             } else if isNew, GraphEndpoints.endpointDirection(of: node) != nil {
                 // A device's state changes (running, idle) do not move streams; its arrival may.
@@ -138,6 +154,7 @@ final class StreamLinker: @unchecked Sendable {
             held.remove(node.id)
             relinking.remove(node.id)
             linkSignatures[node.id] = nil
+            reconciledInputs[node.id] = nil
             unlinking[node.id] = nil
         } else if GraphEndpoints.endpointDirection(of: node) != nil {
             // The device's links died with it: its streams move to their new target.
@@ -256,6 +273,7 @@ final class StreamLinker: @unchecked Sendable {
     private func reconcile(streamID: GlobalID, in snapshot: GraphSnapshot) {
         guard let stream = snapshot.nodes[streamID], let direction = GraphEndpoints.streamDirection(of: stream)
         else { return }
+        reconciledInputs[streamID] = ReconciledInputs(properties: stream.properties, ports: snapshot.portCount(of: streamID))
         if held.contains(streamID) {
             // A held stream that got linked anyway (its ports came late, someone linked it) is
             // taken off again.

@@ -16,6 +16,9 @@ final class PolicyCoordinator: @unchecked Sendable {
     static let idleGrace: Duration = .milliseconds(1500)
 
     var engine: PolicyEngine
+    /// Counts the engine's steps (events handled, reconfigurations): what the session API's
+    /// properties derive from cannot have changed while it stays the same.
+    private(set) var engineEvents: UInt64 = 0
     private(set) var ruleSet: RuleSet
     unowned let backend: AudioBackend
     let logger: Logger
@@ -272,6 +275,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     }
 
     func carryOut(_ decisions: [PolicyDecision]) {
+        engineEvents &+= 1  // every engine step (events, reconfiguration) ends here
         let (decisions, spared) = sparingPinnedSessions(decisions)  // Routes/RouteExecution.swift
         defer { resumeSpared(spared) }
         for decision in decisions {
