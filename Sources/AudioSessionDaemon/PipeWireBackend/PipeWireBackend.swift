@@ -40,6 +40,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// Everything was undone for exit: a ramp step or timer that fires after that changes
     /// nothing (it would leave a stream ducked behind the daemon).
     private var undone = false
+    /// A journal write is queued for the loop's next turn (``saveJournalSoon()``).
+    private var journalSavePending = false
     /// Where translated events go (the policy coordinator).
     var onEvent: ((BackendEvent) -> Void)?
 
@@ -72,7 +74,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             propertyMerges.removeAll()
             nativeRamps.removeAll()
             journal = EnforcementJournal()
-            journalFile.write(journal)
+            saveJournalNow()
             onEvent?(.lost)
         case .added(.node(let node)) where attached:
             if let stream = backendStream(node) { onEvent?(.streamAppeared(stream)) }
@@ -107,7 +109,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
                 deferredGain[node.id] = nil
                 propertyMerges[node.id] = nil
                 nativeRamps.forget(node.id)
-                if journal.streams.removeValue(forKey: String(node.id)) != nil { journalFile.write(journal) }
+                if journal.streams.removeValue(forKey: String(node.id)) != nil { saveJournalSoon() }
                 onEvent?(.streamRemoved(node.id))
             } else if GraphEndpoints.endpointDirection(of: node) != nil {
                 report(ports.removed(node.id))
@@ -300,7 +302,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         guard !undone else { return }
         journal.forcedQuantum = choice.quantum
         journal.forcedRate = choice.sampleRate
-        journalFile.write(journal)
+        saveJournalNow()
         graph.setMetadata("settings", subject: 0, key: "clock.force-quantum", type: nil, value: String(choice.quantum ?? 0))
         graph.setMetadata("settings", subject: 0, key: "clock.force-rate", type: nil, value: String(choice.sampleRate ?? 0))
     }
@@ -319,7 +321,22 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         let clean = entry.baseVolume == nil && !entry.mutedByPolicy
         let before = journal.streams[key]
         journal.streams[key] = clean ? nil : entry
-        if journal.streams[key] != before { journalFile.write(journal) }
+        if journal.streams[key] != before { saveJournalSoon() }
+    }
+
+    /// Writes the journal once the events being handled now are done: a duck of a hundred
+    /// streams changes a hundred entries in one go, and writing the file for each (the whole
+    /// journal every time) held a duck's first step back ~30 ms. The write runs in the loop's
+    /// next turn, microseconds after these changes leave for PipeWire.
+    private func saveJournalSoon() {
+        guard !journalSavePending else { return }
+        journalSavePending = true
+        graph.performLater { [weak self] in self?.saveJournalNow() }
+    }
+
+    private func saveJournalNow() {
+        journalSavePending = false
+        journalFile.write(journal)
     }
 
     /// On attach: undo what a previous run (crashed, or killed with SIGKILL) left behind.
@@ -328,7 +345,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         guard !leftovers.isEmpty else { return }
         logger.info("undoing what a previous run left behind (\(leftovers.streams.count) streams)")
         restore(leftovers)
-        journalFile.write(journal)
+        saveJournalNow()
     }
 
     /// Undoes everything we changed: before exit (SIGTERM) the daemon leaves PipeWire as the
@@ -340,7 +357,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         restore(journal)
         journal = EnforcementJournal()
         volumes.removeAll()
-        journalFile.write(journal)
+        saveJournalNow()
     }
 
     private func restore(_ entries: EnforcementJournal) {
