@@ -12,16 +12,18 @@ PIPEWIRE_SINKS = "speaker,headphones,line-out,hdmi"
 COLUMNS = ("a_first_us", "a_all_us", "b_first_us", "b_full_us", "c_first_us", "c_all_us")
 
 
-def clients_for(streams):
-    """Several clients share the streams: 1 -> 1, 10 -> 2, 100 -> 4, 500 -> 20 (25 streams per client at
-    most: with 50, PipeWire 0.3.65 itself sometimes fails a client's activation, "invalid mem id")."""
+def clients_for(streams, manager="audiosessiond"):
+    """Several clients share the streams: 1 -> 1, 10 -> 2, 100 -> 4, 500 -> 20 on PipeWire (25
+    streams per client at most: with 50, PipeWire 0.3.65 itself sometimes fails a client's
+    activation, "invalid mem id"), 500 -> 10 on PulseAudio (with 20 clients it refuses some
+    streams, "too many inputs per sink", although no sink gets more than 140 of its 256)."""
     if streams <= 1:
         return 1
     if streams <= 10:
         return 2
     if streams <= 100:
         return 4
-    return 20
+    return 10 if manager == "pulseaudio" else 20
 
 
 def percentile(values, p):
@@ -53,7 +55,7 @@ class Bench:
 
     def start_farms(self, stack, streams, prefix="bench-victim"):
         farms = []
-        clients = clients_for(streams)
+        clients = clients_for(streams, stack.manager)
         sinks = PIPEWIRE_SINKS.split(",")
         first = 0  # the streams before this farm: stream g of the run goes to sink g mod 4
         for k in range(clients):

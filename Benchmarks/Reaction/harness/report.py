@@ -180,10 +180,11 @@ def section(results, plot_path, command):
         "prefix) with four null sinks, `module-role-cork` and `module-role-ducking` (global).\n")
     out.append(
         "Low-priority `Music` streams play silence from C stream farms (one `pw_stream`/`pa_stream` each, several "
-        "clients: 1 stream → 1 client, 10 → 2, 100 → 4, 500 → 20; all at 2048/48000), spread evenly over four sinks "
-        "with `target.object` (PipeWire 0.3.65 mixes at most 128 links into one port, and with 50 streams on one "
-        "connection it sometimes fails a client's activation itself; PulseAudio: four null sinks, a sink takes 256 "
-        "inputs). An independent C observer "
+        "clients: 1 stream → 1 client, 10 → 2, 100 → 4, 500 → 20 on PipeWire and 10 on PulseAudio; all at "
+        "2048/48000), spread evenly over four sinks with `target.object` (PipeWire 0.3.65 mixes at most 128 links "
+        "into one port, and with 50 streams on one connection it sometimes fails a client's activation itself; "
+        "PulseAudio: four null sinks, a sink takes 256 inputs, and with 20 clients it refused some streams). An "
+        "independent C observer "
         "(`Benchmarks/Reaction/observer/`) has two connections: one watches the registry, every node's state and "
         "`Props`, and every link, stamping events with `CLOCK_MONOTONIC` as they are dispatched; the other creates "
         "and destroys the trigger stream (`Communication`/`phone` → interrupt, `Notification` → duck). Times run from "

@@ -132,6 +132,7 @@ class Run:
 
     def guarded(self, manager, phase, work):
         """Runs one phase; a failure is recorded and the run goes on with the next phase."""
+        started_before = {id(process) for process in self.processes.started}
         try:
             work()
         except Exception as error:  # noqa: BLE001 - any failure of one phase is a result to report
@@ -142,7 +143,8 @@ class Run:
                     if stack.daemon.returncode is None:  # not stopped by us yet: did it die?
                         self.check_alive(stack, phase)
                     stack.stop()
-            for process in list(self.processes.started):
+            # only what this phase started: the idle minute's daemons may still be watched
+            for process in [p for p in self.processes.started if id(p) not in started_before]:
                 self.processes.stop(process)
 
     def check_alive(self, stack, phase):
@@ -200,7 +202,7 @@ class Run:
             stack = self.new_stack(manager)
             farms = self.bench.start_farms(stack, streams)
             self.bench.wait_linked(stack, streams)
-        log(f"{manager}: {streams} streams from {clients_for(streams)} clients, interrupt")
+        log(f"{manager}: {streams} streams from {clients_for(streams, manager)} clients, interrupt")
         rows, cost = self.bench.react(stack, "interrupt", self.profile["trials"][streams], streams,
                                       f"interrupt-{streams}", duration=self.profile["cap_interrupt"])
         system["scales"][str(streams)] = self.summary(rows, cost, "interrupt")
