@@ -31,7 +31,7 @@ extension GraphSession {
         guard let registry else { return }
         switch linkDestroys.admit(link) {
         case .queued:
-            break
+            logger.debug("link destroy \(link) waits for a round-trip (\(linkDestroys.pending.count) waiting)")
         case .send:
             _ = pws_registry_destroy(registry, link)
         case .sendThenRoundTrip:
@@ -42,8 +42,10 @@ extension GraphSession {
 
     /// A round-trip later, every destroy queued meanwhile.
     private func awaitLinkDestroys() {
+        logger.debug("link destroys: round-trip asked")
         sync { [weak self] completed in
             guard let self else { return }
+            self.logger.debug("link destroys: round-trip back (\(completed)), \(self.linkDestroys.pending.count) to send")
             guard completed, let registry = self.registry else { return self.linkDestroys.reset() }
             for link in self.linkDestroys.roundTripDone() { _ = pws_registry_destroy(registry, link) }
         }
