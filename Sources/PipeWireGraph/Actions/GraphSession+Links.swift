@@ -64,7 +64,8 @@ extension GraphSession {
     }
 
     func ownedLinkFailed(_ link: OwnedLink, result: Int32, message: String) {
-        logger.warning(
+        logger.log(
+            level: Self.level(of: result, otherwise: .warning),
             "Link \(link.pair.outputPort) → \(link.pair.inputPort) failed: \(message) (\(String(cString: strerror(-result))))")
         dropOwnedLink(link)
     }

@@ -235,12 +235,22 @@ final class GraphSession: @unchecked Sendable {
             if result == -EPIPE {
                 connectionLost(reason: "connection closed by PipeWire (\(message))")
             } else {
-                logger.error("PipeWire core error \(result) (\(String(cString: strerror(-result)))): \(message)")
+                logger.log(
+                    level: Self.level(of: result, otherwise: .error),
+                    "PipeWire core error \(result) (\(String(cString: strerror(-result)))): \(message)")
             }
             return
         }
-        logger.warning(
-            "PipeWire error on proxy \(id): \(message) (\(String(cString: strerror(-result))))")
+        logger.log(
+            level: Self.level(of: result, otherwise: .warning), "PipeWire error on proxy \(id): \(message) (\(String(cString: strerror(-result))))")
+    }
+
+    /// "No such object" answers a request for something that went away meanwhile (a stream
+    /// that ended while we linked it or set its volume): a normal race in a changing graph,
+    /// not worth a warning. Streams created and destroyed ten times a second (the bench's
+    /// churn) filled the log with them.
+    static func level(of result: Int32, otherwise level: Logger.Level) -> Logger.Level {
+        result == -ENOENT ? .debug : level
     }
 
     // MARK: - Round-trips
