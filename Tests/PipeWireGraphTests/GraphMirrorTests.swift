@@ -125,8 +125,17 @@ extension PipeWireIntegration {
         /// what that manager did: its `default` metadata, the ports it configured, its links.
         @Test func mirrorsWhatWirePlumberDoes() throws {
             let harness = try GraphHarness()
-            try harness.sandbox.startWirePlumber()
-            _ = try harness.waitForSnapshot("WirePlumber's default sink") { $0.defaultAudioSinkName != nil }
+            let wireplumber = try harness.sandbox.startWirePlumber()
+            do {
+                _ = try harness.waitForSnapshot("WirePlumber's default sink") { $0.defaultAudioSinkName != nil }
+            } catch {
+                // What WirePlumber said, and what the mirror had: a rare flake here needs both.
+                let snapshot = harness.graph.snapshot
+                let said = String(wireplumber.errorOutput.suffix(3000))
+                let metadata = snapshot.metadata["default"].map { "\($0)" } ?? "none"
+                Issue.record("no default sink: WirePlumber said:\n\(said)\ndefault metadata: \(metadata); sinks: \(snapshot.sinks.map(\.name))")
+                throw error
+            }
             let (_, stream) = try harness.playStream(role: "Music")
             let snapshot = try harness.waitForSnapshot("WirePlumber links the stream") { s in
                 s.links(of: stream.id).count == 2 && s.nodes[stream.id]?.state == .running
