@@ -170,6 +170,19 @@ struct EnforcementTests {
         #expect(try next.terminate() == 0)
     }
 
+    /// A held stream stays off its device even when something links it (a patchbay, or one of
+    /// our own links that was still being created when the hold came).
+    @Test func aHeldStreamLinkedBySomeoneElseIsTakenOffAgain() throws {
+        let (sandbox, daemon, _, tone) = try start()
+        _ = try play("Music", as: "music", in: sandbox, tone: tone)
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+        _ = try play("Communication", as: "call", in: sandbox, tone: tone)
+        try sandbox.waitUntilLinked("music", to: [])
+        _ = try sandbox.run("pw-link", ["music:output_FL", "headphones:playback_FL"])
+        try sandbox.waitUntilLinked("music", to: [])
+        #expect(try daemon.terminate() == 0)
+    }
+
     @Test func pipeWireRestartMidInterruptionLetsTheStreamPlayAgain() throws {
         let (sandbox, daemon, _, tone) = try start()
         _ = try play("Music", as: "music", in: sandbox, tone: tone)

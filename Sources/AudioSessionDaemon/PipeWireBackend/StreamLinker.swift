@@ -118,8 +118,8 @@ final class StreamLinker: @unchecked Sendable {
             if GraphEndpoints.streamDirection(of: node) != nil {
                 // A stream's state or volume changed (its properties and ports did not): that
                 // moves no link. During a duck this is every ramp step's echo.
-                if !isNew, let inputs = reconciledInputs[node.id], inputs.properties == node.properties,
-                    inputs.ports == snapshot.portCount(of: node.id)
+                if !isNew, !held.contains(node.id), let inputs = reconciledInputs[node.id],
+                    inputs.properties == node.properties, inputs.ports == snapshot.portCount(of: node.id)
                 {
                     return
                 }
@@ -138,6 +138,12 @@ final class StreamLinker: @unchecked Sendable {
             }
         case .metadata(let metadata) where metadata.name == GraphEndpoints.defaultMetadata:
             reconcileAll(in: snapshot)
+        case .link(let link) where isNew:
+            // A held stream got a link after all: one of ours that was still being created when
+            // the hold came, or someone else's. It is taken off again at once.
+            for stream in [link.outputNode, link.inputNode] where held.contains(stream) {
+                unlinkEverything(of: stream, in: snapshot)
+            }
         default:
             break
         }
