@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -48,18 +49,28 @@ static void quit_on_signal(pa_mainloop_api *a, pa_signal_event *e, int sig, void
 }
 
 /* NOFAIL: with many farms starting at once the server's listen backlog can refuse a
- * connection; libpulse then retries instead of failing. */
+ * connection; libpulse then retries instead of failing. A refusal it reports at once (the
+ * backlog was full when connect() ran) is retried here, for up to two seconds. */
 static pa_context *connect_context(const char *name, pa_context_notify_cb_t on_state, void *userdata) {
-    pa_proplist *props = pa_proplist_new();
-    pa_proplist_sets(props, PA_PROP_APPLICATION_NAME, "pa-reaction");
-    pa_context *c = pa_context_new_with_proplist(api, name, props);
-    pa_proplist_free(props);
-    pa_context_set_state_callback(c, on_state, userdata);
-    if (pa_context_connect(c, NULL, PA_CONTEXT_NOFAIL, NULL) < 0) {
-        fprintf(stderr, "pa-reaction: connect: %s\n", pa_strerror(pa_context_errno(c)));
-        exit(1);
+    for (int attempt = 0;; attempt++) {
+        pa_proplist *props = pa_proplist_new();
+        pa_proplist_sets(props, PA_PROP_APPLICATION_NAME, "pa-reaction");
+        pa_context *c = pa_context_new_with_proplist(api, name, props);
+        pa_proplist_free(props);
+        /* the callback only after a successful start: a refused attempt must not report
+         * FAILED to it (the farm and the observer quit on FAILED) */
+        if (pa_context_connect(c, NULL, PA_CONTEXT_NOFAIL, NULL) >= 0) {
+            pa_context_set_state_callback(c, on_state, userdata);
+            return c;
+        }
+        int error = pa_context_errno(c);
+        pa_context_unref(c);
+        if (attempt >= 100) {
+            fprintf(stderr, "pa-reaction: connect: %s\n", pa_strerror(error));
+            exit(1);
+        }
+        usleep(20000);
     }
-    return c;
 }
 
 /* --- playback streams: silence ------------------------------------------------------ */
