@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PolicyRules
 import SessionBus
 import SessionPolicy
 
