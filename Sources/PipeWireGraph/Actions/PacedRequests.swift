@@ -11,15 +11,16 @@
 /// burst took up to twice as long.)
 struct PacedRequests<ID: Hashable> {
     /// How many requests of a burst go ahead of the first round-trip.
-    let initialBudget: Int
+    let goingAhead: Int
     private(set) var pending: [ID] = []
     private var queued: Set<ID> = []
     private var sentSinceRoundTrip = 0
-    /// The budget is spent and a round-trip is under way: requests wait in `pending`.
+    /// The requests going ahead were sent and their round-trip is under way: the rest wait in
+    /// `pending`.
     private(set) var awaitingServer = false
 
-    init(initialBudget: Int = 2) {
-        self.initialBudget = initialBudget
+    init(goingAhead: Int = 2) {
+        self.goingAhead = goingAhead
     }
 
     /// What the caller does with a request it hands in.
@@ -38,7 +39,7 @@ struct PacedRequests<ID: Hashable> {
             return .queued
         }
         sentSinceRoundTrip += 1
-        guard sentSinceRoundTrip >= initialBudget else { return .send }
+        guard sentSinceRoundTrip >= goingAhead else { return .send }
         awaitingServer = true
         return .sendThenRoundTrip
     }
