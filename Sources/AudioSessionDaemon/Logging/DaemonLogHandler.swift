@@ -35,20 +35,7 @@ public struct DaemonLogHandler: LogHandler {
             line += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         }
         line += "\n"
-        var bytes = Array(line.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(2, buffer.baseAddress! + offset, buffer.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
-            }
-        }
+        _ = Array(line.utf8).withUnsafeBytes { writeAll(2, $0) }  // a log line that cannot be written is lost
     }
 
     /// sd-daemon(3) priorities: what journald reads from the `<N>` prefix.

@@ -88,18 +88,7 @@ struct JournalFile<Contents: JournalContents>: Sendable {
             descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         }
         guard descriptor >= 0 else { return report(errno, temporary) }
-        let complete = bytes.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += written
-            }
-            return true
-        }
+        let complete = bytes.withUnsafeBytes { writeAll(descriptor, $0) }
         let failure = complete ? 0 : errno
         close(descriptor)
         guard complete else { return report(failure, temporary) }

@@ -1,0 +1,29 @@
+import Foundation
+import PipeWireSandbox
+import Testing
+
+/// The daemon's log lines: one line per record, a UTC timestamp with milliseconds on a
+/// terminal or in a file, and under systemd (`JOURNAL_STREAM`) the syslog priority prefix
+/// journald reads, with no timestamp (the journal stamps lines itself).
+@Suite("audiosessiond log lines", .serialized)
+struct DaemonLogTests {
+    @Test func linesCarryAUTCTimestampWithMilliseconds() throws {
+        let sandbox = try PrivatePipeWire()
+        let daemon = try DaemonProcess(in: sandbox, arguments: ["--no-bus"])
+        try daemon.waitForLog("attached to PipeWire")
+        let line = try #require(daemon.log.split(separator: "\n").first { $0.contains("attached to PipeWire") })
+        #expect(line.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z info \[audiosessiond\] attached to PipeWire.*/) != nil, "\(line)")
+        #expect(try daemon.terminate() == 0)
+    }
+
+    @Test func underSystemdLinesCarryTheirPriorityAndNoTimestamp() throws {
+        let sandbox = try PrivatePipeWire()
+        let daemon = try DaemonProcess(
+            in: sandbox, arguments: ["--no-bus", "--verbose"], environment: ["JOURNAL_STREAM": "8:12345"])
+        try daemon.waitForLog("attached to PipeWire")
+        let lines = daemon.log.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("<6>[audiosessiond] attached to PipeWire") }, "\(lines.prefix(5))")
+        #expect(lines.contains { $0.hasPrefix("<7>[") }, "debug lines are priority 7")
+        #expect(try daemon.terminate() == 0)
+    }
+}
