@@ -16,6 +16,8 @@ PACKAGES=(
   mpv mpv-mpris playerctl
   # The Python D-Bus example (contrib/examples/python) and its test
   python3 python3-dbus python3-gi
+  # Test tones and their lengths (soxi)
+  sox
 )
 
 missing=()
