@@ -49,13 +49,23 @@ import Testing
         #expect(!desktop.send(.streamStarted(b, StreamID(3), .capture)).contains(.setCaptureSilenced(b, true)))
     }
 
+    @Test func aMicrophoneIsNeverSilencedButByADeniedPermission() {
+        var h = EngineHarness(.desktop)
+        for (index, category) in [Category.soloAmbient, .playback, .ambient, .record].enumerated() {
+            let app = h.implicit(UInt64(index + 1), category, app: "app\(index)")
+            let start = h.send(.streamStarted(app, StreamID(UInt32(index + 10)), .capture))
+            #expect(!start.contains(.setCaptureSilenced(app, true)), "\(category)")
+        }
+    }
+
     @Test func streamsAgainstTheCategoryAreRefused() {
         var h = EngineHarness()
         let player = h.explicit(1, .playback)
         let recorder = h.explicit(2, .record)
         let capture = h.send(.streamStarted(player, StreamID(1), .capture))
         #expect(capture.failure(player) == .cannotStartRecording)
-        #expect(capture.contains(.setCaptureSilenced(player, true)))
+        // Told, not silenced: nothing but a denied permission sets a microphone's volume.
+        #expect(!capture.contains(.setCaptureSilenced(player, true)))
         #expect(h.send(.streamStarted(recorder, StreamID(2), .playback)).failure(recorder) == .cannotStartPlaying)
     }
 

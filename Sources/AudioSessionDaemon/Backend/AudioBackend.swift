@@ -91,6 +91,10 @@ struct BackendStream: Hashable, Sendable {
     /// Who it is, for logs, permission and "someone else": the app name or binary.
     var appName: String
     var processID: Int32?
+    /// The sandbox's app id the server vouches for (PipeWire's portal check), if any.
+    var sandboxAppID: String? = nil
+    /// A capture of what plays (a sink's monitor), not of a microphone.
+    var capturesMonitor: Bool = false
 }
 
 /// Whether a stream is producing or consuming audio, as far as the server can tell.

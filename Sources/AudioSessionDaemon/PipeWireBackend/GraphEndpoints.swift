@@ -31,6 +31,18 @@ enum GraphEndpoints {
         }
     }
 
+    /// Whether a capture stream records what plays (a sink's monitor) rather than a
+    /// microphone: it says so (`stream.capture.sink`, a pulse monitor or peak stream), or the
+    /// node it asks for is a sink.
+    static func capturesMonitor(_ node: Node, in snapshot: GraphSnapshot) -> Bool {
+        guard streamDirection(of: node) == .capture else { return false }
+        if node.properties["stream.capture.sink"] == "true" || node.properties["stream.monitor"] == "true" { return true }
+        guard let target = request(for: node, direction: .capture, in: snapshot).requestedTarget else { return false }
+        if target.hasSuffix(".monitor") { return true }
+        let named = snapshot.node(named: target) ?? UInt32(target).flatMap { snapshot.nodes[$0] }
+        return named.map { endpointDirection(of: $0) == .playback } ?? false
+    }
+
     /// The direction a device node serves, or nil if it is not an audio sink or source.
     static func endpointDirection(of node: Node) -> StreamDirection? {
         switch node.mediaClass {

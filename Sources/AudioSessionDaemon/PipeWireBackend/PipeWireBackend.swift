@@ -84,6 +84,12 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             for node in snapshot.sortedNodes where node.deviceID == device.id {
                 report(ports.refresh(node, in: snapshot))
             }
+        case .added(.client(let client)) where attached, .changed(.client(let client)) where attached:
+            // A client's properties arrived or changed (pid, name, portal app id): its streams'
+            // merged properties changed with them.
+            for node in snapshot.sortedNodes where node.clientID == client.id {
+                if let stream = backendStream(node) { onEvent?(.streamChanged(stream)) }
+            }
         case .changed(.node(let node)) where attached:
             if GraphEndpoints.endpointDirection(of: node) != nil { report(ports.refresh(node, in: snapshot)) }
             if let volume = node.props?.volume {
@@ -175,9 +181,11 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         let activity: StreamActivity =
             node.isCorked ? .pausedByUser : (node.state == .running ? .playing : .idle)
         let appName = properties["application.name"] ?? properties["application.process.binary"] ?? node.name
+        let sandboxAppID = properties["pipewire.access.portal.app_id"].flatMap { $0.isEmpty ? nil : $0 }
         return BackendStream(
             id: node.id, client: node.clientID ?? 0, direction: direction, properties: properties,
-            activity: activity, appName: appName, processID: client?.pid)
+            activity: activity, appName: appName, processID: client?.pid, sandboxAppID: sandboxAppID,
+            capturesMonitor: GraphEndpoints.capturesMonitor(node, in: snapshot))
     }
 
     /// The stream's properties over its client's, merged again only when either changed: a

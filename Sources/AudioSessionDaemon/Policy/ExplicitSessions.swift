@@ -120,26 +120,3 @@ extension PolicyCoordinator {
         return nil
     }
 }
-
-/// Walks `/proc` up from a process to init: which processes a stream's app descends from.
-enum ProcessAncestry {
-    static func chain(from pid: Int32, limit: Int = 64) -> [Int32] {
-        var chain: [Int32] = []
-        var current = pid
-        while current > 1, chain.count < limit {
-            chain.append(current)
-            guard let parent = parent(of: current), parent != current else { break }
-            current = parent
-        }
-        return chain
-    }
-
-    /// The parent pid from `/proc/<pid>/stat` (field 4, after the parenthesised command name).
-    static func parent(of pid: Int32) -> Int32? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return nil }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        return fields.count > 1 ? Int32(fields[1]) : nil
-    }
-}

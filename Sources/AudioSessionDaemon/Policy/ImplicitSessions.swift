@@ -1,28 +1,33 @@
 import SessionPolicy
 
-/// The daemon's book of implicit sessions: which streams exist, which session each belongs
-/// to, and what the engine has been told about each stream.
+/// The daemon's book of implicit sessions: which streams exist, which app (and so which
+/// session) each belongs to, and what the engine has been told about each stream.
 ///
-/// An implicit session is one per app connection *and classification*: a browser that plays
-/// music and a notification sound has two sessions, so the notification can duck the music
-/// of its own app like anyone else's.
+/// An implicit session is one app, however many connections it opens (``AppIdentity``): an
+/// app's own streams never interrupt, duck or hold each other. Its classification comes from
+/// all of its streams together (``AppComposition``).
 struct ImplicitSessions {
-    struct Key: Hashable {
-        var client: UInt32
-        var classification: Classification
-    }
-
     struct StreamRecord {
         var stream: BackendStream
         var session: SessionID
+        /// What the rules say of this stream alone.
+        var classification: StreamClassificationFacts
         /// The engine was told this stream runs (`streamStarted`), and not since that it stopped.
         var reportedActive: Bool
     }
 
+    /// The rules' verdict on one stream, kept for recomposing its app.
+    struct StreamClassificationFacts: Equatable {
+        var classification: Classification
+        var identity: AppIdentity
+    }
+
     private(set) var streams: [UInt32: StreamRecord] = [:]
     private(set) var sessionStreams: [SessionID: Set<UInt32>] = [:]
-    private(set) var keys: [SessionID: Key] = [:]
-    private var sessionsByKey: [Key: SessionID] = [:]
+    /// Each implicit session's app, and the classification the engine has for it.
+    private(set) var apps: [SessionID: AppIdentity] = [:]
+    private(set) var composed: [SessionID: AppClassification] = [:]
+    private var sessionsByApp: [AppIdentity: SessionID] = [:]
     private var nextSession: UInt64
 
     /// Session ids of implicit sessions start high so they never collide with explicit ones.
@@ -30,19 +35,22 @@ struct ImplicitSessions {
         nextSession = firstSessionID
     }
 
-    /// The session a stream of this key joins, and whether it is new.
-    mutating func session(for key: Key) -> (id: SessionID, isNew: Bool) {
-        if let id = sessionsByKey[key] { return (id, false) }
+    /// Whether `id` is an implicit session (explicit sessions have streams here too).
+    func isImplicit(_ id: SessionID) -> Bool { apps[id] != nil }
+
+    /// The session of this app, and whether it is new.
+    mutating func session(for app: AppIdentity) -> (id: SessionID, isNew: Bool) {
+        if let id = sessionsByApp[app] { return (id, false) }
         let id = SessionID(nextSession)
         nextSession += 1
-        sessionsByKey[key] = id
-        keys[id] = key
+        sessionsByApp[app] = id
+        apps[id] = app
         sessionStreams[id] = []
         return (id, true)
     }
 
-    mutating func add(_ stream: BackendStream, to session: SessionID) {
-        streams[stream.id] = StreamRecord(stream: stream, session: session, reportedActive: false)
+    mutating func add(_ stream: BackendStream, to session: SessionID, classification: StreamClassificationFacts) {
+        streams[stream.id] = StreamRecord(stream: stream, session: session, classification: classification, reportedActive: false)
         sessionStreams[session, default: []].insert(stream.id)
     }
 
@@ -50,8 +58,17 @@ struct ImplicitSessions {
         streams[stream.id]?.stream = stream
     }
 
+    mutating func setClassification(_ classification: StreamClassificationFacts, stream: UInt32) {
+        streams[stream]?.classification = classification
+    }
+
     mutating func setReportedActive(_ active: Bool, stream: UInt32) {
         streams[stream]?.reportedActive = active
+    }
+
+    /// Records what the engine now has for a session.
+    mutating func setComposed(_ classification: AppClassification, session: SessionID) {
+        composed[session] = classification
     }
 
     /// Removes a stream; returns its record and whether its session is now empty.
@@ -62,22 +79,19 @@ struct ImplicitSessions {
     }
 
     mutating func removeSession(_ id: SessionID) {
-        if let key = keys.removeValue(forKey: id) { sessionsByKey[key] = nil }
+        if let app = apps.removeValue(forKey: id) { sessionsByApp[app] = nil }
+        composed[id] = nil
         sessionStreams[id] = nil
     }
-
-    /// Gives a session another key (a rules reload reclassified it in place).
-    mutating func rekey(_ id: SessionID, to key: Key) {
-        if let old = keys[id] { sessionsByKey[old] = nil }
-        keys[id] = key
-        sessionsByKey[key] = id
-    }
-
-    func session(of key: Key) -> SessionID? { sessionsByKey[key] }
 
     func streams(of session: SessionID) -> [StreamRecord] {
         (sessionStreams[session] ?? []).sorted().compactMap { streams[$0] }
     }
 
-    var sessionIDs: [SessionID] { keys.keys.sorted() }
+    /// Whether any stream left comes from this process.
+    func hasStreams(ofProcess pid: Int32) -> Bool {
+        streams.values.contains { $0.stream.processID == pid }
+    }
+
+    var sessionIDs: [SessionID] { apps.keys.sorted() }
 }

@@ -18,7 +18,7 @@ extension PolicyCoordinator {
 
     /// A stream joined an implicit session: does the session have a player now?
     func mprisStreamJoined(_ stream: BackendStream, session: SessionID) {
-        guard mpris != nil, sessions.keys[session] != nil else { return }
+        guard mpris != nil, sessions.isImplicit(session) else { return }
         mprisRefreshPlayerCapability(of: session)
     }
 
@@ -88,7 +88,7 @@ extension PolicyCoordinator {
 
     private func mprisRefreshPlayerCapabilities() {
         guard let mpris else { return }
-        let live = Set(sessions.keys.keys)
+        let live = Set(sessions.apps.keys)
         mpris.sessionsWithPlayers.formIntersection(live)
         for id in mpris.pauses.keys where sessions.streams(of: id).isEmpty && explicitSessions[id] == nil {
             mpris.pauses.removeValue(forKey: id)?.timer?.cancel()
@@ -281,7 +281,7 @@ extension PolicyCoordinator {
             logger.info("\(id): resuming \(name) over MPRIS")
         }
         // Its streams should run again soon; if not, report what they really do.
-        pause.timer = backend.schedule(after: Self.idleGrace) { [weak self] in
+        pause.timer = backend.schedule(after: quietness.idleGrace) { [weak self] in
             self?.mprisFinishPause(id, "resume grace over")
         }
         mpris.pauses[id] = pause
@@ -311,7 +311,7 @@ extension PolicyCoordinator {
                 submit(.streamStarted(id, StreamID(stream.id), stream.direction))
             case .idle where record.reportedActive:
                 // Stopped by its app without a cork: the usual grace before it counts as stopped.
-                mprisLater(Self.idleGrace) { [weak self] in
+                mprisLater(quietness.idleGrace) { [weak self] in
                     guard let self, self.mpris?.pauses[id] == nil, let now = self.sessions.streams[stream.id],
                         now.stream.activity == .idle, now.reportedActive, self.effects[id]?.isHeld != true
                     else { return }

@@ -84,7 +84,7 @@ extension PolicyCoordinator {
     private func mprisDecide(_ entry: MPRISPauseJournal.PausedPlayer, _ player: MPRISPlayer) {
         guard let mpris else { return }
         let name = player.busName
-        let ownSessions = sessions.keys.keys.sorted().filter { mprisPlayerNames(of: $0).contains(name) }
+        let ownSessions = sessions.sessionIDs.filter { mprisPlayerNames(of: $0).contains(name) }
         guard !ownSessions.isEmpty else {
             // No stream of it in the graph: nothing for the policy to weigh. The stream its Play
             // starts is arbitrated like any other (and paused again if a call is going on).

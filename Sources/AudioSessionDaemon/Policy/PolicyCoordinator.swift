@@ -10,11 +10,6 @@ import SessionPolicy
 ///
 /// Confined to the backend's loop thread.
 final class PolicyCoordinator: @unchecked Sendable {
-    /// How long a stream may sit idle after it ran before it counts as stopped: long enough to
-    /// ride out a relink when its device goes, short enough that a paused native app stops
-    /// holding others (an idle call stream must not keep music interrupted).
-    static let idleGrace: Duration = .milliseconds(1500)
-
     var engine: PolicyEngine
     /// Counts the engine's steps (events handled, reconfigurations): what the session API's
     /// properties derive from cannot have changed while it stays the same.
@@ -24,6 +19,12 @@ final class PolicyCoordinator: @unchecked Sendable {
     let logger: Logger
     private let epoch = ContinuousClock.now
     var sessions = ImplicitSessions()
+    /// How an app's streams make its classification (what a call is comes from the rules).
+    private var composition: AppComposition
+    /// When idle and silent streams stop counting as running.
+    let quietness = StreamQuietness.standard
+    /// Who each stream's process is, read once per process.
+    private var appFacts = AppFactsReader()
     var effects: [SessionID: SessionEffects] = [:]
     private lazy var gains = GainRamps(backend: backend)
     private var idleTimers: [UInt32: ScheduledWork] = [:]
@@ -56,6 +57,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     init(ruleSet: RuleSet, backend: AudioBackend, logger: Logger) {
         self.ruleSet = ruleSet
         self.engine = PolicyEngine(configuration: ruleSet.configuration)
+        self.composition = AppComposition(call: ruleSet.callClassification)
         self.backend = backend
         self.logger = logger
         backend.usePortTypeRule { [ruleSet] in ruleSet.portType(properties: $0) }
@@ -120,55 +122,62 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// Swaps in a new rule set: the engine is reconfigured and every stream re-classified.
     func reload(_ fresh: RuleSet) {
         ruleSet = fresh
+        composition = AppComposition(call: fresh.callClassification)
         devicesChanged = true
         backend.usePortTypeRule { fresh.portType(properties: $0) }
         reconfigure(fresh.configuration)
         for id in sessions.streams.keys.sorted() {
             guard let record = sessions.streams[id] else { continue }
-            let key = key(for: record.stream)
-            guard sessions.keys[record.session] != key else { continue }
-            // Reclassify in place when the whole session moves together and nothing holds the
-            // new key; otherwise the stream moves to the session of its new classification.
-            let siblings = sessions.streams(of: record.session)
-            if sessions.session(of: key) == nil, siblings.allSatisfy({ self.key(for: $0.stream) == key }) {
-                sessions.rekey(record.session, to: key)
-                submit(.reclassify(record.session, key.classification))
-                logger.info("\(record.session) re-classified: \(describe(key.classification))")
-            } else {
-                let wasActive = record.reportedActive
-                streamRemoved(id)
-                var stream = record.stream
-                if !wasActive { stream.activity = .pausedByUser }
-                streamAppeared(stream)
-            }
+            restream(record, facts: classify(record.stream))
         }
     }
 
     // MARK: - Streams
 
-    private func key(for stream: BackendStream) -> ImplicitSessions.Key {
-        ImplicitSessions.Key(
-            client: stream.client, classification: ruleSet.classify(properties: stream.properties).classification)
+    /// What the rules say of a stream alone, and which app it belongs to.
+    private func classify(_ stream: BackendStream) -> ImplicitSessions.StreamClassificationFacts {
+        ImplicitSessions.StreamClassificationFacts(
+            classification: ruleSet.classify(properties: stream.properties).classification,
+            identity: AppIdentity(appFacts.facts(for: stream)))
     }
 
-    private func streamAppeared(_ stream: BackendStream) {
+    /// A stream whose facts changed (its properties, its client's, the rules): it moves to its
+    /// app's session, or its session is classified again.
+    private func restream(_ record: ImplicitSessions.StreamRecord, facts: ImplicitSessions.StreamClassificationFacts) {
+        guard facts != record.classification, sessions.isImplicit(record.session) else { return }
+        if sessions.apps[record.session] == facts.identity {
+            sessions.setClassification(facts, stream: record.stream.id)
+            recompose(record.session)
+            return
+        }
+        logger.info("stream \(record.stream.id) moves to app \(facts.identity)")
+        let wasActive = record.reportedActive
+        streamRemoved(record.stream.id)
+        var stream = record.stream
+        if !wasActive && stream.activity == .playing { stream.activity = .idle }
+        streamAppeared(stream, facts: facts)
+    }
+
+    private func streamAppeared(_ stream: BackendStream, facts known: ImplicitSessions.StreamClassificationFacts? = nil) {
         if let explicit = explicitSession(of: stream) {
-            sessions.add(stream, to: explicit)
+            sessions.add(stream, to: explicit, classification: known ?? classify(stream))
             routeNewStream(stream, of: explicit)
             applyEffects(of: explicit, to: stream)
             logger.info("stream \(stream.id) belongs to \(explicit)")
             if stream.activity != .pausedByUser { start(stream) }
             return
         }
-        let key = key(for: stream)
-        let (session, isNew) = sessions.session(for: key)
+        let facts = known ?? classify(stream)
+        let (session, isNew) = sessions.session(for: facts.identity)
+        sessions.add(stream, to: session, classification: facts)
         if isNew {
+            let composed = composition.classify(appStreams(of: session, starting: stream))
+            sessions.setComposed(composed, session: session)
             submit(.sessionCreated(session, SessionDescriptor(
-                kind: .implicit, app: stream.appName, classification: key.classification,
+                kind: .implicit, app: stream.appName, classification: composed.classification,
                 capabilities: backend.interruptionMethods)))
-            logger.info("\(session) for '\(stream.appName)': \(describe(key.classification))")
+            logger.info("\(session) for '\(stream.appName)' (\(facts.identity)): \(describe(composed))")
         }
-        sessions.add(stream, to: session)
         mprisStreamJoined(stream, session: session)
         routeNewStream(stream, of: session)
         applyEffects(of: session, to: stream)
@@ -176,7 +185,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             logger.info("\(session) prefers \(wish.ioBufferDuration.map { "\($0 * 1000) ms buffers" } ?? "")\(wish.sampleRate.map { " at \(Int($0)) Hz" } ?? "") (its stream's node.latency / node.rate)")
             submit(.setPreferredHardware(session, wish))
         }
-        if stream.activity != .pausedByUser { start(stream) }
+        if stream.activity != .pausedByUser { start(stream) } else if !isNew { recompose(session) }
         if stream.activity == .idle { armIdleTimer(for: stream.id) }
     }
 
@@ -184,7 +193,11 @@ final class PolicyCoordinator: @unchecked Sendable {
         guard let record = sessions.streams[stream.id] else { return streamAppeared(stream) }
         let previous = record.stream.activity
         sessions.update(stream)
-        guard previous != stream.activity else { return }
+        if stream.properties != record.stream.properties || stream.processID != record.stream.processID {
+            // Late properties (a role set after the node appeared, a client's info): classify again.
+            restream(sessions.streams[stream.id] ?? record, facts: classify(stream))
+        }
+        guard let record = sessions.streams[stream.id], previous != stream.activity else { return }
         if mprisOwnsActivityChange(of: stream, in: record.session) { return }
         switch stream.activity {
         case .pausedByUser:
@@ -192,6 +205,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             if record.reportedActive || effects[record.session]?.interruption != nil {
                 sessions.setReportedActive(false, stream: stream.id)
                 submit(.streamPausedByUser(StreamID(stream.id)))
+                recompose(record.session)
             }
         case .playing:
             cancelIdleTimer(stream.id)
@@ -212,25 +226,58 @@ final class PolicyCoordinator: @unchecked Sendable {
         cancelIdleTimer(id)
         gains.forget(id)
         guard let (record, sessionEmpty) = sessions.remove(stream: id) else { return }
+        if let pid = record.stream.processID, !sessions.hasStreams(ofProcess: pid) { appFacts.forget(pid) }
         if record.reportedActive { submit(.streamStopped(StreamID(id))) }
-        if sessionEmpty, sessions.keys[record.session] != nil {  // explicit sessions outlive their streams
+        guard sessions.isImplicit(record.session) else { return }  // explicit sessions outlive their streams
+        if sessionEmpty {
             submit(.sessionRemoved(record.session))
             sessions.removeSession(record.session)
             effects[record.session] = nil
+        } else {
+            recompose(record.session)
         }
     }
 
-    private func start(_ stream: BackendStream) {
+    func start(_ stream: BackendStream) {
         guard let record = sessions.streams[stream.id] else { return }
         sessions.setReportedActive(true, stream: stream.id)
+        recompose(record.session)  // before the start: a call interrupts from its first stream
         submit(.streamStarted(record.session, StreamID(stream.id), stream.direction))
+    }
+
+    /// Reports a running stream stopped (idle or silent past its grace, or held).
+    func stop(_ id: UInt32) {
+        guard let record = sessions.streams[id], record.reportedActive else { return }
+        sessions.setReportedActive(false, stream: id)
+        submit(.streamStopped(StreamID(id)))
+        recompose(record.session)
+    }
+
+    /// The streams of an app as its classification sees them; `starting` counts as running.
+    private func appStreams(of session: SessionID, starting: BackendStream? = nil) -> [AppStream] {
+        sessions.streams(of: session).map { record in
+            AppStream(
+                classification: record.classification.classification, direction: record.stream.direction,
+                isRunning: record.reportedActive || (record.stream.id == starting?.id && starting?.activity != .pausedByUser),
+                capturesMonitor: record.stream.capturesMonitor)
+        }
+    }
+
+    /// Classifies an implicit session again from its streams; tells the engine when it changed.
+    func recompose(_ session: SessionID) {
+        guard let current = sessions.composed[session] else { return }
+        let composed = composition.classify(appStreams(of: session))
+        guard composed != current else { return }
+        sessions.setComposed(composed, session: session)
+        logger.info("\(session) re-classified: \(describe(composed))")
+        submit(.reclassify(session, composed.classification))
     }
 
     private func dropAllStreams() {
         for id in sessions.streams.keys.sorted() {
             cancelIdleTimer(id)
             gains.forget(id)
-            if let record = sessions.streams[id], sessions.keys[record.session] == nil {
+            if let record = sessions.streams[id], !sessions.isImplicit(record.session) {
                 _ = sessions.remove(stream: id)  // an explicit session's stream: the session stays
                 if record.reportedActive { submit(.streamStopped(StreamID(id))) }
             }
@@ -241,13 +288,21 @@ final class PolicyCoordinator: @unchecked Sendable {
             sessions.removeSession(session)
             effects[session] = nil
         }
+        appFacts.forgetAll()
     }
 
     // MARK: - Idle detection
 
     private func armIdleTimer(for id: UInt32) {
         cancelIdleTimer(id)
-        idleTimers[id] = backend.schedule(after: Self.idleGrace) { [weak self] in self?.idleGraceExpired(id) }
+        let grace = idleGrace(of: id)
+        idleTimers[id] = backend.schedule(after: grace) { [weak self] in self?.idleGraceExpired(id) }
+    }
+
+    /// How long this stream may be idle: shorter for a session that ducks or interrupts others.
+    private func idleGrace(of id: UInt32) -> Duration {
+        guard let record = sessions.streams[id], let composed = sessions.composed[record.session] else { return quietness.idleGrace }
+        return quietness.grace(for: composed.classification)
     }
 
     private func cancelIdleTimer(_ id: UInt32) {
@@ -259,9 +314,8 @@ final class PolicyCoordinator: @unchecked Sendable {
         guard let record = sessions.streams[id], record.stream.activity == .idle, record.reportedActive,
             effects[record.session]?.isHeld != true
         else { return }
-        sessions.setReportedActive(false, stream: id)
-        logger.debug("stream \(id) idle for \(Self.idleGrace): stopped")
-        submit(.streamStopped(StreamID(id)))
+        logger.debug("stream \(id) idle past its grace: stopped")
+        stop(id)
     }
 
     // MARK: - Decisions
@@ -376,6 +430,10 @@ final class PolicyCoordinator: @unchecked Sendable {
             let immediate = before.silenced != after.silenced || before.captureSilenced != after.captureSilenced
             gains.ramp(stream.id, to: target, over: immediate ? .zero : ramp)
         }
+    }
+
+    private func describe(_ composed: AppClassification) -> String {
+        describe(composed.classification) + (composed.reason == .rules ? "" : " (\(composed.reason.explanation))")
     }
 
     private func describe(_ classification: Classification) -> String {

@@ -75,6 +75,13 @@ public struct RuleSet: Hashable, Sendable {
 
     /// Classifies a stream node: its own properties over its client's (where
     /// `application.process.binary` and the Flatpak app id live).
+    /// What a call is: the classification of a stream that says it is one
+    /// (`media.role = Communication`). An app that captures from a microphone while it plays
+    /// gets it (``AppComposition``), so integrators tune calls in one place.
+    public var callClassification: Classification {
+        classify(properties: ["media.role": "Communication"]).classification
+    }
+
     public func classify(node: [String: String], client: [String: String]) -> StreamClassification {
         classify(properties: client.merging(node) { _, nodeValue in nodeValue })
     }

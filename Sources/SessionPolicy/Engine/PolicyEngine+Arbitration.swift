@@ -214,7 +214,9 @@ extension PolicyEngine {
 
                 let duckCount = counters.duckCount(audience)
                 if duckCount != buffer[index].appliedDuckCount {
-                    changes.append(.gain(index: index, previous: buffer[index].appliedDuckCount))
+                    if (duckCount > 0) != (buffer[index].appliedDuckCount > 0) {
+                        changes.append(.gain(index: index, previous: buffer[index].appliedDuckCount))
+                    }
                     buffer[index].appliedDuckCount = duckCount
                 }
                 counters.contribute(buffer[index].effects, id: buffer[index].id)

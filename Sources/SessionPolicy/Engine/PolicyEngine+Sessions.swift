@@ -167,14 +167,16 @@ extension PolicyEngine {
         for id in sessionOrder { updateSilencing(of: id) }
     }
 
-    /// Capture of an app without record permission records silence; so does capture in a
-    /// category without input.
+    /// Capture of an app without record permission records silence: one its user denied, or
+    /// (the strict profile) one nobody granted yet. Nothing else ever silences a microphone —
+    /// an explicit session recording in a category without input is told so
+    /// (`cannotStartRecording`), and an implicit session that captures has a category with input.
     mutating func updateCaptureSilencing(of id: SessionID) {
         let undeterminedIsSilent = configuration.silenceUndeterminedCapture
         let changed = update(id) { state -> Bool in
             let permission = state.recordPermission
             let denied = permission == .denied || (permission == .undetermined && undeterminedIsSilent)
-            let silenced = state.hasRunningCapture && (denied || !state.configuration.category.hasInput)
+            let silenced = state.hasRunningCapture && denied
             guard silenced != state.captureSilenced else { return false }
             state.captureSilenced = silenced
             return true

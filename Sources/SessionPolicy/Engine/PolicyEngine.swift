@@ -123,9 +123,9 @@ public struct PolicyEngine: Sendable {
 
     /// Gain for a number of simultaneous duckers: like PulseAudio's groups they multiply.
     /// Zero duckers is exactly 1.0.
+    /// Ducked once, however many duck it: two speech streams (or a notification during a
+    /// prompt) must not push the music below the duck level.
     func gain(forDuckCount count: Int32) -> Double {
-        var gain = 1.0
-        for _ in 0..<max(0, count) { gain *= configuration.duckLevel }
-        return gain
+        count > 0 ? configuration.duckLevel : 1.0
     }
 }

@@ -213,7 +213,7 @@ struct MPRISJournalTests {
         let session = try #require(musicSession)
         #expect(coordinator.engine.snapshot(of: session)?.activity == .active)
         // mpv never plays: after the grace its corked stream is what it is, a pause.
-        backend.fireTimers(atLeast: PolicyCoordinator.idleGrace)
+        backend.fireTimers(atLeast: StreamQuietness.standard.idleGrace)
         backend.fireTimers(atLeast: .zero)
         #expect(coordinator.engine.snapshot(of: session)?.activity == .inactive)
     }

@@ -41,7 +41,7 @@ struct PolicyCoordinatorTests {
         coordinator.handle(.streamAppeared(stream(2, role: "Communication", client: 20)))
         // Unlinked by us, the music goes idle; the idle grace must not count that as a stop ...
         coordinator.handle(.streamChanged(stream(1, role: "Music", client: 10, activity: .idle)))
-        backend.fireTimers(atLeast: PolicyCoordinator.idleGrace)
+        backend.fireTimers(atLeast: StreamQuietness.standard.idleGrace)
         backend.clearActions()
         // ... so when the call ends the music is resumed (released), not forgotten.
         coordinator.handle(.streamRemoved(2))
@@ -55,7 +55,9 @@ struct PolicyCoordinatorTests {
         // The call's app stopped its stream but left it open: after the grace it no longer counts.
         coordinator.handle(.streamChanged(stream(2, role: "Communication", client: 20, activity: .idle)))
         #expect(!backend.actions.contains(.release(1)), "not before the grace")
-        backend.fireTimers(atLeast: PolicyCoordinator.idleGrace)
+        // A call interrupts others: its grace is the short one, so the music is back promptly.
+        #expect(backend.timers.contains { !$0.cancelled && $0.delay == StreamQuietness.standard.quietGrace })
+        backend.fireTimers(atLeast: StreamQuietness.standard.quietGrace)
         #expect(backend.actions.contains(.release(1)))
     }
 

@@ -133,12 +133,10 @@ struct ArbitrationOracle {
         return max(fromOptions, strict ? categoryRule : d.priorityClass.towardEqual)
     }
 
-    /// Expected gain of a playing session: one duck level per playing dominator that ducks it.
+    /// Expected gain of a playing session: the duck level when any playing dominator ducks
+    /// it (once, however many), else 1.0.
     func expectedGain(of x: SessionSnapshot, playing: [SessionSnapshot]) -> Double {
-        var gain = 1.0
-        for d in playing where d.id != x.id && dominates(d, x) && effect(of: d, on: x) == .duck {
-            gain *= configuration.duckLevel
-        }
-        return gain
+        let ducked = playing.contains { d in d.id != x.id && dominates(d, x) && effect(of: d, on: x) == .duck }
+        return ducked ? configuration.duckLevel : 1.0
     }
 }

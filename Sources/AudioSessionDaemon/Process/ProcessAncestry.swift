@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import SessionPolicy
+
+/// Walks `/proc` up from a process to init: which processes a stream's app descends from.
+enum ProcessAncestry {
+    static func chain(from pid: Int32, limit: Int = 64) -> [Int32] {
+        var chain: [Int32] = []
+        var current = pid
+        while current > 1, chain.count < limit {
+            chain.append(current)
+            guard let parent = parent(of: current), parent != current else { break }
+            current = parent
+        }
+        return chain
+    }
+
+    /// The chain with each process's executable: what an app's identity is made of.
+    static func lineage(from pid: Int32) -> [ProcessEntry] {
+        chain(from: pid).map { ProcessEntry(pid: $0, executable: executable(of: $0) ?? "") }
+    }
+
+    /// The parent pid from `/proc/<pid>/stat` (field 4, after the parenthesised command name).
+    static func parent(of pid: Int32) -> Int32? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 1 ? Int32(fields[1]) : nil
+    }
+
+    /// The target of `/proc/<pid>/exe` (another user's process: nil).
+    static func executable(of pid: Int32) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

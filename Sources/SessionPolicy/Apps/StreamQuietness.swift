@@ -1,0 +1,43 @@
+/// When a stream that still exists stops counting as running.
+///
+/// A node's state lags what its app does: a relink makes a stream idle for a moment, and a
+/// speech synthesizer keeps its stream running for seconds after the words end (a screen
+/// reader keeps it open all day). So the daemon reports streams that are idle, or running
+/// but silent, and this decides how long each may stay so before it counts as stopped.
+public struct StreamQuietness: Hashable, Sendable {
+    /// A stream that ducks or interrupts nobody: long enough to ride out a relink when its
+    /// device goes, short enough that an idle stream does not hold its session active.
+    public var idleGrace: Duration
+    /// A stream of a session that ducks or interrupts others: those get their audio back
+    /// within about half a second of it falling silent.
+    public var quietGrace: Duration
+    /// Peak level (linear, full scale 1.0) under which a watched stream is silent: -60 dBFS.
+    public var silenceThreshold: Float
+
+    public init(
+        idleGrace: Duration = .milliseconds(1500), quietGrace: Duration = .milliseconds(250),
+        silenceThreshold: Float = 0.001
+    ) {
+        self.idleGrace = idleGrace
+        self.quietGrace = quietGrace
+        self.silenceThreshold = silenceThreshold
+    }
+
+    public static let standard = StreamQuietness()
+
+    /// Whether a session of this classification changes what others hear while it runs.
+    public static func affectsOthers(_ classification: Classification) -> Bool {
+        classification.options.contains(.duckOthers) || classification.effectiveInteraction > .mix
+    }
+
+    /// Whether the level of this session's playback streams is watched: only for the few
+    /// that duck or interrupt others, since watching costs a capture stream each.
+    public func watchesLevel(of classification: Classification) -> Bool {
+        Self.affectsOthers(classification)
+    }
+
+    /// How long a stream of a session of this classification may be idle or silent.
+    public func grace(for classification: Classification) -> Duration {
+        Self.affectsOthers(classification) ? quietGrace : idleGrace
+    }
+}

@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import PolicyRules
+import SessionPolicy
+import Testing
+
+@testable import AudioSessionDaemon
+
+/// An implicit session is an app, whatever connections its streams come on, and its
+/// classification comes from what its streams do together (the coordinator with a fake
+/// backend; the real apps are in the integration tests).
+@Suite("Implicit sessions are apps")
+struct AppSessionTests {
+    let backend = FakeBackend()
+    let coordinator: PolicyCoordinator
+    let speaker = Port(uid: "speaker", nodeID: 40, type: .builtInSpeaker, direction: .output)
+    /// Streams of "the app" come from this very process, as an ALSA app's PCMs or a browser's
+    /// clients come from one process (or its children).
+    let appPID = getpid()
+
+    init() throws {
+        let locations = RuleLocations.standard(environment: [:], extra: [])
+        let rules = try RuleSetLoader(locations: RuleLocations(shipped: locations.shipped, system: "/nonexistent", user: nil)).load()
+        coordinator = PolicyCoordinator(ruleSet: rules, backend: backend, logger: Logger(label: "test"))
+        coordinator.handle(.attached(streams: [], ports: [speaker], defaultOutput: "speaker", defaultInput: nil))
+    }
+
+    func stream(
+        _ id: UInt32, client: UInt32, pid: Int32?, direction: StreamDirection = .playback, properties: [String: String] = [:],
+        activity: StreamActivity = .playing, monitor: Bool = false
+    ) -> BackendStream {
+        BackendStream(
+            id: id, client: client, direction: direction, properties: properties, activity: activity,
+            appName: "app\(client)", processID: pid, capturesMonitor: monitor)
+    }
+
+    func music(_ id: UInt32 = 1) -> BackendStream { stream(id, client: 90, pid: nil, properties: ["media.role": "Music"]) }
+
+    var sessionCount: Int { coordinator.sessions.sessionIDs.count }
+
+    @Test func streamsOfOneProcessOnSeveralConnectionsAreOneSession() {
+        coordinator.handle(.streamAppeared(stream(1, client: 10, pid: appPID)))
+        coordinator.handle(.streamAppeared(stream(2, client: 11, pid: appPID, direction: .capture)))
+        #expect(sessionCount == 1)
+        #expect(coordinator.sessions.streams[1]?.session == coordinator.sessions.streams[2]?.session)
+    }
+
+    @Test func anAppsOwnCallStreamsNeverInterruptEachOther() {
+        // A SIP client over ALSA: one connection per PCM, each stream a "call".
+        let call = ["media.role": "Communication"]
+        coordinator.handle(.streamAppeared(stream(1, client: 10, pid: appPID, properties: call)))
+        coordinator.handle(.streamAppeared(stream(2, client: 11, pid: appPID, direction: .capture, properties: call)))
+        coordinator.handle(.streamAppeared(stream(3, client: 12, pid: appPID, properties: call)))
+        #expect(!backend.actions.contains { if case .hold = $0 { true } else { false } })
+    }
+
+    @Test func anAppThatCapturesFromAMicrophoneWhilePlayingIsACallForAsLongAsBothRun() throws {
+        coordinator.handle(.streamAppeared(music()))
+        // A browser: plays with no role (a media player), then opens its microphone on another client.
+        coordinator.handle(.streamAppeared(stream(2, client: 10, pid: appPID, properties: ["application.name": "Chromium"])))
+        #expect(!backend.actions.contains(.hold(1)), "a browser playing is media: it mixes")
+        coordinator.handle(.streamAppeared(stream(3, client: 11, pid: appPID, direction: .capture)))
+        #expect(backend.actions.contains(.hold(1)), "the call interrupts the music")
+        let session = try #require(coordinator.sessions.streams[2]?.session)
+        #expect(coordinator.sessions.composed[session]?.reason == .call)
+        #expect(coordinator.engine.snapshot(of: session)?.category == .playAndRecord)
+        backend.clearActions()
+        coordinator.handle(.streamRemoved(3))  // the call ends; its page keeps playing
+        #expect(backend.actions.contains(.release(1)))
+        #expect(coordinator.sessions.composed[session]?.reason == .rules)
+    }
+
+    @Test func recordingAMonitorWhilePlayingIsNotACall() {
+        coordinator.handle(.streamAppeared(music()))
+        coordinator.handle(.streamAppeared(stream(2, client: 10, pid: appPID)))
+        coordinator.handle(.streamAppeared(stream(3, client: 10, pid: appPID, direction: .capture, monitor: true)))
+        #expect(!backend.actions.contains(.hold(1)))
+        let session = coordinator.sessions.streams[2]?.session
+        #expect(session.flatMap { coordinator.sessions.composed[$0]?.reason } == .monitoring)
+    }
+
+    @Test func aRecorderWithNoRoleRecordsAndIsNeverSilenced() throws {
+        coordinator.handle(.streamAppeared(music()))
+        coordinator.handle(.streamAppeared(stream(2, client: 10, pid: appPID, direction: .capture)))
+        let session = try #require(coordinator.sessions.streams[2]?.session)
+        #expect(coordinator.engine.snapshot(of: session)?.category == .record)
+        #expect(coordinator.engine.snapshot(of: session)?.isCaptureSilenced == false)
+        #expect(backend.gains[2] == nil, "nothing wrote the microphone stream's volume")
+        #expect(!backend.actions.contains(.mute(2, true)))
+        #expect(!backend.actions.contains(.hold(1)), "recording mixes with the music on the desktop")
+    }
+
+    @Test func aRoleThatArrivesLateReclassifiesTheStream() throws {
+        coordinator.handle(.streamAppeared(music()))
+        coordinator.handle(.streamAppeared(stream(2, client: 10, pid: nil)))
+        #expect(!backend.actions.contains(.hold(1)))
+        coordinator.handle(.streamChanged(stream(2, client: 10, pid: nil, properties: ["media.role": "Communication"])))
+        #expect(backend.actions.contains(.hold(1)))
+        let session = try #require(coordinator.sessions.streams[2]?.session)
+        #expect(coordinator.engine.snapshot(of: session)?.priorityClass.name == "communication")
+    }
+
+    @Test func aClientWhoseProcessBecomesKnownJoinsItsApp() {
+        coordinator.handle(.streamAppeared(stream(1, client: 10, pid: appPID)))
+        coordinator.handle(.streamAppeared(stream(2, client: 11, pid: nil)))
+        #expect(sessionCount == 2)
+        coordinator.handle(.streamChanged(stream(2, client: 11, pid: appPID)))
+        #expect(sessionCount == 1)
+    }
+
+    @Test func twoSpeechStreamsDuckTheMusicOnce() {
+        coordinator.handle(.streamAppeared(music()))
+        let speech = ["application.process.binary": "sd_espeak-ng"]
+        coordinator.handle(.streamAppeared(stream(2, client: 10, pid: nil, properties: speech)))
+        coordinator.handle(.streamAppeared(stream(3, client: 11, pid: nil, properties: speech)))
+        #expect(coordinator.engine.snapshot(of: coordinator.sessions.streams[1]!.session)?.gain == 0.3)
+    }
+}
