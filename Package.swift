@@ -44,6 +44,9 @@ let package = Package(
         // --- Policy: every decision, pure Swift, no I/O, injected clock ---------------------
         .target(name: "SessionPolicy"),
 
+        // --- Who an app is: processes, their ancestry and sandbox, read from /proc -----------
+        .target(name: "AppProcesses", dependencies: ["SessionPolicy"]),
+
         // --- Rules: policy-rules/*.conf (SPA-JSON, read with libspa's JSON reader) -> policy config
         .target(name: "PolicyRules", dependencies: ["SessionPolicy", "CPipeWire"]),
 
@@ -51,7 +54,7 @@ let package = Package(
         .target(
             name: "AudioSessionDaemon",
             dependencies: [
-                "PipeWireGraph", "SessionPolicy", "PolicyRules", "SessionBus", "SwiftRuntimeHooks",
+                "PipeWireGraph", "SessionPolicy", "PolicyRules", "SessionBus", "SwiftRuntimeHooks", "AppProcesses",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // A private, headless PipeWire with virtual devices and real clients: tests, demo, benchmarks.
@@ -59,7 +62,7 @@ let package = Package(
         .target(
             name: "AudioSessionControl",
             dependencies: [
-                "PipeWireGraph", "PolicyRules", "PipeWireSandbox", "AudioSession", "SessionBus",
+                "PipeWireGraph", "PolicyRules", "PipeWireSandbox", "AudioSession", "SessionBus", "AppProcesses",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -94,7 +97,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "AudioSessionDaemon", "AudioSessionControl", "PipeWireSandbox", "PipeWireGraph",
+                "AudioSessionDaemon", "AudioSessionControl", "PipeWireSandbox", "PipeWireGraph", "AppProcesses",
                 "audiosessiond", "audiosessionctl",
             ]),
         .testTarget(

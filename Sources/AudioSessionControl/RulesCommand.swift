@@ -1,7 +1,9 @@
+import AppProcesses
 import ArgumentParser
 import Foundation
 import PipeWireGraph
 import PolicyRules
+import SessionPolicy
 
 /// `audiosessionctl rules ...`: policy rules files.
 struct RulesCommand: ParsableCommand {
@@ -74,10 +76,34 @@ struct RulesExplainCommand: AsyncParsableCommand {
                     id: node.id, name: RulesExplanation.Stream.name(properties: properties, nodeName: node.name),
                     classification: ruleSet.classify(node: node.properties, client: client))
             }
-            print(RulesExplanation.text(streams, ruleSet: ruleSet), terminator: "")
+            print(RulesExplanation.text(streams, apps: Self.apps(in: snapshot, ruleSet: ruleSet), ruleSet: ruleSet), terminator: "")
         case .unreachable(let problem):
             FileHandle.standardError.write(Data("audiosessionctl: \(problem)\n".utf8))
             throw ExitCode(69)  // EX_UNAVAILABLE
+        }
+    }
+
+    /// The streams grouped into apps as the daemon groups them, each classified from all of its
+    /// streams (a stream runs when its node does and its app has not corked it).
+    static func apps(in snapshot: GraphSnapshot, ruleSet: RuleSet) -> [RulesExplanation.App] {
+        let composition = AppComposition(call: ruleSet.callClassification)
+        var members: [AppIdentity: [(UInt32, AppStream)]] = [:]
+        for node in snapshot.streams {
+            let client = node.clientID.flatMap { snapshot.clients[$0] }
+            let properties = (client?.properties ?? [:]).merging(node.properties) { _, nodeValue in nodeValue }
+            let facts = AppFacts(
+                sandboxAppID: properties["pipewire.access.portal.app_id"] ?? client?.pid.flatMap(FlatpakAppID.of),
+                lineage: client?.pid.map(ProcessAncestry.lineage(from:)) ?? [], connection: node.clientID ?? 0)
+            let stream = AppStream(
+                classification: ruleSet.classify(properties: properties).classification,
+                direction: node.mediaClass == "Stream/Input/Audio" ? .capture : .playback,
+                isRunning: node.state == .running && !node.isCorked,
+                capturesMonitor: properties["stream.capture.sink"] == "true" || properties["stream.monitor"] == "true")
+            members[AppIdentity(facts), default: []].append((node.id, stream))
+        }
+        return members.map { identity, streams in
+            RulesExplanation.App(
+                identity: identity, streams: streams.map(\.0), classification: composition.classify(streams.map(\.1)))
         }
     }
 }

@@ -1,3 +1,4 @@
+import AppProcesses
 import Testing
 
 @testable import AudioSessionDaemon

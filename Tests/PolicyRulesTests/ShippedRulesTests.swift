@@ -55,7 +55,19 @@ struct ShippedRulesTests {
         (["pipewire.access.portal.app_id": "com.spotify.Client"], music),
         (["application.id": "org.gnome.Rhythmbox3"], music),
         (["application.name": "Quod Libet"], music),
-        (["application.process.binary": "vlc"], movie),
+        (["application.process.binary": "totem"], movie),
+        (["application.process.binary": "vlc"], music),
+        (["application.process.binary": "mpv"], music),
+        (["application.process.binary": "ffplay"], music),
+        (["application.process.binary": "ffplay", "media.role": "Game", "application.name": "SDL Application"], music),
+        (["application.process.binary": "qmmp-1"], music),
+        (["application.process.binary": "mpg123"], music),
+        (["application.process.binary": "gst-launch-1.0"], music),
+        (["application.process.binary": "play"], music),
+        (["application.process.binary": "firefox-esr", "application.name": "Firefox"], music),
+        (["application.process.binary": "chromium", "application.name": "Chromium"], music),
+        (["application.process.binary": "discord", "application.name": "Chromium"], call),
+        (["application.process.binary": "audacity"], Classification(category: .playAndRecord, options: .mixWithOthers, priorityClass: .media)),
         (["application.process.binary": "sd_espeak-ng"], prompt),
         (["application.name": "speech-dispatcher-espeak-ng"], prompt),
         (["application.process.binary": "orca"], prompt),
@@ -67,6 +79,14 @@ struct ShippedRulesTests {
         let result = try shipped().classify(properties: properties)
         #expect(result.classification == expected)
         #expect(result.origins[.category]?.file.hasSuffix("/40-apps.conf") == true)
+    }
+
+    @Test("SDL's Game tag alone says nothing: an unknown SDL program is unclassified")
+    func sdlTag() throws {
+        let result = try shipped().classify(properties: [
+            "media.role": "Game", "application.name": "SDL Application", "application.process.binary": "someprogram",
+        ])
+        #expect(result.classification == Classification(category: .soloAmbient, priorityClass: .media))
     }
 
     @Test("a regex is anchored where the shipped file anchors it")

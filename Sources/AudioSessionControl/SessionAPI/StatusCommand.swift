@@ -43,7 +43,7 @@ struct StatusCommand: AsyncParsableCommand {
             "route: out \(route.outputs.map(\.description).joined(separator: ", ")) · in \(route.inputs.map(\.description).joined(separator: ", "))",
             "",
         ]
-        let header = ["ID", "KIND", "APP", "CATEGORY", "MODE", "OPTIONS", "STATE", "GAIN", "STREAMS", "ROUTE"]
+        let header = ["ID", "KIND", "APP", "CATEGORY", "MODE", "OPTIONS", "STATE", "GAIN", "STREAMS", "WHY", "ROUTE"]
         var rows = [header]
         for session in sessions {
             let options = session["options"]?.arrayValue?.compactMap(\.stringValue).joined(separator: ",") ?? ""
@@ -61,6 +61,7 @@ struct StatusCommand: AsyncParsableCommand {
                 state,
                 String(format: "%.2f", session["gain"]?.doubleValue ?? 1),
                 String(session["streams"]?.arrayValue?.count ?? 0),
+                session["classifiedBy"]?.stringValue ?? "-",
                 routeText,
             ])
         }
@@ -69,6 +70,15 @@ struct StatusCommand: AsyncParsableCommand {
         for row in rows {
             lines.append(row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
                 .joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+        }
+        // WHY, spelled out once per reason that appears.
+        var explained: Set<String> = []
+        for session in sessions {
+            guard let reason = session["classifiedBy"]?.stringValue, let why = session["classifiedWhy"]?.stringValue,
+                explained.insert(reason).inserted
+            else { continue }
+            if explained.count == 1 { lines.append("") }
+            lines.append("\(reason): \(why)")
         }
         return lines.joined(separator: "\n")
     }

@@ -90,6 +90,14 @@ extension SessionService {
             "route": WireValues.route(snapshot.route),
             "streams": .array(element: "u", snapshot.streams.map { .uint32($0.rawValue) }),
         ]
+        if let composed = coordinator.sessions.composed[snapshot.id] {
+            entry["classifiedBy"] = .string(composed.reason.wireName)
+            entry["classifiedWhy"] = .string(composed.reason.explanation)
+            if let app = coordinator.sessions.apps[snapshot.id] { entry["appIdentity"] = .string(app.key) }
+        } else {
+            entry["classifiedBy"] = .string("sessionAPI")
+            entry["classifiedWhy"] = .string("the app chose its category over the session API")
+        }
         if let explicit = coordinator.explicitSessions[snapshot.id] {
             entry["path"] = .objectPath(SessionAPI.sessionPath(snapshot.id.rawValue))
             entry["owner"] = .string(explicit.owner.uniqueName)

@@ -1,3 +1,4 @@
+import AppProcesses
 import Logging
 import SessionBus
 import Synchronization

@@ -1,4 +1,5 @@
 #if canImport(FoundationEssentials)
+import AppProcesses
 import FoundationEssentials
 #else
 import Foundation

@@ -1,3 +1,4 @@
+import AppProcesses
 import SessionPolicy
 
 /// MPRIS interruption and pause for apps that have a media player but no session API.

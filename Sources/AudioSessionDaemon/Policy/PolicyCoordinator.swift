@@ -176,7 +176,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             submit(.sessionCreated(session, SessionDescriptor(
                 kind: .implicit, app: stream.appName, classification: composed.classification,
                 capabilities: backend.interruptionMethods)))
-            logger.info("\(session) for '\(stream.appName)' (\(facts.identity)): \(describe(composed))")
+            logger.info("\(session) for '\(stream.appName)': \(describe(composed)) [app \(facts.identity)]")
         }
         mprisStreamJoined(stream, session: session)
         routeNewStream(stream, of: session)

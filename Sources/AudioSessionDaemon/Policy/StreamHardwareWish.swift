@@ -1,3 +1,4 @@
+import AppProcesses
 import SessionPolicy
 
 /// Reads the hardware wishes an app already states on its stream node, for apps that do not

@@ -1,3 +1,4 @@
+import AppProcesses
 import SessionPolicy
 
 /// Reads what an app's identity is made of — its sandbox's app id, its process and their

@@ -1,3 +1,4 @@
+import AppProcesses
 import SessionPolicy
 
 /// Carrying out the engine's route decisions: `.link` (where a session's streams go),

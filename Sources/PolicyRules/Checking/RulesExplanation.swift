@@ -1,3 +1,5 @@
+import SessionPolicy
+
 /// `rules explain`: for each stream, its classification and the rules behind it, as text.
 /// Pure, so the CLI (classifying with the rules on disk) and the daemon (with the rule set
 /// it runs) print the same thing.
@@ -29,8 +31,22 @@ public enum RulesExplanation {
         }
     }
 
-    /// The report: the rule files in force, then each stream (by id) with its explanation.
-    public static func text(_ streams: [Stream], ruleSet: RuleSet) -> String {
+    /// One app (an implicit session): its streams and what they make it.
+    public struct App: Hashable, Sendable {
+        public var identity: AppIdentity
+        public var streams: [UInt32]
+        public var classification: AppClassification
+
+        public init(identity: AppIdentity, streams: [UInt32], classification: AppClassification) {
+            self.identity = identity
+            self.streams = streams
+            self.classification = classification
+        }
+    }
+
+    /// The report: the rule files in force, then each stream (by id) with its explanation,
+    /// then each app with the classification its streams make together, and why.
+    public static func text(_ streams: [Stream], apps: [App] = [], ruleSet: RuleSet) -> String {
         var lines = ["rules: \(ruleSet.files.count) file\(ruleSet.files.count == 1 ? "" : "s") (profile \(ruleSet.configuration.profile.wireName))"]
         lines += ruleSet.files.map { "  \($0)" }
         if streams.isEmpty { lines.append("no streams") }
@@ -38,6 +54,13 @@ public enum RulesExplanation {
             lines.append("")
             lines.append("stream \(stream.id) \(stream.name)")
             lines += stream.classification.explanation.map { "  \($0)" }
+        }
+        for app in apps.sorted(by: { ($0.streams.first ?? 0) < ($1.streams.first ?? 0) }) {
+            let c = app.classification.classification
+            lines.append("")
+            lines.append("app \(app.identity) (streams \(app.streams.sorted().map(String.init).joined(separator: " ")))")
+            lines.append("  session: category \(c.category.wireName), mode \(c.mode.wireName), class \(c.priorityClass.name)")
+            lines.append("  why: \(app.classification.reason.explanation)")
         }
         return lines.joined(separator: "\n") + "\n"
     }

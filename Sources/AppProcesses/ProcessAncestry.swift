@@ -9,8 +9,8 @@ import Foundation
 import SessionPolicy
 
 /// Walks `/proc` up from a process to init: which processes a stream's app descends from.
-enum ProcessAncestry {
-    static func chain(from pid: Int32, limit: Int = 64) -> [Int32] {
+public enum ProcessAncestry {
+    public static func chain(from pid: Int32, limit: Int = 64) -> [Int32] {
         var chain: [Int32] = []
         var current = pid
         while current > 1, chain.count < limit {
@@ -22,12 +22,12 @@ enum ProcessAncestry {
     }
 
     /// The chain with each process's executable: what an app's identity is made of.
-    static func lineage(from pid: Int32) -> [ProcessEntry] {
+    public static func lineage(from pid: Int32) -> [ProcessEntry] {
         chain(from: pid).map { ProcessEntry(pid: $0, executable: executable(of: $0) ?? "") }
     }
 
     /// The parent pid from `/proc/<pid>/stat` (field 4, after the parenthesised command name).
-    static func parent(of pid: Int32) -> Int32? {
+    public static func parent(of pid: Int32) -> Int32? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = stat.lastIndex(of: ")")
         else { return nil }
@@ -36,7 +36,7 @@ enum ProcessAncestry {
     }
 
     /// The target of `/proc/<pid>/exe` (another user's process: nil).
-    static func executable(of pid: Int32) -> String? {
+    public static func executable(of pid: Int32) -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
         guard count > 0 else { return nil }

@@ -6,8 +6,8 @@ import Foundation
 
 /// The Flatpak app a process runs in, if any: `[Application] name=` of the sandbox's
 /// `/.flatpak-info`, else the `app-flatpak-<id>-<n>.scope` systemd puts it in.
-enum FlatpakAppID {
-    static func of(_ pid: Int32) -> String? {
+public enum FlatpakAppID {
+    public static func of(_ pid: Int32) -> String? {
         if let info = try? String(contentsOfFile: "/proc/\(pid)/root/.flatpak-info", encoding: .utf8),
             let name = applicationName(inFlatpakInfo: info)
         {
@@ -17,7 +17,7 @@ enum FlatpakAppID {
         return applicationName(inCgroup: cgroup)
     }
 
-    static func applicationName(inFlatpakInfo info: String) -> String? {
+    public static func applicationName(inFlatpakInfo info: String) -> String? {
         var inApplication = false
         for line in info.split(separator: "\n") {
             let trimmed = line.trimmingWhitespace()
@@ -31,7 +31,7 @@ enum FlatpakAppID {
         return nil
     }
 
-    static func applicationName(inCgroup cgroup: String) -> String? {
+    public static func applicationName(inCgroup cgroup: String) -> String? {
         for component in cgroup.split(whereSeparator: { $0 == "/" || $0 == "\n" }) where component.hasPrefix("app-flatpak-") {
             // app-flatpak-org.example.App-12345.scope
             var rest = component.dropFirst("app-flatpak-".count)
