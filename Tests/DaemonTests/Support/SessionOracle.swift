@@ -1,0 +1,43 @@
+import Foundation
+import PipeWireSandbox
+
+/// The daemon's sessions as `audiosessionctl status --json` reports them over the bus: what a
+/// user sees, read through the same path they read it.
+struct SessionOracle {
+    let sandbox: PrivatePipeWire
+    let busAddress: String
+
+    struct Session {
+        let fields: [String: Any]
+        var id: UInt64 { (fields["id"] as? NSNumber)?.uint64Value ?? 0 }
+        var category: String { fields["category"] as? String ?? "" }
+        var mode: String { fields["mode"] as? String ?? "" }
+        var priorityClass: String { fields["priorityClass"] as? String ?? "" }
+        var activity: String { fields["activity"] as? String ?? "" }
+        var classifiedBy: String { fields["classifiedBy"] as? String ?? "" }
+        var appIdentity: String { fields["appIdentity"] as? String ?? "" }
+        var captureSilenced: Bool { fields["captureSilenced"] as? Bool ?? false }
+        var gain: Double { (fields["gain"] as? NSNumber)?.doubleValue ?? 1 }
+        var streams: [UInt32] { (fields["streams"] as? [NSNumber])?.map(\.uint32Value) ?? [] }
+        var summary: String { "\(category)/\(mode) class \(priorityClass) by \(classifiedBy) \(activity) streams \(streams)" }
+    }
+
+    func sessions() throws -> [Session] {
+        let output = try ManagedProcess.run(
+            DaemonProcess.path(of: "audiosessionctl"), ["status", "--json"],
+            environment: sandbox.environment.merging(["DBUS_SESSION_BUS_ADDRESS": busAddress]) { $1 },
+            logDirectory: sandbox.logDirectory)
+        let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+        return (object?["sessions"] as? [[String: Any]] ?? []).map(Session.init)
+    }
+
+    /// The session of the app whose topmost process (of its own executable) is `pid`.
+    func session(ofProcess pid: Int32) throws -> Session? {
+        try sessions().first { $0.appIdentity == "process:\(pid)" }
+    }
+
+    /// The session holding this stream node.
+    func session(ofStream node: UInt32) throws -> Session? {
+        try sessions().first { $0.streams.contains(node) }
+    }
+}
