@@ -274,10 +274,15 @@ public final class PrivatePipeWire: @unchecked Sendable {
     }
 
     /// Writes a test tone into the sandbox dir.
+    /// Written once per sandbox: writing it again would truncate the file under a player
+    /// still reading it (pw-cat then ends early, and its stream with it).
     public func testTone(seconds: Double = 60, channels: Int = 2) throws -> URL {
-        try TestTone.write(
-            to: directory.appendingPathComponent("tone-\(channels)ch-\(Int(seconds))s.wav"), seconds: seconds,
-            channels: channels)
+        let url = directory.appendingPathComponent("tone-\(channels)ch-\(Int(seconds))s.wav")
+        if FileManager.default.fileExists(atPath: url.path) { return url }
+        let partial = directory.appendingPathComponent(".\(url.lastPathComponent).partial")
+        _ = try TestTone.write(to: partial, seconds: seconds, channels: channels)
+        try FileManager.default.moveItem(at: partial, to: url)
+        return url
     }
 
     /// Runs a PipeWire tool (`pw-cli`, `pw-dump`, `pw-link`, `pactl`...) to completion; its stdout.
