@@ -21,9 +21,12 @@ struct DaemonLogTests {
         let daemon = try DaemonProcess(
             in: sandbox, arguments: ["--no-bus", "--verbose"], environment: ["JOURNAL_STREAM": "8:12345"])
         try daemon.waitForLog("attached to PipeWire")
+        // A debug line follows the attach (the exported `default` metadata); wait for it
+        // rather than race it.
+        try daemon.waitForLog("Exported metadata")
         let lines = daemon.log.split(separator: "\n")
         #expect(lines.contains { $0.hasPrefix("<6>[audiosessiond] attached to PipeWire") }, "\(lines.prefix(5))")
-        #expect(lines.contains { $0.hasPrefix("<7>[") }, "debug lines are priority 7")
+        #expect(lines.contains { $0.hasPrefix("<7>[") && $0.contains("Exported metadata") }, "debug lines are priority 7")
         #expect(try daemon.terminate() == 0)
     }
 }
