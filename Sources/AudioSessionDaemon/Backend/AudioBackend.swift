@@ -36,6 +36,11 @@ protocol AudioBackend: AnyObject {
     func setMutedByPolicy(_ muted: Bool, stream: UInt32)
     /// Writes the system's hardware choice (nil fields: back to the system default).
     func applyHardware(_ choice: HardwareChoice)
+    /// Starts reporting whether a playback stream is audible (``BackendEvent/streamAudible(_:_:)``,
+    /// on changes only), its peak compared with `threshold` (linear). False when the backend
+    /// cannot: the stream is then judged by whether it runs.
+    func watchLevel(of stream: UInt32, threshold: Float) -> Bool
+    func stopWatchingLevel(of stream: UInt32)
     /// How this backend can stop a stream's audio for an app that has no session API.
     var interruptionMethods: Set<InterruptionMethod> { get }
     /// Runs `work` on the loop thread after `delay`; cancel with the returned token.
@@ -63,6 +68,8 @@ enum BackendEvent: Sendable {
     /// A known port's description changed (its type, name or channel count).
     case portChanged(Port)
     case defaultChanged(PortDirection, uid: String)
+    /// A watched stream became audible, or silent (``AudioBackend/watchLevel(of:threshold:)``).
+    case streamAudible(UInt32, Bool)
     /// Someone else set the stream's volume while we had it ducked: theirs wins, and our
     /// factor for it is back to 1.0 until the policy asks again.
     case volumeTakenOver(UInt32)

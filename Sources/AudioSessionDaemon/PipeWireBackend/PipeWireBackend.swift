@@ -209,6 +209,9 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
 
     // MARK: - Actions out
 
+    func watchLevel(of stream: UInt32, threshold: Float) -> Bool { false }
+    func stopWatchingLevel(of stream: UInt32) {}
+
     var interruptionMethods: Set<InterruptionMethod> {
         // Holding a stream means unlinking it, which only works while we are the linker.
         linker == nil ? [.mute] : [.unlink, .mute]

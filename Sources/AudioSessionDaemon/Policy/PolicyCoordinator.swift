@@ -25,6 +25,8 @@ final class PolicyCoordinator: @unchecked Sendable {
     let quietness = StreamQuietness.standard
     /// Who each stream's process is, read once per process.
     private var appFacts = AppFactsReader()
+    /// Streams whose level is watched (sessions that duck others), and what was heard.
+    private var levels = StreamLevels()
     var effects: [SessionID: SessionEffects] = [:]
     private lazy var gains = GainRamps(backend: backend)
     private var idleTimers: [UInt32: ScheduledWork] = [:]
@@ -113,6 +115,8 @@ final class PolicyCoordinator: @unchecked Sendable {
             submit(.defaultDeviceChanged(direction, uid: uid))
         case .hardware(let hardware):
             graphHardwareChanged(hardware)
+        case .streamAudible(let id, let audible):
+            streamAudible(id, audible)
         case .volumeTakenOver(let id):
             logger.info("stream \(id): volume changed by someone else while ducked; theirs wins")
             gains.assume(1.0, for: id)
@@ -178,6 +182,7 @@ final class PolicyCoordinator: @unchecked Sendable {
                 capabilities: backend.interruptionMethods)))
             logger.info("\(session) for '\(stream.appName)': \(describe(composed)) [app \(facts.identity)]")
         }
+        updateLevelWatching(session)
         mprisStreamJoined(stream, session: session)
         routeNewStream(stream, of: session)
         applyEffects(of: session, to: stream)
@@ -185,7 +190,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             logger.info("\(session) prefers \(wish.ioBufferDuration.map { "\($0 * 1000) ms buffers" } ?? "")\(wish.sampleRate.map { " at \(Int($0)) Hz" } ?? "") (its stream's node.latency / node.rate)")
             submit(.setPreferredHardware(session, wish))
         }
-        if stream.activity != .pausedByUser { start(stream) } else if !isNew { recompose(session) }
+        if stream.activity != .pausedByUser, levels.sounds(stream.id) { start(stream) } else if !isNew { recompose(session) }
         if stream.activity == .idle { armIdleTimer(for: stream.id) }
     }
 
@@ -213,7 +218,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             // then is a late echo of our own relinking, not its user playing again (that
             // shows as an uncork, or an MPRIS player's Play once the pause is confirmed).
             let heldForRouteLoss = effects[record.session]?.pausedForRouteLoss == true && previous != .pausedByUser
-            if !record.reportedActive, !heldForRouteLoss { start(stream) }
+            if !record.reportedActive, !heldForRouteLoss, levels.sounds(stream.id) { start(stream) }
         case .idle:
             if previous == .pausedByUser {
                 start(stream)  // un-paused; it runs as soon as it is linked
@@ -225,6 +230,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     private func streamRemoved(_ id: UInt32) {
         cancelIdleTimer(id)
         gains.forget(id)
+        if levels.unwatch(id) { backend.stopWatchingLevel(of: id) }
         guard let (record, sessionEmpty) = sessions.remove(stream: id) else { return }
         if let pid = record.stream.processID, !sessions.hasStreams(ofProcess: pid) { appFacts.forget(pid) }
         if record.reportedActive { submit(.streamStopped(StreamID(id))) }
@@ -271,6 +277,40 @@ final class PolicyCoordinator: @unchecked Sendable {
         sessions.setComposed(composed, session: session)
         logger.info("\(session) re-classified: \(describe(composed))")
         submit(.reclassify(session, composed.classification))
+        updateLevelWatching(session)
+    }
+
+    // MARK: - Levels
+
+    /// Watches the level of a session's playback streams while it ducks others; stops when it
+    /// no longer does (a stream no longer watched counts as running when it runs).
+    private func updateLevelWatching(_ session: SessionID) {
+        let watch = sessions.composed[session].map { quietness.watchesLevel(of: $0.classification) } ?? false
+        for record in sessions.streams(of: session) where record.stream.direction == .playback {
+            let id = record.stream.id
+            if watch, !levels.isWatched(id) {
+                if backend.watchLevel(of: id, threshold: quietness.silenceThreshold) { levels.watch(id) }
+            } else if !watch, levels.unwatch(id) {
+                backend.stopWatchingLevel(of: id)
+                if record.stream.activity == .playing, !record.reportedActive { start(record.stream) }
+            }
+        }
+    }
+
+    /// The meter heard a watched stream start or stop sounding.
+    private func streamAudible(_ id: UInt32, _ audible: Bool) {
+        guard levels.isWatched(id) else { return }
+        levels.heard(id, audible: audible)
+        guard let record = sessions.streams[id] else { return }
+        if audible {
+            cancelIdleTimer(id)
+            if !record.reportedActive, record.stream.activity == .playing, effects[record.session]?.isHeld != true {
+                logger.debug("stream \(id) audible: runs")
+                start(record.stream)
+            }
+        } else if record.reportedActive, effects[record.session]?.isHeld != true {
+            armIdleTimer(for: id)
+        }
     }
 
     private func dropAllStreams() {
@@ -289,6 +329,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             effects[session] = nil
         }
         appFacts.forgetAll()
+        levels.removeAll()
     }
 
     // MARK: - Idle detection
@@ -311,10 +352,10 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     private func idleGraceExpired(_ id: UInt32) {
         idleTimers[id] = nil
-        guard let record = sessions.streams[id], record.stream.activity == .idle, record.reportedActive,
-            effects[record.session]?.isHeld != true
+        guard let record = sessions.streams[id], record.stream.activity == .idle || !levels.sounds(id),
+            record.reportedActive, effects[record.session]?.isHeld != true
         else { return }
-        logger.debug("stream \(id) idle past its grace: stopped")
+        logger.debug("stream \(id) idle or silent past its grace: stopped")
         stop(id)
     }
 

@@ -31,9 +31,11 @@ public struct StreamQuietness: Hashable, Sendable {
     }
 
     /// Whether the level of this session's playback streams is watched: only for the few
-    /// that duck or interrupt others, since watching costs a capture stream each.
+    /// that duck others (speech, notifications, prompts), since watching costs a capture
+    /// stream each. Their silence means they are done. A call's does not — a quiet moment is
+    /// part of the call — so a session that interrupts is judged by whether its streams run.
     public func watchesLevel(of classification: Classification) -> Bool {
-        Self.affectsOthers(classification)
+        classification.options.contains(.duckOthers) || classification.effectiveInteraction == .duck
     }
 
     /// How long a stream of a session of this classification may be idle or silent.

@@ -115,6 +115,79 @@ struct AppSessionTests {
         let speech = ["application.process.binary": "sd_espeak-ng"]
         coordinator.handle(.streamAppeared(stream(2, client: 10, pid: nil, properties: speech)))
         coordinator.handle(.streamAppeared(stream(3, client: 11, pid: nil, properties: speech)))
+        coordinator.handle(.streamAudible(2, true))
+        coordinator.handle(.streamAudible(3, true))
         #expect(coordinator.engine.snapshot(of: coordinator.sessions.streams[1]!.session)?.gain == 0.3)
+    }
+}
+
+/// A session that ducks others counts while its streams are heard, not while they merely run:
+/// speech synthesizers keep their stream running long after the words end.
+@Suite("Ducking sessions end when their streams fall silent")
+struct QuietStreamTests {
+    let backend = FakeBackend()
+    let coordinator: PolicyCoordinator
+    let speaker = Port(uid: "speaker", nodeID: 40, type: .builtInSpeaker, direction: .output)
+    let quietness = StreamQuietness.standard
+
+    init() throws {
+        let locations = RuleLocations.standard(environment: [:], extra: [])
+        let rules = try RuleSetLoader(locations: RuleLocations(shipped: locations.shipped, system: "/nonexistent", user: nil)).load()
+        coordinator = PolicyCoordinator(ruleSet: rules, backend: backend, logger: Logger(label: "test"))
+        coordinator.handle(.attached(streams: [], ports: [speaker], defaultOutput: "speaker", defaultInput: nil))
+        coordinator.handle(.streamAppeared(BackendStream(
+            id: 1, client: 90, direction: .playback, properties: ["media.role": "Music"], activity: .playing,
+            appName: "music", processID: nil)))
+    }
+
+    func speech(_ id: UInt32, client: UInt32) -> BackendStream {
+        BackendStream(
+            id: id, client: client, direction: .playback, properties: ["application.process.binary": "sd_espeak-ng"],
+            activity: .playing, appName: "speech", processID: nil)
+    }
+
+    var musicGain: Double? { coordinator.engine.snapshot(of: coordinator.sessions.streams[1]!.session)?.gain }
+
+    @Test func aSpeechStreamDucksOnlyOnceHeardAndStopsPromptlyWhenSilent() {
+        coordinator.handle(.streamAppeared(speech(2, client: 10)))
+        #expect(backend.watchedLevels == [2])
+        #expect(musicGain == 1.0, "running but not heard yet: it ducks nobody")
+        coordinator.handle(.streamAudible(2, true))
+        #expect(musicGain == 0.3)
+        coordinator.handle(.streamAudible(2, false))
+        #expect(musicGain == 0.3, "not before its grace")
+        let grace = backend.timers.filter { !$0.cancelled && $0.delay >= .milliseconds(100) }.map(\.delay)  // not ramp steps
+        #expect(grace == [quietness.quietGrace])
+        backend.fireTimers(atLeast: quietness.quietGrace)
+        #expect(musicGain == 1.0, "silent past its grace: the music comes back while the stream still runs")
+        coordinator.handle(.streamAudible(2, true))
+        #expect(musicGain == 0.3, "words again")
+    }
+
+    @Test func aSilentHelperStreamNeverDucks() {
+        coordinator.handle(.streamAppeared(speech(2, client: 10)))
+        coordinator.handle(.streamAudible(2, false))  // sd_dummy: runs, plays zeros
+        backend.fireTimers(atLeast: .zero)
+        #expect(musicGain == 1.0)
+    }
+
+    @Test func aBackendThatCannotMeterJudgesByWhetherTheStreamRuns() {
+        backend.metersLevels = false
+        coordinator.handle(.streamAppeared(speech(2, client: 10)))
+        #expect(musicGain == 0.3)
+    }
+
+    @Test func aCallIsNotMeteredItsSilenceIsPartOfTheCall() {
+        coordinator.handle(.streamAppeared(BackendStream(
+            id: 3, client: 11, direction: .playback, properties: ["media.role": "Communication"], activity: .playing,
+            appName: "call", processID: nil)))
+        #expect(backend.watchedLevels.isEmpty)
+        #expect(backend.actions.contains(.hold(1)))
+    }
+
+    @Test func aRemovedStreamIsNoLongerWatched() {
+        coordinator.handle(.streamAppeared(speech(2, client: 10)))
+        coordinator.handle(.streamRemoved(2))
+        #expect(backend.watchedLevels.isEmpty)
     }
 }

@@ -41,6 +41,15 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
     func usePortTypeRule(_ rule: @escaping @Sendable ([String: String]) -> PortType?) {}
     func setMutedByPolicy(_ muted: Bool, stream: UInt32) { actions.append(.mute(stream, muted)) }
     func applyHardware(_ choice: HardwareChoice) { actions.append(.hardware(choice)) }
+    /// Whether the fake can watch levels (a backend that cannot says so).
+    var metersLevels = true
+    private(set) var watchedLevels: Set<UInt32> = []
+    func watchLevel(of stream: UInt32, threshold: Float) -> Bool {
+        guard metersLevels else { return false }
+        watchedLevels.insert(stream)
+        return true
+    }
+    func stopWatchingLevel(of stream: UInt32) { watchedLevels.remove(stream) }
 
     func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
         let timer = Timer(delay: delay, work: work)

@@ -63,6 +63,7 @@ struct PolicyCoordinatorTests {
 
     @Test func aNotificationDucksAStreamThatStartsLater() {
         coordinator.handle(.streamAppeared(stream(2, role: "Notification", client: 20)))
+        coordinator.handle(.streamAudible(2, true))  // it ducks once it is heard
         coordinator.handle(.streamAppeared(stream(1, role: "Music", client: 10)))
         // The duck reaches the new stream (a ramp starts toward 0.3: the first step is below 1).
         #expect((backend.gains[1] ?? 1.0) < 1.0)

@@ -1,0 +1,33 @@
+/// The streams whose level the daemon watches, and what was last heard of each.
+///
+/// Only streams of sessions that duck others are watched (``StreamQuietness``): a speech
+/// synthesizer keeps its stream running long after the words, and a helper stream may run
+/// playing only zeros. Such a stream counts as running once it is heard, and stops counting
+/// when it has been silent for its grace.
+struct StreamLevels {
+    /// Watched streams; nil until the first report.
+    private var heard: [UInt32: Bool?] = [:]
+
+    func isWatched(_ id: UInt32) -> Bool { heard[id] != nil }
+
+    /// Whether a running stream sounds: an unwatched one is taken at its word (its node
+    /// runs); a watched one once it was heard, and until it falls silent.
+    func sounds(_ id: UInt32) -> Bool {
+        guard let level = heard[id] else { return true }
+        return level == true
+    }
+
+    mutating func watch(_ id: UInt32) { heard[id] = .some(nil) }
+
+    /// Stops watching; true when it was watched.
+    @discardableResult
+    mutating func unwatch(_ id: UInt32) -> Bool { heard.removeValue(forKey: id) != nil }
+
+    /// A report from the meter; ignored for a stream no longer watched.
+    mutating func heard(_ id: UInt32, audible: Bool) {
+        guard heard[id] != nil else { return }
+        heard[id] = .some(audible)
+    }
+
+    mutating func removeAll() { heard.removeAll() }
+}
