@@ -34,8 +34,8 @@ public struct PriorityClass: Hashable, Sendable, Comparable, CustomStringConvert
     public static let navigation = PriorityClass(name: "navigation", priority: 30, towardLower: .duck, towardEqual: .mix)
     /// Voice assistants: interrupt what is below. Priority 40.
     public static let assistant = PriorityClass(name: "assistant", priority: 40, towardLower: .interrupt, towardEqual: .interrupt)
-    /// Calls: interrupt what is below. Priority 50.
-    public static let communication = PriorityClass(name: "communication", priority: 50, towardLower: .interrupt, towardEqual: .interrupt)
+    /// Calls: interrupt what is below; two calls both stay heard. Priority 50.
+    public static let communication = PriorityClass(name: "communication", priority: 50, towardLower: .interrupt, towardEqual: .mix)
     /// Alarms: outrank calls. Priority 100.
     public static let alarm = PriorityClass(name: "alarm", priority: 100, towardLower: .interrupt, towardEqual: .mix)
     /// Emergency alerts: outrank everything. Priority 110.
