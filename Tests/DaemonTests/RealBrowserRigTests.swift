@@ -22,6 +22,10 @@ struct RealBrowserRigTests {
         let browser = try RealBrowser(kind, .call(), in: sandbox)
         defer { browser.stop() }
         try browser.waitForStreams { $0 == .init(outputs: 1, inputs: 1) }
+        // A real capture: the sandbox's microphone feeds it, not a fake device in the browser.
+        try waitUntil(timeout: .seconds(10), "\(kind)'s capture stream is linked to the mic") {
+            try browser.linkedDevices(mediaClass: "Stream/Input/Audio") == ["mic"]
+        }
         try browser.hangUp()
         try browser.waitForStreams { $0.inputs == 0 }
     }

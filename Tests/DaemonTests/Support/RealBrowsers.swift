@@ -133,6 +133,20 @@ final class RealBrowser {
         }
     }
 
+    /// The devices its playback (`Stream/Output/Audio`) or capture (`Stream/Input/Audio`)
+    /// streams are linked to, by `node.name`. By node id: Firefox names both its streams
+    /// "Firefox", so ``PrivatePipeWire/linkedDevices(of:)`` cannot tell them apart.
+    func linkedDevices(mediaClass: String) throws -> Set<String> {
+        let dump = try sandbox.dump()
+        let ids = Set(streams(in: dump).filter { $0.mediaClass == mediaClass }.map(\.id))
+        let names = Dictionary(dump.nodes.map { ($0.id, $0.name ?? "\($0.id)") }) { first, _ in first }
+        return Set(dump.nodeLinks.compactMap { link -> String? in
+            if ids.contains(link.output) { return names[link.input] }
+            if ids.contains(link.input) { return names[link.output] }
+            return nil
+        })
+    }
+
     /// Waits until its streams satisfy `condition` (start-up takes 1.5–4 s on 2 cores).
     func waitForStreams(timeout: Duration = .seconds(30), _ condition: (Streams) -> Bool) throws {
         try waitUntil(timeout: timeout, poll: .milliseconds(100), "\(kind.rawValue)'s streams \(conditionDescription)") {
