@@ -147,18 +147,20 @@ final class RealBrowser {
         })
     }
 
-    /// Waits until its streams satisfy `condition` (start-up takes 1.5–4 s on 2 cores).
+    /// Waits until its streams satisfy `condition` (start-up takes 1.5–4 s on 2 cores); on a
+    /// timeout, says what it has and what the page said.
     func waitForStreams(timeout: Duration = .seconds(30), _ condition: (Streams) -> Bool) throws {
-        try waitUntil(timeout: timeout, poll: .milliseconds(100), "\(kind.rawValue)'s streams \(conditionDescription)") {
-            guard process.isRunning else {
-                throw SandboxError.notRunning("\(kind.rawValue) exited: \(process.errorOutput.suffix(2000))")
+        do {
+            try waitUntil(timeout: timeout, poll: .milliseconds(100), "\(kind.rawValue)'s streams are right") {
+                guard process.isRunning else {
+                    throw SandboxError.notRunning("\(kind.rawValue) exited: \(process.errorOutput.suffix(2000))")
+                }
+                return condition(try streamCounts())
             }
-            return condition(try streamCounts())
+        } catch SandboxError.timeout(let message) {
+            let now = (try? streamCounts())?.description ?? "?"
+            throw SandboxError.timeout("\(message) (now: \(now); page: \(pageLog.joined(separator: " | ")))")
         }
-    }
-
-    private var conditionDescription: String {
-        "are right (now: \((try? streamCounts())?.description ?? "?"); page: \(pageLog.suffix(3).joined(separator: " | ")))"
     }
 
     /// What the page said (its console.log lines starting "fixture: ").
