@@ -3,12 +3,16 @@ SWIFT ?= swift
 CONFIG ?= debug
 BIN := .build/$(CONFIG)
 
-.PHONY: all deps build test demo clean bench install
+.PHONY: all deps browsers build test demo clean bench install
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
+
+## firefox-esr and chromium, which the real-app tests start headless (only `make test` needs them).
+browsers:
+	@scripts/install-browsers.sh
 
 build: deps
 	$(SWIFT) build -c $(CONFIG)
@@ -18,7 +22,7 @@ build: deps
 ## Suites run one after another: each integration test runs real daemons against deadlines,
 ## and on 2 cores many at once only measure the machine's load (about 45 s). A failed run is
 ## listed and run once more (scripts/run-tests.sh): only a failure that repeats fails.
-test: deps
+test: deps browsers
 	$(SWIFT) build --build-tests
 	scripts/run-tests.sh "$$($(SWIFT) build --show-bin-path)/audiosessionPackageTests.xctest"
 
