@@ -1,0 +1,70 @@
+import Foundation
+import PipeWireSandbox
+import Testing
+
+/// Browsers set no role: their output looks the same for music and for a call. A tab playing
+/// music is a media player; a WebRTC call — the browser captures from the microphone while it
+/// plays — is a call for as long as both run: it pauses an MPRIS music player (mpv) and plays it
+/// again when it hangs up. Real firefox-esr and chromium, headless, on the daemon's private
+/// PipeWire and bus.
+@Suite("Real browsers: a WebRTC call pauses the music, a tab playing is media", .serialized)
+struct RealBrowserPolicyTests {
+    typealias Rig = MPRISInterruptionTests.Rig
+
+    /// The session of the browser's streams of this media class.
+    static func session(of browser: RealBrowser, _ mediaClass: String, rig: Rig) throws -> SessionOracle.Session? {
+        let oracle = SessionOracle(sandbox: rig.sandbox, busAddress: rig.bus.address)
+        guard let node = browser.streams(in: try rig.sandbox.dump()).first(where: { $0.mediaClass == mediaClass }) else { return nil }
+        return try oracle.session(ofStream: node.id)
+    }
+
+    @Test(arguments: RealBrowser.Kind.allCases)
+    func aWebRTCCallPausesTheMusicPlayerAndHangingUpPlaysItAgain(_ kind: RealBrowser.Kind) async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        _ = try await rig.startPlayingMusic()
+        let browser = try RealBrowser(kind, .call(), in: rig.sandbox)
+        defer { browser.stop() }
+
+        try await eventually("\(kind) is in a call: one capture and one playback stream", timeout: .seconds(30)) {
+            try browser.streamCounts() == .init(outputs: 1, inputs: 1)
+        }
+        try await rig.waitForStatus("Paused")
+        var call: SessionOracle.Session?
+        try await eventually("\(kind)'s session is a call; log:\n\(rig.log)") {
+            call = try Self.session(of: browser, "Stream/Output/Audio", rig: rig)
+            return call?.classifiedBy == "call"
+        }
+        #expect(call?.category == "playAndRecord" && call?.priorityClass == "communication", "\(call?.summary ?? "")")
+        // Its own capture is in the same session (Chromium's is another client) and is not silenced.
+        #expect(try Self.session(of: browser, "Stream/Input/Audio", rig: rig)?.id == call?.id)
+        #expect(call?.captureSilenced == false)
+        try await eventually("\(kind)'s microphone and playback are linked") {
+            try browser.linkedDevices(mediaClass: "Stream/Input/Audio") == ["mic"]
+                && browser.linkedDevices(mediaClass: "Stream/Output/Audio") == ["headphones"]
+        }
+
+        let hungUp = ContinuousClock.now
+        try browser.hangUp()
+        try await rig.waitForStatus("Playing")
+        print("\(kind): hang-up → mpv Playing again in \((ContinuousClock.now - hungUp).formatted(.units(allowed: [.milliseconds])))")
+        #expect(!rig.log.contains("capture silenced"))
+    }
+
+    @Test(arguments: RealBrowser.Kind.allCases)
+    func aTabPlayingMusicIsAMediaPlayerThatMixes(_ kind: RealBrowser.Kind) async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        _ = try await rig.startPlayingMusic()
+        let browser = try RealBrowser(kind, .media, in: rig.sandbox)
+        defer { browser.stop() }
+        var session: SessionOracle.Session?
+        try await eventually("\(kind)'s tab has an active session", timeout: .seconds(30)) {
+            session = try Self.session(of: browser, "Stream/Output/Audio", rig: rig)
+            return session?.activity == "active"
+        }
+        #expect(session?.category == "playback" && session?.priorityClass == "media" && session?.classifiedBy == "rules",
+            "\(session?.summary ?? "")")
+        #expect(try rig.status() == "Playing", "two media players mix on the desktop")
+    }
+}
