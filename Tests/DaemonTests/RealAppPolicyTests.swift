@@ -14,11 +14,16 @@ struct RealAppPolicyTests {
 
     /// Recorders that say nothing about themselves (pw-record says Music) used to be
     /// "capture silenced": their volume went to 0 and they recorded silence.
+    /// A recorder of what plays (a sink's monitor) mixes with everything: recording the output
+    /// must not change it.
     @Test(arguments: [
-        ("pw-record", ["--target", "mic"]),
-        ("parecord", ["--device=mic"]),
+        ("pw-record", ["--target", "mic"], "record", "recording"),
+        ("parecord", ["--device=mic"], "record", "recording"),
+        ("parecord", ["--device=headphones.monitor"], "playAndRecord", "monitoring"),
     ])
-    func aRecorderWithNoRoleRecordsAndIsNeverSilenced(program: String, arguments: [String]) async throws {
+    func aRecorderWithNoRoleRecordsAndIsNeverSilenced(
+        program: String, arguments: [String], category: String, reason: String
+    ) async throws {
         let rig = try await Rig().ready()
         defer { rig.stop() }
         let oracle = Self.oracle(rig)
@@ -29,9 +34,9 @@ struct RealAppPolicyTests {
         var session: SessionOracle.Session?
         try await eventually("\(program)'s session records; log:\n\(rig.log)") {
             session = try oracle.session(ofProcess: recorder.pid)
-            return session?.category == "record" && session?.activity == "active"
+            return session?.category == category && session?.activity == "active"
         }
-        #expect(session?.classifiedBy == "recording")
+        #expect(session?.classifiedBy == reason)
         #expect(session?.captureSilenced == false)
         // Nothing wrote the microphone stream's volume: it is the app's own 1.0, unmuted.
         let streamID = try #require(session?.streams.first)
