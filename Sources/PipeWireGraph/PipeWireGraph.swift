@@ -243,6 +243,17 @@ public final class PipeWireGraph: @unchecked Sendable {
         run { $0.provideMetadata(named: name) }
     }
 
+    /// Listens to a stream node's output and reports when it becomes audible or silent
+    /// (``GraphEvent/levelChanged(node:audible:)``): its peak against `threshold` (linear). The
+    /// meter is a capture stream of ours, linked by us; it goes with its target.
+    public func startMeter(node: GlobalID, threshold: Float) {
+        run { $0.startMeter(node: node, threshold: threshold) }
+    }
+
+    public func stopMeter(node: GlobalID) {
+        run { $0.stopMeter(node: node) }
+    }
+
     public func send(_ command: NodeCommand, to node: GlobalID) {
         run { $0.send(command, to: node) }
     }

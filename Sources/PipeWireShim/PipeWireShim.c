@@ -1,4 +1,5 @@
 /* PipeWireShim: one libpipewire call or one pod translation per function (see the header). */
+#include <math.h>
 #include "PipeWireShim.h"
 
 #include <string.h>
@@ -347,4 +348,37 @@ uint32_t pws_channel_from_name(const char *name) {
         if (strcmp(name, spa_debug_type_short_name(t->name)) == 0) return t->type;
     }
     return SPA_AUDIO_CHANNEL_UNKNOWN;
+}
+
+/* ---- capture streams (level meters) ---------------------------------------------------- */
+
+int pws_stream_connect_mono_capture(struct pw_stream *stream) {
+    uint8_t buffer[1024];
+    struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
+    struct spa_audio_info_raw info;
+    spa_zero(info);
+    info.format = SPA_AUDIO_FORMAT_F32;
+    info.channels = 1;
+    info.position[0] = SPA_AUDIO_CHANNEL_MONO;
+    const struct spa_pod *params[1];
+    params[0] = spa_format_audio_raw_build(&b, SPA_PARAM_EnumFormat, &info);
+    if (params[0] == NULL) return -ENOSPC;
+    return pw_stream_connect(stream, PW_DIRECTION_INPUT, PW_ID_ANY,
+                             PW_STREAM_FLAG_MAP_BUFFERS | PW_STREAM_FLAG_DONT_RECONNECT, params, 1);
+}
+
+float pws_buffer_peak_f32(struct pw_buffer *buffer) {
+    struct spa_buffer *spa = buffer->buffer;
+    if (spa == NULL || spa->n_datas < 1) return 0.0f;
+    struct spa_data *data = &spa->datas[0];
+    if (data->data == NULL || data->chunk == NULL) return 0.0f;
+    uint32_t offset = SPA_MIN(data->chunk->offset, data->maxsize);
+    uint32_t size = SPA_MIN(data->chunk->size, data->maxsize - offset);
+    const float *samples = SPA_PTROFF(data->data, offset, const float);
+    float peak = 0.0f;
+    for (uint32_t i = 0; i < size / sizeof(float); i++) {
+        float value = fabsf(samples[i]);
+        if (value > peak) peak = value;
+    }
+    return peak;
 }

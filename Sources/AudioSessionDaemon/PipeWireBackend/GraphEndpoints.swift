@@ -22,12 +22,14 @@ enum GraphEndpoints {
         direction == .playback ? sinkKeys : sourceKeys
     }
 
-    /// The direction of an application stream, or nil if the node is not an audio stream.
+    /// The direction of an application stream, or nil if the node is not an audio stream (or is
+    /// one of our level meters: the graph links those itself).
     static func streamDirection(of node: Node) -> StreamDirection? {
+        guard node.properties["audiosession.meter"] != "true" else { return nil }
         switch node.mediaClass {
-        case "Stream/Output/Audio": .playback
-        case "Stream/Input/Audio": .capture
-        default: nil
+        case "Stream/Output/Audio": return .playback
+        case "Stream/Input/Audio": return .capture
+        default: return nil
         }
     }
 

@@ -120,6 +120,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             } else if GraphEndpoints.endpointDirection(of: node) != nil {
                 report(ports.removed(node.id))
             }
+        case .levelChanged(let node, let audible) where attached:
+            onEvent?(.streamAudible(node, audible))
         case .metadataChanged(let name, let subject, let key, let value) where attached:
             if name == GraphEndpoints.defaultMetadata, subject == 0, let key,
                 let direction = Self.configuredDefaultDirection(key),
@@ -209,8 +211,16 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
 
     // MARK: - Actions out
 
-    func watchLevel(of stream: UInt32, threshold: Float) -> Bool { false }
-    func stopWatchingLevel(of stream: UInt32) {}
+    /// A level meter on the stream (a capture stream of ours linked to its output).
+    func watchLevel(of stream: UInt32, threshold: Float) -> Bool {
+        guard snapshot.nodes[stream] != nil else { return false }
+        graph.startMeter(node: stream, threshold: threshold)
+        return true
+    }
+
+    func stopWatchingLevel(of stream: UInt32) {
+        graph.stopMeter(node: stream)
+    }
 
     var interruptionMethods: Set<InterruptionMethod> {
         // Holding a stream means unlinking it, which only works while we are the linker.

@@ -91,6 +91,8 @@ final class StreamLinker: @unchecked Sendable {
         case .metadataChanged(let name, let subject, let key, _):
             guard ready else { return }
             metadataChanged(name: name, subject: subject, key: key, in: snapshot)
+        case .levelChanged:
+            break
         }
     }
 

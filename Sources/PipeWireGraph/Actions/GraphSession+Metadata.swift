@@ -40,7 +40,9 @@ extension GraphSession {
         logger.debug("Exported metadata '\(name)'")
     }
 
-    private func connectExportCore() -> OpaquePointer? {
+    /// The second connection, for what we implement (pitfall 1: never bind what you export on
+    /// the same connection): exported metadata, level meters.
+    func connectExportCore() -> OpaquePointer? {
         if let exportCore { return exportCore }
         guard let main = core else { return nil }
         var properties: [String: String] = [:]
@@ -63,6 +65,7 @@ extension GraphSession {
     }
 
     func tearDownExports() {
+        destroyMeters()
         for (_, exported) in exportedMetadata {
             pw_proxy_destroy(exported.proxy)
             pws_exported_metadata_destroy(exported.implementation)

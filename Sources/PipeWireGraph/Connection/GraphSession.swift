@@ -52,6 +52,8 @@ final class GraphSession: @unchecked Sendable {
     var exportCore: OpaquePointer?
     var exportCoreHook: UnsafeMutablePointer<spa_hook>?
     var exportedMetadata: [String: (proxy: OpaquePointer, implementation: UnsafeMutableRawPointer)] = [:]
+    /// Level meters, by the node they listen to (Meters/).
+    var meters: [GlobalID: LevelMeter] = [:]
 
     init(
         loopThread: LoopThread, configuration: PipeWireGraph.Configuration, logger: Logger,
@@ -291,6 +293,7 @@ final class GraphSession: @unchecked Sendable {
 
     /// Publishes the mirror and one event, in order, on the loop thread.
     func emit(_ event: GraphEvent) {
+        meterObserve(event)
         deliver(event, mirror)
     }
 

@@ -12,6 +12,9 @@ public enum GraphEvent: Sendable, Equatable {
     case removed(GraphObject)
     /// One metadata `property` event (`key == nil`: all keys of `subject` were cleared).
     case metadataChanged(name: String, subject: GlobalID, key: String?, value: String?)
+    /// A metered node (``PipeWireGraph/startMeter(node:threshold:)``) became audible (its peak
+    /// above the threshold) or silent. Changes only.
+    case levelChanged(node: GlobalID, audible: Bool)
 }
 
 public enum GraphObject: Sendable, Equatable {

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <pipewire/pipewire.h>
 #include <pipewire/extensions/metadata.h>
+#include <pipewire/stream.h>
 #include <spa/param/param.h>
 
 #define PWS_MAX_CHANNELS 64
@@ -82,6 +83,13 @@ int pws_node_set_volume_ramp(struct pw_proxy *node, float volume, int32_t ramp_m
 int pws_node_set_port_config_dsp(struct pw_proxy *node, enum spa_direction direction, bool monitor,
                                  uint32_t rate, uint32_t channels, const uint32_t *positions);
 int pws_node_send_command(struct pw_proxy *node, uint32_t command_id);
+
+/* ---- capture streams (level meters) ---------------------------------------------------- */
+/* Connects `stream` as a capture of one F32 channel (any rate), with mapped buffers, never
+ * linked by anyone but us (no AUTOCONNECT) and not reconnected when its target goes. */
+int pws_stream_connect_mono_capture(struct pw_stream *stream);
+/* The peak |sample| of a mapped F32 buffer's first data block (0 when it holds none). */
+float pws_buffer_peak_f32(struct pw_buffer *buffer);
 
 /* ---- device methods ----------------------------------------------------------------- */
 int pws_device_enum_params(struct pw_proxy *device, int seq, uint32_t param_id);

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs the real applications the real-app tests start on a private PipeWire
+# (Tests/DaemonTests/RealApp*.swift, docs/real-apps.md). Idempotent: installs only what is
+# missing. Uses sudo when not root. The browsers have their own script (install-browsers.sh).
+set -euo pipefail
+
+PACKAGES=(
+  # ALSA apps (aplay, arecord) and the ALSA plugin that takes them to PipeWire: one PipeWire
+  # client per PCM, named "PipeWire ALSA [binary]". The tests point ALSA at the plugin per
+  # process (ALSA_CONFIG_PATH); nothing is changed for the machine's other programs.
+  alsa-utils pipewire-alsa
+  # Command-line players that set no role: mpg123 (pulse), ffplay (SDL), gst-launch-1.0
+  # (pulsesink, pipewiresink), sox's play and rec
+  mpg123 ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-pipewire sox
+  # Speech: speech-dispatcher with espeak-ng (its output module and a dummy one), spd-say
+  speech-dispatcher speech-dispatcher-espeak-ng espeak-ng
+  # A SIP client: two instances call each other on loopback
+  baresip-core
+  # A game over SDL2: Chocolate Doom with the Freedoom data, headless (SDL's dummy video)
+  chocolate-doom freedoom
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-apps: all ${#PACKAGES[@]} Debian packages present"
+  exit 0
+fi
+echo "install-apps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+    echo "install-apps: not root and no sudo; install these yourself: ${missing[*]}" >&2; exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"
