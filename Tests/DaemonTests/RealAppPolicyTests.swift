@@ -74,3 +74,60 @@ struct RealAppPolicyTests {
 func eventually(_ description: String, timeout: Duration = .seconds(10), _ condition: () throws -> Bool) async throws {
     try await waitUntil(timeout: timeout, description) { () async throws -> Bool in try condition() }
 }
+
+extension RealAppPolicyTests {
+    /// speech-dispatcher with espeak-ng (two output modules, each its own stream, the
+    /// synthesizer's kept running after the words) used to duck the music twice (0.09) and
+    /// hold the duck 5–7 s after the words ended. Now: once, to the duck level, and back
+    /// within about half a second of the speech falling silent.
+    @Test func speechDucksTheMusicOnceAndGivesItBackWhenTheWordsEnd() async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        let volumes = try VolumeWatcher(rig.sandbox)
+        try rig.sandbox.play(role: "Music", file: rig.tone, extraArguments: ["-P", "{ node.name = music }"])
+        try await rig.waitUntilLinked("music", to: ["headphones"])
+        let speech = try RealSpeech(in: rig.sandbox)
+        defer { speech.stop() }
+        let heard = try LevelTimeline(rig.sandbox)
+
+        var back: [(ContinuousClock.Duration, ContinuousClock.Duration)] = []
+        var synthesizer: UInt32?
+        for round in 1...3 {
+            let text = "The quick brown fox jumps over the lazy dog, round \(round)."
+            let saying = Task.detached { try speech.say(text) }
+            if synthesizer == nil {
+                // The synthesizer opens its stream when it first speaks: listen to it from then on.
+                try await eventually("espeak-ng's stream appears") {
+                    synthesizer = try rig.sandbox.dump().nodes.first {
+                        $0.mediaClass == "Stream/Output/Audio" && ($0.property("application.name") ?? "").contains("espeak")
+                    }?.id
+                    return synthesizer != nil
+                }
+                heard.listen(to: synthesizer!)
+            }
+            var ducked = false
+            var rising: ContinuousClock.Instant?
+            try await eventually("the music is ducked and back to 1.0 (now \(volumes.volume(of: "music") ?? -1)); log:\n\(rig.log)", timeout: .seconds(20)) {
+                let volume = volumes.volume(of: "music") ?? 1
+                if volume < 0.31 { ducked = true }
+                if ducked, rising == nil, volume > 0.31 { rising = .now }
+                return ducked && volume == 1.0
+            }
+            let full = ContinuousClock.now
+            try await saying.value
+            let silence = try #require(heard.lastSilenceStart, "the listener heard the words end")
+            back.append(((rising ?? full) - silence, full - silence))
+            // The synthesizer's stream is still there, running: only its level said it was done.
+            let node = try rig.sandbox.dump().nodes.first { $0.id == synthesizer }
+            #expect(node?.state == "running", "\(node?.state ?? "gone")")
+            // Ducked once: never below the duck level.
+            #expect(volumes.volumes(of: "music").allSatisfy { $0 >= 0.3 - 1e-4 }, "\(volumes.volumes(of: "music"))")
+            #expect(volumes.volumes(of: "music").contains { abs($0 - 0.3) < 1e-4 }, "it was ducked")
+        }
+        let formatted = back.map { "unduck starts \($0.0.formatted(.units(allowed: [.milliseconds]))), full \($0.1.formatted(.units(allowed: [.milliseconds])))" }
+        print("speech → music back after the words end: \(formatted.joined(separator: "; "))")
+        // The unduck starts after the 250 ms grace (StreamQuietness) and ramps 500 ms.
+        #expect(back.allSatisfy { $0.0 < .milliseconds(600) && $0.1 < .milliseconds(1200) }, "\(formatted)")
+        #expect(!rig.log.contains("capture silenced"))
+    }
+}

@@ -5,7 +5,8 @@ import PipeWireShim
 ///
 /// Its node is marked `audiosession.meter` (so no policy takes it for an app's stream),
 /// passive (it keeps no device awake) and never autoconnected: the session links the target's
-/// output ports into it. Processing is not real-time: each buffer is looked at on the loop
+/// output ports into it. Not `stream.monitor`: that makes 0.3.65's converter use its peaks
+/// resampler, which crashed resampling a 22.05 kHz synthesizer. Processing is not real-time: each buffer is looked at on the loop
 /// thread (a large quantum keeps that to ~20 buffers a second), and only a change of
 /// audibility is reported.
 final class LevelMeter {
@@ -38,7 +39,7 @@ final class LevelMeter {
             "media.name": "level of node \(target)", "node.name": "audiosession-meter-\(target)",
             Self.markerKey: "true", Self.targetKey: String(target),
             "node.autoconnect": "false", "node.passive": "true", "node.dont-reconnect": "true",
-            "stream.monitor": "true", "node.latency": "2048/48000", "audio.channels": "1", "audio.position": "MONO",
+            "node.latency": "2048/48000", "audio.channels": "1", "audio.position": "MONO",
         ])
         guard let stream = pw_stream_new(core, "audiosession-meter", properties) else {
             hook.deallocate()

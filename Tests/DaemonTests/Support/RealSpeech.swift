@@ -1,0 +1,58 @@
+import Foundation
+import PipeWireSandbox
+
+/// A private speech-dispatcher with espeak-ng on a sandbox's pipewire-pulse: its own socket,
+/// configuration and logs in the sandbox, in the foreground (`--run-single`, never the user's
+/// autospawned one), driven by `spd-say`. It starts its output modules (`sd_espeak-ng`, and
+/// `sd_dummy`) as children; ``stop()`` kills them all by PID.
+final class RealSpeech: @unchecked Sendable {
+    let process: ManagedProcess
+    let socket: URL
+    private let sandbox: PrivatePipeWire
+
+    init(in sandbox: PrivatePipeWire) throws {
+        try sandbox.startPulse()
+        self.sandbox = sandbox
+        let directory = sandbox.directory.appendingPathComponent("speech-dispatcher")
+        let configuration = directory.appendingPathComponent("config")
+        let fileManager = FileManager.default
+        try? fileManager.removeItem(at: directory)
+        try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
+        try fileManager.copyItem(at: URL(fileURLWithPath: "/etc/speech-dispatcher"), to: configuration)
+        let conf = configuration.appendingPathComponent("speechd.conf")
+        let settings = """
+            AudioOutputMethod "pulse"
+            DefaultModule espeak-ng
+            AddModule "espeak-ng" "sd_espeak-ng" "espeak-ng.conf"
+            AddModule "dummy" "sd_dummy" ""
+
+            """
+        try (settings + String(contentsOf: conf, encoding: .utf8)).write(to: conf, atomically: true, encoding: .utf8)
+        socket = directory.appendingPathComponent("speechd.sock")
+        process = try sandbox.spawn(
+            "speech-dispatcher",
+            ["--run-single", "--timeout", "0", "--communication-method", "unix_socket", "--socket-path", socket.path,
+             "--config-dir", configuration.path, "--log-dir", directory.path, "--pid-file", directory.appendingPathComponent("pid").path],
+            extraEnvironment: ["HOME": directory.path, "XDG_CONFIG_HOME": directory.path, "XDG_RUNTIME_DIR": sandbox.runtimeDirectory.path])
+        try waitUntil(timeout: .seconds(10), "speech-dispatcher listens on \(socket.path)") {
+            guard process.isRunning else { throw SandboxError.notRunning("speech-dispatcher exited: \(process.errorOutput)") }
+            return fileManager.fileExists(atPath: socket.path)
+        }
+    }
+
+    deinit { stop() }
+
+    /// Says `text` and returns when speech-dispatcher reports it spoken (`spd-say -w`).
+    func say(_ text: String, timeout: Duration = .seconds(20)) throws {
+        _ = try ManagedProcess.run(
+            "spd-say", ["-w", text], environment: sandbox.environment.merging(["SPEECHD_ADDRESS": "unix_socket:\(socket.path)"]) { $1 },
+            logDirectory: sandbox.logDirectory, timeout: timeout)
+    }
+
+    /// Kills speech-dispatcher and its output modules, by PID.
+    func stop() {
+        let modules = RealBrowser.descendants(of: process.pid)
+        process.terminate()
+        for pid in modules where kill(pid, 0) == 0 { kill(pid, SIGKILL) }
+    }
+}
