@@ -6,8 +6,9 @@ set -euo pipefail
 
 PACKAGES=(
   # ALSA apps (aplay, arecord) and the ALSA plugin that takes them to PipeWire: one PipeWire
-  # client per PCM, named "PipeWire ALSA [binary]". The tests point ALSA at the plugin per
-  # process (ALSA_CONFIG_PATH); nothing is changed for the machine's other programs.
+  # client per PCM, named "PipeWire ALSA [binary]". pipewire-alsa makes PipeWire ALSA's default
+  # device, as on Debian's PipeWire desktops; the plugin talks to the PipeWire named by the
+  # process's environment (the tests': their private one).
   alsa-utils pipewire-alsa
   # Command-line players that set no role: mpg123 (pulse), ffplay (SDL), gst-launch-1.0
   # (pulsesink, pipewiresink), sox's play and rec

@@ -131,3 +131,57 @@ extension RealAppPolicyTests {
         #expect(!rig.log.contains("capture silenced"))
     }
 }
+
+extension RealAppPolicyTests {
+    /// A SIP call between two instances of baresip (ALSA through PipeWire's plugin: one
+    /// PipeWire client per PCM) used to cut itself off: each stream was a session of its own, a
+    /// call that interrupted the others — 4 of 5 streams unlinked. Now each instance is one app,
+    /// two calls both stay heard, and the call pauses the music.
+    @Test func aSIPCallBetweenTwoInstancesKeepsAllOfItsStreamsLinkedAndPausesTheMusic() async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        _ = try await rig.startPlayingMusic()
+        let callee = try RealSIP(port: 15062, in: rig.sandbox)
+        defer { callee.stop() }
+        try await eventually("the callee is ready: \(callee.process.output)") { callee.process.output.contains("baresip is ready") }
+        let caller = try RealSIP(port: 15064, calling: 15062, in: rig.sandbox)
+        defer { caller.stop() }
+
+        // The ALSA plugin's streams carry their pid on their clients only: the daemon's sessions
+        // (by app) name them.
+        let oracle = Self.oracle(rig)
+        var streams: [PipeWireDump.Object] = []
+        defer {
+            if streams.count < 4 { print("baresip callee:\n\(callee.process.output)\nbaresip caller:\n\(caller.process.output)\ndaemon:\n\(rig.log)") }
+        }
+        try await eventually("each instance is one call session that plays and records", timeout: .seconds(20)) {
+            let dump = try rig.sandbox.dump()
+            var found: [PipeWireDump.Object] = []
+            for pid in [caller.process.pid, callee.process.pid] {
+                guard let session = try oracle.session(ofProcess: pid), session.priorityClass == "communication" else { return false }
+                let nodes = dump.nodes.filter { session.streams.contains($0.id) }
+                guard Set(nodes.compactMap(\.mediaClass)) == ["Stream/Output/Audio", "Stream/Input/Audio"] else { return false }
+                found += nodes
+            }
+            streams = found
+            return true
+        }
+        try await rig.waitForStatus("Paused")
+        print("baresip call: \(streams.count) streams in 2 sessions: \(streams.map { "\($0.id) \($0.mediaClass ?? "")" })")
+        for pid in [caller.process.pid, callee.process.pid] {
+            let session = try #require(try oracle.session(ofProcess: pid))
+            #expect(session.category == "playAndRecord" && session.activity == "active", "\(session.summary)")
+        }
+        // Every stream of the call is linked, and stays so (nothing of the call interrupts it).
+        try await Task.sleep(for: .milliseconds(500))
+        let dump = try rig.sandbox.dump()
+        for stream in streams where dump.nodes.contains(where: { $0.id == stream.id }) {
+            let linked = dump.nodeLinks.contains { $0.output == stream.id || $0.input == stream.id }
+            #expect(linked, "stream \(stream.id) (\(stream.mediaClass ?? "")) is linked")
+        }
+        #expect(!rig.log.contains("interrupted (default, by unlink)"), "no stream of the call was held")
+        caller.stop()
+        callee.stop()
+        try await rig.waitForStatus("Playing")
+    }
+}
