@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 BIN := .build/$(CONFIG)
 
-.PHONY: all deps browsers build test demo clean bench install
+.PHONY: all deps browsers apps build test demo clean bench install
 
 all: build
 
@@ -14,6 +14,10 @@ deps:
 browsers:
 	@scripts/install-browsers.sh
 
+## The other real apps of the tests: players, recorders, speech, a SIP client, a game (docs/real-apps.md).
+apps:
+	@scripts/install-apps.sh
+
 build: deps
 	$(SWIFT) build -c $(CONFIG)
 
@@ -22,7 +26,7 @@ build: deps
 ## Suites run one after another: each integration test runs real daemons against deadlines,
 ## and on 2 cores many at once only measure the machine's load (about 45 s). A failed run is
 ## listed and run once more (scripts/run-tests.sh): only a failure that repeats fails.
-test: deps browsers
+test: deps browsers apps
 	$(SWIFT) build --build-tests
 	scripts/run-tests.sh "$$($(SWIFT) build --show-bin-path)/audiosessionPackageTests.xctest"
 
