@@ -185,3 +185,24 @@ extension RealAppPolicyTests {
         try await rig.waitForStatus("Playing")
     }
 }
+
+extension RealAppPolicyTests {
+    /// Role-less players and tools used to fall to soloAmbient (silenced by silent mode, not
+    /// paused on unplug); ALSA apps hid behind "PipeWire ALSA [binary]"; SDL's PipeWire driver
+    /// tagged a video player a game. Each is now what it is.
+    @Test(arguments: RealPlayer.all)
+    func aRoleLessProgramIsClassifiedAsWhatItIs(_ player: RealPlayer) async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        let oracle = Self.oracle(rig)
+        let process = try player.start(in: rig.sandbox, tone: rig.tone)
+        var session: SessionOracle.Session?
+        try await eventually("\(player.name) (pid \(process.pid)) has an active session; its output:\n\(process.errorOutput.suffix(500))\nlog:\n\(rig.log.suffix(3000))", timeout: .seconds(15)) {
+            session = try oracle.session(ofProcess: process.pid)
+            return session?.activity == "active"
+        }
+        let final = try #require(session)
+        print("\(player.name): \(final.summary)")
+        #expect(final.category == player.category && final.priorityClass == player.priorityClass, "\(final.summary)")
+    }
+}
