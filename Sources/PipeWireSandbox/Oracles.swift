@@ -124,11 +124,14 @@ public struct PortLinkListing: Sendable {
 extension PrivatePipeWire {
     /// The nodes the ports of `nodeName` are linked to, by name, from `pw-link` (an
     /// independent oracle): e.g. `["speaker"]` while a stream plays there, `[]` while held.
+    /// The daemon's level meters (`audiosession-meter-*`, listening to a stream) are not where
+    /// it plays, and are left out.
     public func linkedDevices(of nodeName: String) throws -> Set<String> {
         var devices = Set<String>()
         for entry in try portLinks() {
             let output = entry.outputPort.split(separator: ":").first.map(String.init)
             let input = entry.inputPort.split(separator: ":").first.map(String.init)
+            if [output, input].contains(where: { $0?.hasPrefix("audiosession-meter-") == true }) { continue }
             if output == nodeName, let input { devices.insert(input) }
             if input == nodeName, let output { devices.insert(output) }
         }

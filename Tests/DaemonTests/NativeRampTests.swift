@@ -38,10 +38,11 @@ struct NativeRampTests {
         return music
     }
 
-    /// A notification that ducks without adding sound of its own to what the tap hears.
-    private func silentChime(in sandbox: PrivatePipeWire) throws -> ManagedProcess {
-        let silence = try TestTone.write(to: sandbox.directory.appendingPathComponent("silence.wav"), amplitude: 0)
-        return try sandbox.play(role: "Notification", file: silence, extraArguments: ["-P", "{ node.name = chime }"])
+    /// A notification that ducks without adding sound of its own to what the tap hears: it
+    /// plays (a notification ducks only while it is heard) on the other device.
+    private func chimeElsewhere(in sandbox: PrivatePipeWire) throws -> ManagedProcess {
+        try sandbox.play(
+            role: "Notification", file: try sandbox.testTone(), extraArguments: ["--target", "speaker", "-P", "{ node.name = chime }"])
     }
 
     /// Waits until the last `windows` peaks sit at `level` (relative `tolerance`).
@@ -69,7 +70,7 @@ struct NativeRampTests {
         let playing = tap.peaks()
         let full = playing.suffix(20).sorted()[10]
 
-        let chime = try silentChime(in: sandbox)
+        let chime = try chimeElsewhere(in: sandbox)
         try watcher.waitForVolume(of: "music", duckLevel)
         // Exactly the duck level, heard: the converter's ramp ended a step short, the settling write fixed it.
         try waitForSteadyLevel(tap, full * Double(duckLevel), tolerance: 0.005)
@@ -113,7 +114,7 @@ struct NativeRampTests {
         defer { tap.stop() }
         try waitUntil(timeout: .seconds(5), "the tap hears the music") { tap.peaks().suffix(20).count == 20 && tap.peaks().suffix(20).allSatisfy { $0 > 0.05 } }
         let full = tap.peaks().suffix(20).sorted()[10]
-        let chime = try silentChime(in: sandbox)
+        let chime = try chimeElsewhere(in: sandbox)
         try watcher.waitForVolume(of: "music", duckLevel)
         // The user turns the music to 0.8 while the duck's ramp may still run.
         let id = try #require(watcher.node("music")).id
@@ -140,7 +141,7 @@ struct NativeRampTests {
         try waitUntil(timeout: .seconds(5), "the tap hears the music") { tap.peaks().suffix(20).count == 20 && tap.peaks().suffix(20).allSatisfy { $0 > 0.05 } }
         let playing = tap.peaks()
         let full = playing.suffix(20).sorted()[10]
-        let chime = try silentChime(in: sandbox)
+        let chime = try chimeElsewhere(in: sandbox)
         try watcher.waitForVolume(of: "music", duckLevel)
         chime.terminate()  // within the duck's 250 ms
         try watcher.waitForVolume(of: "music", 1.0)
@@ -164,7 +165,7 @@ struct NativeRampTests {
         // The system's 0.3.65 pw-cat: its converter would ignore the ramp keys and jump.
         _ = try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
         try sandbox.waitUntilLinked("music", to: ["headphones"])
-        let chime = try silentChime(in: sandbox)
+        let chime = try chimeElsewhere(in: sandbox)
         try watcher.waitForVolume(of: "music", duckLevel)
         let down = watcher.volumes(of: "music")
         #expect(down.filter { $0 < 1.0 && $0 > duckLevel }.count >= 3, "stepped: \(down)")
@@ -184,7 +185,7 @@ struct NativeRampTests {
             return !name.isEmpty
         }
         try sandbox.waitUntilLinked(name, to: ["headphones"])
-        let chime = try silentChime(in: sandbox)
+        let chime = try chimeElsewhere(in: sandbox)
         try watcher.waitForVolume(of: name, duckLevel)
         chime.terminate()
         try watcher.waitForVolume(of: name, 1.0)
@@ -197,7 +198,7 @@ struct NativeRampTests {
     @Test func sigtermWhileNativelyDuckedRestoresTheBaseVolume() throws {
         let (sandbox, daemon, watcher, tone) = try start()
         _ = try playMusic(in: sandbox, tone: tone)
-        _ = try silentChime(in: sandbox)
+        _ = try chimeElsewhere(in: sandbox)
         try watcher.waitForVolume(of: "music", duckLevel)
         try daemon.waitForLog("native volume ramp")
         #expect(try daemon.terminate() == 0)

@@ -289,11 +289,28 @@ final class PolicyCoordinator: @unchecked Sendable {
         for record in sessions.streams(of: session) where record.stream.direction == .playback {
             let id = record.stream.id
             if watch, !levels.isWatched(id) {
-                if backend.watchLevel(of: id, threshold: quietness.silenceThreshold) { levels.watch(id) }
+                if backend.watchLevel(of: id, threshold: quietness.silenceThreshold) {
+                    levels.watch(id)
+                    awaitLevelReport(id)
+                }
             } else if !watch, levels.unwatch(id) {
                 backend.stopWatchingLevel(of: id)
                 if record.stream.activity == .playing, !record.reportedActive { start(record.stream) }
             }
+        }
+    }
+
+    /// A meter that reports nothing in its patience (it could not listen) must not cost the
+    /// stream its effect: it is judged by whether it runs from then on.
+    private func awaitLevelReport(_ id: UInt32) {
+        _ = backend.schedule(after: quietness.meterPatience) { [weak self] in
+            guard let self, self.levels.awaitsReport(id), let record = self.sessions.streams[id],
+                record.stream.activity == .playing
+            else { return }
+            self.logger.info("stream \(id): no level reported in \(self.quietness.meterPatience): judged by whether it runs")
+            self.levels.unwatch(id)
+            self.backend.stopWatchingLevel(of: id)
+            if !record.reportedActive, self.effects[record.session]?.isHeld != true { self.start(record.stream) }
         }
     }
 

@@ -10,6 +10,9 @@ struct StreamLevels {
 
     func isWatched(_ id: UInt32) -> Bool { heard[id] != nil }
 
+    /// Watched, and nothing reported yet.
+    func awaitsReport(_ id: UInt32) -> Bool { heard[id] == .some(nil) }
+
     /// Whether a running stream sounds: an unwatched one is taken at its word (its node
     /// runs); a watched one once it was heard, and until it falls silent.
     func sounds(_ id: UInt32) -> Bool {

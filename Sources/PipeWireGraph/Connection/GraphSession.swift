@@ -54,6 +54,8 @@ final class GraphSession: @unchecked Sendable {
     var exportedMetadata: [String: (proxy: OpaquePointer, implementation: UnsafeMutableRawPointer)] = [:]
     /// Level meters, by the node they listen to (Meters/).
     var meters: [GlobalID: LevelMeter] = [:]
+    /// Meters asked for whose targets are not linked yet, with their thresholds.
+    var pendingMeters: [GlobalID: Float] = [:]
 
     init(
         loopThread: LoopThread, configuration: PipeWireGraph.Configuration, logger: Logger,

@@ -3,12 +3,25 @@ import PipeWireShim
 /// Level meters: started and stopped on request, linked to their targets by us (nobody else
 /// links them), and gone with their target or the connection.
 extension GraphSession {
+    /// Meters start once their target is linked: a stream whose ports are still being
+    /// configured and linked by its session manager must not have a second consumer raced in
+    /// (its first links then failed on 0.3.65, now and then).
     func startMeter(node target: GlobalID, threshold: Float) {
-        guard meters[target] == nil, let core = connectExportCore() else { return }
+        guard meters[target] == nil else { return }
         guard mirror.nodes[target] != nil else {
             logger.debug("meter: node \(target) is gone")
             return
         }
+        guard mirror.links(of: target).contains(where: { $0.outputNode == target }) else {
+            pendingMeters[target] = threshold
+            return
+        }
+        createMeter(node: target, threshold: threshold)
+    }
+
+    private func createMeter(node target: GlobalID, threshold: Float) {
+        pendingMeters[target] = nil
+        guard let core = connectExportCore() else { return }
         let meter = LevelMeter(target: target, threshold: threshold, core: core) { [weak self] meter, audible in
             self?.emit(.levelChanged(node: meter.target, audible: audible))
         }
@@ -21,6 +34,7 @@ extension GraphSession {
     }
 
     func stopMeter(node target: GlobalID) {
+        pendingMeters[target] = nil
         guard let meter = meters.removeValue(forKey: target) else { return }
         meter.destroy()
         logger.debug("stopped metering node \(target)")
@@ -31,7 +45,7 @@ extension GraphSession {
     /// target is linked anew (a stream released after a hold). A target that goes takes its
     /// meter with it.
     func meterObserve(_ event: GraphEvent) {
-        guard !meters.isEmpty else { return }
+        guard !meters.isEmpty || !pendingMeters.isEmpty else { return }
         switch event {
         case .added(.node(let node)):
             guard let target = node.properties[LevelMeter.targetKey].flatMap(GlobalID.init), let meter = meters[target],
@@ -42,7 +56,11 @@ extension GraphSession {
         case .added(.port(let port)):
             if let meter = meters[port.nodeID] ?? meter(withNode: port.nodeID) { linkMeter(meter) }
         case .added(.link(let link)):
-            if let meter = meters[link.outputNode], link.inputNode != meter.nodeID { linkMeter(meter) }
+            if let threshold = pendingMeters[link.outputNode] {
+                createMeter(node: link.outputNode, threshold: threshold)
+            } else if let meter = meters[link.outputNode], link.inputNode != meter.nodeID {
+                linkMeter(meter)
+            }
         case .removed(.node(let node)):
             stopMeter(node: node.id)
         default:
@@ -63,5 +81,6 @@ extension GraphSession {
     func destroyMeters() {
         for meter in meters.values { meter.destroy() }
         meters.removeAll()
+        pendingMeters.removeAll()
     }
 }

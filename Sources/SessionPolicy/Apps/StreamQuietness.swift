@@ -13,14 +13,18 @@ public struct StreamQuietness: Hashable, Sendable {
     public var quietGrace: Duration
     /// Peak level (linear, full scale 1.0) under which a watched stream is silent: -60 dBFS.
     public var silenceThreshold: Float
+    /// How long a running watched stream may go without any level report before it is judged
+    /// by whether it runs instead: a meter that cannot listen must not cost a duck.
+    public var meterPatience: Duration
 
     public init(
         idleGrace: Duration = .milliseconds(1500), quietGrace: Duration = .milliseconds(250),
-        silenceThreshold: Float = 0.001
+        silenceThreshold: Float = 0.001, meterPatience: Duration = .milliseconds(500)
     ) {
         self.idleGrace = idleGrace
         self.quietGrace = quietGrace
         self.silenceThreshold = silenceThreshold
+        self.meterPatience = meterPatience
     }
 
     public static let standard = StreamQuietness()

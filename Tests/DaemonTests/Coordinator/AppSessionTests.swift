@@ -156,7 +156,8 @@ struct QuietStreamTests {
         #expect(musicGain == 0.3)
         coordinator.handle(.streamAudible(2, false))
         #expect(musicGain == 0.3, "not before its grace")
-        let grace = backend.timers.filter { !$0.cancelled && $0.delay >= .milliseconds(100) }.map(\.delay)  // not ramp steps
+        // Not ramp steps, and not the meter's patience (it reported):
+        let grace = backend.timers.filter { !$0.cancelled && $0.delay >= .milliseconds(100) && $0.delay != quietness.meterPatience }.map(\.delay)
         #expect(grace == [quietness.quietGrace])
         backend.fireTimers(atLeast: quietness.quietGrace)
         #expect(musicGain == 1.0, "silent past its grace: the music comes back while the stream still runs")
@@ -188,6 +189,16 @@ struct QuietStreamTests {
     @Test func aRemovedStreamIsNoLongerWatched() {
         coordinator.handle(.streamAppeared(speech(2, client: 10)))
         coordinator.handle(.streamRemoved(2))
+        #expect(backend.watchedLevels.isEmpty)
+    }
+}
+
+extension QuietStreamTests {
+    @Test func aMeterThatReportsNothingCostsNoDuck() {
+        coordinator.handle(.streamAppeared(speech(2, client: 10)))
+        #expect(musicGain == 1.0)
+        backend.fireTimers(atLeast: quietness.meterPatience)
+        #expect(musicGain == 0.3, "no report in its patience: judged by whether it runs")
         #expect(backend.watchedLevels.isEmpty)
     }
 }
