@@ -21,24 +21,5 @@ PACKAGES=(
   chocolate-doom freedoom
 )
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
-done
-
-if ((${#missing[@]} == 0)); then
-  echo "install-apps: all ${#PACKAGES[@]} Debian packages present"
-  exit 0
-fi
-echo "install-apps: installing ${missing[*]}"
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
-    echo "install-apps: not root and no sudo; install these yourself: ${missing[*]}" >&2; exit 1
-  fi
-fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"
+. "$(dirname "$0")/install-missing.sh"
+install_missing install-apps "${PACKAGES[@]}"

@@ -20,27 +20,8 @@ PACKAGES=(
   sox
 )
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
-done
-
-if ((${#missing[@]} == 0)); then
-  echo "install-deps: all ${#PACKAGES[@]} Debian packages present"
-else
-  echo "install-deps: installing ${missing[*]}"
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then
-    if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
-      echo "install-deps: not root and no sudo; install these yourself: ${missing[*]}" >&2; exit 1
-    fi
-  fi
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+. "$(dirname "$0")/install-missing.sh"
+install_missing install-deps "${PACKAGES[@]}"
 
 if ! command -v swift >/dev/null 2>&1; then
   echo "install-deps: no Swift toolchain on PATH (need Swift 6.1 or newer: https://swift.org/install)" >&2

@@ -21,9 +21,7 @@ struct AppSessionTests {
     let appPID = getpid()
 
     init() throws {
-        let locations = RuleLocations.standard(environment: [:], extra: [])
-        let rules = try RuleSetLoader(locations: RuleLocations(shipped: locations.shipped, system: "/nonexistent", user: nil)).load()
-        coordinator = PolicyCoordinator(ruleSet: rules, backend: backend, logger: Logger(label: "test"))
+        coordinator = try .onShippedRules(backend)
         coordinator.handle(.attached(streams: [], ports: [speaker], defaultOutput: "speaker", defaultInput: nil))
     }
 
@@ -131,9 +129,7 @@ struct QuietStreamTests {
     let quietness = StreamQuietness.standard
 
     init() throws {
-        let locations = RuleLocations.standard(environment: [:], extra: [])
-        let rules = try RuleSetLoader(locations: RuleLocations(shipped: locations.shipped, system: "/nonexistent", user: nil)).load()
-        coordinator = PolicyCoordinator(ruleSet: rules, backend: backend, logger: Logger(label: "test"))
+        coordinator = try .onShippedRules(backend)
         coordinator.handle(.attached(streams: [], ports: [speaker], defaultOutput: "speaker", defaultInput: nil))
         coordinator.handle(.streamAppeared(BackendStream(
             id: 1, client: 90, direction: .playback, properties: ["media.role": "Music"], activity: .playing,

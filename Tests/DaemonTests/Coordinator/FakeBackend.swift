@@ -1,5 +1,8 @@
-@testable import AudioSessionDaemon
+import Logging
+import PolicyRules
 import SessionPolicy
+
+@testable import AudioSessionDaemon
 
 /// A recording ``AudioBackend`` for the coordinator's unit tests: actions are logged, timers
 /// fire only when the test says so. (The integration tests use the real PipeWire backend.)
@@ -66,4 +69,13 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
     }
 
     func clearActions() { actions.removeAll() }
+}
+
+extension PolicyCoordinator {
+    /// A coordinator on the shipped rules (none from /etc or the user) and `backend`.
+    static func onShippedRules(_ backend: FakeBackend) throws -> PolicyCoordinator {
+        let locations = RuleLocations.standard(environment: [:], extra: [])
+        let rules = try RuleSetLoader(locations: RuleLocations(shipped: locations.shipped, system: "/nonexistent", user: nil)).load()
+        return PolicyCoordinator(ruleSet: rules, backend: backend, logger: Logger(label: "test"))
+    }
 }

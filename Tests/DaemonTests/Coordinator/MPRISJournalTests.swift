@@ -24,9 +24,7 @@ struct MPRISJournalTests {
     static let mpvPID: Int32 = 4242
 
     init() throws {
-        let locations = RuleLocations.standard(environment: [:], extra: [])
-        let rules = try RuleSetLoader(locations: RuleLocations(shipped: locations.shipped, system: "/nonexistent", user: nil)).load()
-        coordinator = PolicyCoordinator(ruleSet: rules, backend: backend, logger: Logger(label: "test"))
+        coordinator = try .onShippedRules(backend)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("mpris-journal-\(UUID().uuidString)")
     }
 

@@ -15,9 +15,7 @@ struct PolicyCoordinatorTests {
     let speaker = Port(uid: "speaker", nodeID: 40, type: .builtInSpeaker, direction: .output)
 
     init() throws {
-        let locations = RuleLocations.standard(environment: [:], extra: [])
-        let rules = try RuleSetLoader(locations: RuleLocations(shipped: locations.shipped, system: "/nonexistent", user: nil)).load()
-        coordinator = PolicyCoordinator(ruleSet: rules, backend: backend, logger: Logger(label: "test"))
+        coordinator = try .onShippedRules(backend)
         coordinator.handle(.attached(streams: [], ports: [speaker], defaultOutput: "speaker", defaultInput: nil))
     }
 
