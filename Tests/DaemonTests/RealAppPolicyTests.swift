@@ -43,6 +43,12 @@ struct RealAppPolicyTests {
         let node = try #require(try rig.sandbox.dump().nodes.first { $0.id == streamID })
         #expect(node.volume == 1.0 && node.mute == false, "\(node.props ?? [:])")
         #expect(!rig.log.contains("capture silenced"))
+        // `rules explain` groups the streams into apps as the daemon does, and says why.
+        let explained = try ManagedProcess.run(
+            DaemonProcess.path(of: "audiosessionctl"), ["rules", "explain", "--remote", rig.sandbox.socketPath],
+            environment: rig.sandbox.environment, logDirectory: rig.sandbox.logDirectory)
+        let block = explained.components(separatedBy: "\n\n").first { $0.hasPrefix("app process:\(recorder.pid) ") }
+        #expect(block?.contains("why: \(reason == "recording" ? "records" : "captures what plays")") == true, "\(explained)")
         // Recording mixes with the music on the desktop.
         #expect(try rig.sandbox.linkedDevices(of: "music") == ["headphones"])
     }
