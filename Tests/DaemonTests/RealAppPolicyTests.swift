@@ -76,9 +76,23 @@ struct RealAppPolicyTests {
     }
 }
 
-/// `waitUntil` that suspends between polls.
+/// `waitUntil` that suspends between polls. A poll that throws counts as "not yet": real apps
+/// open and close streams while oracles read the graph (0.3.65's pw-dump then prints broken
+/// JSON now and then); the last error is reported if time runs out.
 func eventually(_ description: String, timeout: Duration = .seconds(10), _ condition: () throws -> Bool) async throws {
-    try await waitUntil(timeout: timeout, description) { () async throws -> Bool in try condition() }
+    var lastError: (any Error)?
+    do {
+        try await waitUntil(timeout: timeout, description) { () async throws -> Bool in
+            do {
+                return try condition()
+            } catch {
+                lastError = error
+                return false
+            }
+        }
+    } catch {
+        throw SandboxError.timeout("\(error)\(lastError.map { "; last poll failed: \($0)" } ?? "")")
+    }
 }
 
 extension RealAppPolicyTests {
