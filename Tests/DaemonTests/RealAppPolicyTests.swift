@@ -110,21 +110,25 @@ extension RealAppPolicyTests {
         defer { speech.stop() }
         let heard = try LevelTimeline(rig.sandbox)
 
+        // A first phrase, not measured: the synthesizer opens its stream when it first speaks,
+        // and the test's own listener starts on it.
+        try speech.say("Ready.")
+        var found: UInt32?
+        try await eventually("espeak-ng's stream is there") {
+            found = try rig.sandbox.dump().nodes.first {
+                $0.mediaClass == "Stream/Output/Audio" && ($0.property("application.name") ?? "").contains("espeak")
+            }?.id
+            return found != nil
+        }
+        let synthesizer = try #require(found)
+        heard.listen(to: synthesizer)
+        try await eventually("the music is back after the first phrase") { volumes.volume(of: "music") == 1.0 }
+
         var back: [(ContinuousClock.Duration, ContinuousClock.Duration)] = []
-        var synthesizer: UInt32?
         for round in 1...3 {
+            let began = ContinuousClock.now
             let text = "The quick brown fox jumps over the lazy dog, round \(round)."
             let saying = Task.detached { try speech.say(text) }
-            if synthesizer == nil {
-                // The synthesizer opens its stream when it first speaks: listen to it from then on.
-                try await eventually("espeak-ng's stream appears") {
-                    synthesizer = try rig.sandbox.dump().nodes.first {
-                        $0.mediaClass == "Stream/Output/Audio" && ($0.property("application.name") ?? "").contains("espeak")
-                    }?.id
-                    return synthesizer != nil
-                }
-                heard.listen(to: synthesizer!)
-            }
             var ducked = false
             var rising: ContinuousClock.Instant?
             try await eventually("the music is ducked and back to 1.0 (now \(volumes.volume(of: "music") ?? -1)); log:\n\(rig.log)", timeout: .seconds(20)) {
@@ -135,8 +139,13 @@ extension RealAppPolicyTests {
             }
             let full = ContinuousClock.now
             try await saying.value
-            let silence = try #require(heard.lastSilenceStart, "the listener heard the words end")
-            back.append(((rising ?? full) - silence, full - silence))
+            var silence: ContinuousClock.Instant?
+            try await eventually("the listener heard round \(round)'s words end") {
+                silence = heard.lastSilenceStart.flatMap { $0 > began ? $0 : nil }
+                return silence != nil
+            }
+            let silenceStart = try #require(silence)
+            back.append(((rising ?? full) - silenceStart, full - silenceStart))
             // The synthesizer's stream is still there, running: only its level said it was done.
             let node = try rig.sandbox.dump().nodes.first { $0.id == synthesizer }
             #expect(node?.state == "running", "\(node?.state ?? "gone")")
