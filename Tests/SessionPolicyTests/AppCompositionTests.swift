@@ -93,3 +93,21 @@ struct AppCompositionTests {
         }
     }
 }
+
+/// When idle and silent streams stop counting, and which are metered.
+struct StreamQuietnessTests {
+    let quietness = StreamQuietness.standard
+
+    @Test func duckersAreMeteredCallsAreNotAndBothStopPromptly() {
+        let notification = Classification(category: .playback, options: .duckOthers, priorityClass: .notification)
+        let call = Classification(category: .playAndRecord, mode: .voiceChat, priorityClass: .communication)
+        let music = Classification(category: .playback, priorityClass: .media)
+        #expect(quietness.watchesLevel(of: notification))
+        #expect(!quietness.watchesLevel(of: call), "a call's silence is part of the call")
+        #expect(!quietness.watchesLevel(of: music))
+        #expect(quietness.grace(for: notification) == quietness.quietGrace)
+        #expect(quietness.grace(for: call) == quietness.quietGrace)
+        #expect(quietness.grace(for: music) == quietness.idleGrace)
+        #expect(quietness.quietGrace < quietness.idleGrace)
+    }
+}
