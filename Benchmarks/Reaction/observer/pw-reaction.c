@@ -58,11 +58,15 @@ static uint64_t now_ns(void) {
 }
 
 /* ------------------------------------------------------------------------------------ */
-/* Playback streams (farm, churn, trigger): silence, in the data thread.                */
+/* Playback streams, in the data thread: the farm's and the churn's play silence; the
+ * trigger plays a quiet tone (-26 dBFS), because audiosessiond ducks for a notification only
+ * once it is heard (a silent stream ducks nobody).                                      */
 
 struct play_stream {
     struct pw_stream *stream;
     struct spa_hook listener;
+    float amplitude;
+    double phase;
 };
 
 static void on_play_process(void *data) {
@@ -74,7 +78,13 @@ static void on_play_process(void *data) {
         uint32_t stride = sizeof(float) * CHANNELS;
         uint32_t frames = buf->datas[0].maxsize / stride;
         if (b->requested && b->requested < frames) frames = b->requested;
-        memset(buf->datas[0].data, 0, frames * stride);
+        float *samples = buf->datas[0].data;
+        for (uint32_t i = 0; i < frames; i++) {
+            float value = s->amplitude == 0.0f ? 0.0f : s->amplitude * (float)sin(s->phase);
+            s->phase += 2.0 * M_PI * 440.0 / RATE;
+            if (s->phase > 2.0 * M_PI) s->phase -= 2.0 * M_PI;
+            for (uint32_t c = 0; c < CHANNELS; c++) samples[i * CHANNELS + c] = value;
+        }
         buf->datas[0].chunk->offset = 0;
         buf->datas[0].chunk->stride = stride;
         buf->datas[0].chunk->size = frames * stride;
@@ -88,8 +98,9 @@ static const struct pw_stream_events play_events = {
 };
 
 static struct play_stream *play_stream_new(struct pw_core *core, const char *name, const char *role,
-                                           const char *target) {
+                                           const char *target, float amplitude) {
     struct play_stream *s = calloc(1, sizeof(*s));
+    s->amplitude = amplitude;
     struct pw_properties *props = pw_properties_new(
         PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, "Playback", PW_KEY_MEDIA_ROLE, role,
         PW_KEY_NODE_NAME, name, PW_KEY_NODE_LATENCY, LATENCY, PW_KEY_APP_NAME, "pw-reaction", NULL);
@@ -170,7 +181,7 @@ static int run_farm(int count, const char *role, const char *prefix, const char 
     char name[256];
     for (int i = 0; i < count; i++) {
         snprintf(name, sizeof(name), "%s-%d", prefix, i);
-        streams[i] = play_stream_new(app.core, name, role, target_count ? target_list[i % target_count] : NULL);
+        streams[i] = play_stream_new(app.core, name, role, target_count ? target_list[i % target_count] : NULL, 0.0f);
     }
     fprintf(stderr, "pw-reaction farm: %d %s streams\n", count, role);
     pw_main_loop_run(app.loop);
@@ -204,7 +215,7 @@ static void on_churn_tick(void *data, uint64_t expirations) {
     play_stream_destroy(c->ring[slot]);
     char name[256];
     snprintf(name, sizeof(name), "%s-%ld", c->prefix, c->created++);
-    c->ring[slot] = play_stream_new(c->app.core, name, c->role, NULL);
+    c->ring[slot] = play_stream_new(c->app.core, name, c->role, NULL, 0.0f);
     c->next++;
 }
 
@@ -218,7 +229,7 @@ static int run_churn(double rate, int alive, const char *role, const char *prefi
     char name[256];
     for (int i = 0; i < alive; i++) {
         snprintf(name, sizeof(name), "%s-%ld", prefix, c.created++);
-        c.ring[i] = play_stream_new(c.app.core, name, role, NULL);
+        c.ring[i] = play_stream_new(c.app.core, name, role, NULL, 0.0f);
     }
     struct pw_loop *loop = pw_main_loop_get_loop(c.app.loop);
     c.timer = pw_loop_add_timer(loop, on_churn_tick, &c);
@@ -428,7 +439,7 @@ static void begin_trial(struct react *r) {
     r->timed_out = false;
     snprintf(r->trigger_name, sizeof(r->trigger_name), "bench-trigger-%d", r->trial);
     r->trigger = play_stream_new(r->app.core_b, r->trigger_name,
-                                 r->scenario == INTERRUPT ? "Communication" : "Notification", NULL);
+                                 r->scenario == INTERRUPT ? "Communication" : "Notification", NULL, 0.05f);
     r->phase = WAIT_TRIGGER;
     r->deadline = now_ns() + 5000000000ull;
     arm_timer(r, r->deadline);
