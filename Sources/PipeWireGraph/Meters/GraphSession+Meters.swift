@@ -3,9 +3,9 @@ import PipeWireShim
 /// Level meters: started and stopped on request, linked to their targets by us (nobody else
 /// links them), and gone with their target or the connection.
 extension GraphSession {
-    /// Meters start once their target is linked: a stream whose ports are still being
-    /// configured and linked by its session manager must not have a second consumer raced in
-    /// (its first links then failed on 0.3.65, now and then).
+    /// Meters start once their target is linked, so their links come after the stream's own:
+    /// raced into a stream whose ports were still being configured, link creations failed now
+    /// and then on 0.3.65 ("no global any more", ESTALE).
     func startMeter(node target: GlobalID, threshold: Float) {
         guard meters[target] == nil else { return }
         guard mirror.nodes[target] != nil else {
