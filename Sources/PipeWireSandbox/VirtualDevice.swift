@@ -7,12 +7,17 @@ public struct VirtualDevice: Sendable, Equatable {
     public var description: String
     public var kind: Kind
     public var positions: [String]
+    /// `priority.session`, when set: which device a session manager prefers by default.
+    public var priority: Int?
 
-    public init(name: String, description: String? = nil, kind: Kind = .sink, positions: [String] = ["FL", "FR"]) {
+    public init(
+        name: String, description: String? = nil, kind: Kind = .sink, positions: [String] = ["FL", "FR"], priority: Int? = nil
+    ) {
         self.name = name
         self.description = description ?? name
         self.kind = kind
         self.positions = positions
+        self.priority = priority
     }
 
     /// "speaker" and "headphones" sinks, and a mono "mic" source.
@@ -28,6 +33,7 @@ public struct VirtualDevice: Sendable, Equatable {
         return """
             { factory.name = support.null-audio-sink node.name = "\(name)" node.description = "\(description)" \
             media.class = "\(kind.rawValue)" audio.position = [ \(positions.joined(separator: " ")) ] \
+            \(priority.map { "priority.session = \($0) " } ?? "")\
             object.linger = true \
             adapter.auto-port-config = { mode = dsp monitor = true position = preserve } }
             """

@@ -157,3 +157,31 @@ import Testing
         #expect(start.links(player) == [RouteDescription(outputs: [Self.headphones])])
     }
 }
+
+/// Devices present at start-up are not newly available: the default is the configured one,
+/// else the highest priority, whatever order they were enumerated in.
+struct StartupDefaultTests {
+    let high = Port(uid: "usb", nodeID: 1, type: .usbAudio, direction: .output, priority: 2000)
+    let low = Port(uid: "speaker", nodeID: 2, type: .builtInSpeaker, direction: .output, priority: 1900)
+
+    @Test(arguments: [true, false])
+    func theHighestPriorityIsTheDefaultWhateverTheOrder(_ highFirst: Bool) {
+        var h = EngineHarness()
+        h.send(.devicesEnumerated(highFirst ? [high, low] : [low, high], defaultOutput: nil, defaultInput: nil))
+        #expect(h.engine.availablePorts.first?.uid == "usb")
+    }
+
+    @Test(arguments: [true, false])
+    func aConfiguredDefaultWinsOverPriority(_ highFirst: Bool) {
+        var h = EngineHarness()
+        h.send(.devicesEnumerated(highFirst ? [high, low] : [low, high], defaultOutput: "speaker", defaultInput: nil))
+        #expect(h.engine.availablePorts.first?.uid == "speaker")
+    }
+
+    @Test func aDeviceThatAppearsLaterStillWins() {
+        var h = EngineHarness()
+        h.send(.devicesEnumerated([high], defaultOutput: nil, defaultInput: nil))
+        h.send(.deviceAdded(low))
+        #expect(h.engine.availablePorts.first?.uid == "speaker", "last in wins for a device that appears later")
+    }
+}

@@ -33,7 +33,8 @@ enum PortClassification {
         let base = SessionPolicy.Port(
             uid: node.name, nodeID: node.id, name: node.displayName,
             type: rule?(properties) ?? type(of: properties, route: nil, direction: portDirection), direction: portDirection,
-            channels: channels, deviceID: device.map { $0.name })
+            channels: channels, deviceID: device.map { $0.name },
+            priority: Int(properties["priority.session"] ?? "") ?? Int(properties["priority.driver"] ?? "") ?? 0)
         let routes = (device?.enumRoutes ?? []).filter { $0.direction == (portDirection == .output ? .output : .input) }
         guard !routes.isEmpty else { return [Offer(port: base, available: true, channelsDeclared: declared != nil)] }
         return routes.map { route in

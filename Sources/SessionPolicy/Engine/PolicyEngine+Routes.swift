@@ -45,9 +45,14 @@ extension PolicyEngine {
         return nextPortSerial
     }
 
+    /// Devices present at start-up (or when the graph comes back) are not "newly available":
+    /// the default is the configured one, else the highest priority — not the last enumerated.
+    /// So they are entered lowest priority first (discovery order among equals), and the
+    /// configured defaults last. Last in wins only for devices that appear later.
     mutating func enumerateDevices(_ list: [Port], defaultOutput: String?, defaultInput: String?) {
         ports = []
-        for port in list {
+        let ranked = list.enumerated().sorted { ($0.element.priority, $0.offset) < ($1.element.priority, $1.offset) }.map(\.element)
+        for port in ranked {
             ports.removeAll { $0.port.uid == port.uid }
             ports.append(PortRecord(port: port, available: true, lastIn: arrivalStamp(for: port)))
         }

@@ -18,11 +18,15 @@ public struct Port: Hashable, Sendable, CustomStringConvertible {
     /// Ports of one physical device share it (HFP and A2DP of one headset: HFP wins).
     public var deviceID: String?
     public var hasHardwareVoiceCallProcessing: Bool
+    /// The device's own rank among those present when the graph is first seen (PipeWire's
+    /// `priority.session`): with no configured default, the highest is the default then.
+    public var priority: Int
 
     public init(
         uid: String, nodeID: UInt32, name: String? = nil, type: PortType, direction: PortDirection,
-        channels: Int = 2, deviceID: String? = nil, hasHardwareVoiceCallProcessing: Bool = false
+        channels: Int = 2, deviceID: String? = nil, hasHardwareVoiceCallProcessing: Bool = false, priority: Int = 0
     ) {
+        self.priority = priority
         self.uid = uid
         self.nodeID = nodeID
         self.name = name ?? uid
