@@ -16,29 +16,9 @@ WORK="$ROOT/.build-pipewire-1.4"
 PREFIX="$WORK/prefix"
 VERSION="1.4.2-1~bpo12+1"
 SUITE="bookworm-backports"
-# The Debian archive this machine's apt already uses (as apt does): the URI of the source that
-# serves bookworm itself, from deb822 `.sources` files or one-line `sources.list` entries.
-# PIPEWIRE_BACKPORT_MIRROR overrides it.
-machine_mirror() {
-  local file
-  for file in /etc/apt/sources.list.d/*.sources; do
-    [ -r "$file" ] || continue
-    # A deb822 stanza: its URIs and Suites, each stanza ended by a blank line.
-    awk 'BEGIN { RS = ""; FS = "\n" }
-         { uris = ""; suites = ""
-           for (i = 1; i <= NF; i++) {
-             if ($i ~ /^URIs:/) { uris = $i; sub(/^URIs:[ \t]*/, "", uris) }
-             if ($i ~ /^Suites:/) { suites = " " $i " "; sub(/^ Suites:/, " ", suites) }
-           }
-           if (uris != "" && suites ~ /[ \t]bookworm[ \t]/) { split(uris, u, " "); print u[1]; exit } }' "$file"
-  done
-  for file in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-    [ -r "$file" ] || continue
-    # deb [options] URI SUITE COMPONENTS...
-    sed -E 's/\[[^]]*\]//' "$file" | awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }' 
-  done
-}
-MIRROR="${PIPEWIRE_BACKPORT_MIRROR:-$(machine_mirror | head -n 1)}"
+# The Debian archive this machine's apt already uses; PIPEWIRE_BACKPORT_MIRROR overrides it.
+. "$ROOT/scripts/apt-mirror.sh"
+MIRROR="${PIPEWIRE_BACKPORT_MIRROR:-$(debian_mirror)}"
 if [ -z "$MIRROR" ]; then
   echo "fetch-pipewire-backport: no Debian bookworm source in this machine's apt configuration; set PIPEWIRE_BACKPORT_MIRROR" >&2
   exit 1
