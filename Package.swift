@@ -73,7 +73,7 @@ let package = Package(
         .executableTarget(
             name: "audiosessiond",
             dependencies: [
-                "AudioSessionDaemon",
+                "AudioSessionDaemon", "SessionPolicy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

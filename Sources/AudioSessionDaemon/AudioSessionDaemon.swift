@@ -37,8 +37,8 @@ public final class AudioSessionDaemon: Sendable {
         graph = PipeWireGraph(
             configuration: .init(remote: options.remote, applicationName: "audiosessiond"), logger: logger)
         backend = PipeWireBackend(
-            graph: graph, linksStreams: options.linksStreams, stateDirectory: options.stateDirectory, logger: logger)
-        coordinator = PolicyCoordinator(ruleSet: rules.ruleSet, backend: backend, logger: logger)
+            graph: graph, linksStreams: options.linking != .never, stateDirectory: options.stateDirectory, logger: logger)
+        coordinator = PolicyCoordinator(ruleSet: rules.ruleSet, backend: backend, linkingMode: options.linking, logger: logger)
     }
 
     /// Connects and reacts to the graph until `stop()`; returns at once.
@@ -46,12 +46,11 @@ public final class AudioSessionDaemon: Sendable {
         let backend = self.backend
         let coordinator = self.coordinator
         let logger = self.logger
-        let linksStreams = options.linksStreams
         backend.onEvent = { coordinator.handle($0) }
         graph.setObserver { event, snapshot in
             switch event {
             case .initialSyncComplete:
-                logger.info("attached to PipeWire: \(snapshot.nodes.count) nodes, \(snapshot.devices.count) devices; \(linksStreams ? "linking streams" : "not linking (--no-linking)")")
+                logger.info("attached to PipeWire: \(snapshot.nodes.count) nodes, \(snapshot.devices.count) devices")
             case .disconnected(let reason):
                 logger.warning("PipeWire went away (\(reason)); media services lost, reconnecting")
             case .added(.node(let node)) where node.mediaClass?.hasPrefix("Stream/") == true:

@@ -3,12 +3,13 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import SessionPolicy
 
 /// How `audiosessiond` was asked to run. Filled from the command line by the thin executable.
 public struct DaemonOptions: Sendable {
-    /// Link streams to devices ourselves (the default), or leave linking to another session
-    /// manager such as WirePlumber and only apply policy (`--no-linking`).
-    public var linksStreams: Bool
+    /// Who links streams to devices (`--linking`): by default the daemon, only while no other
+    /// session manager such as WirePlumber does.
+    public var linking: LinkingMode
     /// The PipeWire remote to attach to; `nil` means the usual environment
     /// (`PIPEWIRE_REMOTE`, else `pipewire-0` in `XDG_RUNTIME_DIR`).
     public var remote: String?
@@ -20,11 +21,11 @@ public struct DaemonOptions: Sendable {
     public var servesBus: Bool
 
     public init(
-        linksStreams: Bool = true, remote: String? = nil, extraRulesDirectories: [String] = [],
+        linking: LinkingMode = .auto, remote: String? = nil, extraRulesDirectories: [String] = [],
         stateDirectory: URL = DaemonOptions.defaultStateDirectory(), servesBus: Bool = true
     ) {
         self.servesBus = servesBus
-        self.linksStreams = linksStreams
+        self.linking = linking
         self.remote = remote
         self.extraRulesDirectories = extraRulesDirectories
         self.stateDirectory = stateDirectory

@@ -238,9 +238,15 @@ public final class PipeWireGraph: @unchecked Sendable {
     }
 
     /// Implements a metadata object named `name` in this process (e.g. "default" when no other
-    /// session manager provides one), exported on a second connection; re-exported after reconnects.
+    /// session manager provides one), exported on a second connection, until
+    /// ``withdrawMetadata(named:)`` or a disconnect (provide it again after a reconnect).
     public func provideMetadata(named name: String) {
         run { $0.provideMetadata(named: name) }
+    }
+
+    /// Stops implementing the metadata object `name` (another session manager provides it now).
+    public func withdrawMetadata(named name: String) {
+        run { $0.withdrawMetadata(named: name) }
     }
 
     /// Listens to a stream node's output and reports when it becomes audible or silent

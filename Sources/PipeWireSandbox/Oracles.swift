@@ -66,6 +66,35 @@ public struct PipeWireDump: @unchecked Sendable {
         }
     }
 
+    /// A link of a node: the node at its other end, its ports, and the program of the client
+    /// that made it (`application.process.binary`: `wireplumber`, `audiosessiond`, ...).
+    public struct OwnedLink: Sendable, Hashable {
+        public let peer: String
+        public let outputPort: UInt32
+        public let inputPort: UInt32
+        public let owner: String?
+    }
+
+    /// Every link to or from the node named `name`, with who made it.
+    public func ownedLinks(of name: String) -> [OwnedLink] {
+        guard let node = node(named: name) else { return [] }
+        let names = Dictionary(nodes.map { ($0.id, $0.name ?? "\($0.id)") }) { first, _ in first }
+        let clients = Dictionary(objects.filter { $0.type == "PipeWire:Interface:Client" }.map {
+            ($0.id, $0.property("application.process.binary") ?? $0.property("application.name") ?? "client \($0.id)")
+        }) { first, _ in first }
+        return links.compactMap { link in
+            guard let output = (link.info["output-node-id"] as? NSNumber)?.uint32Value,
+                let input = (link.info["input-node-id"] as? NSNumber)?.uint32Value,
+                let outputPort = (link.info["output-port-id"] as? NSNumber)?.uint32Value,
+                let inputPort = (link.info["input-port-id"] as? NSNumber)?.uint32Value,
+                output == node.id || input == node.id
+            else { return nil }
+            let peer = output == node.id ? input : output
+            let owner = link.property("client.id").flatMap(UInt32.init).flatMap { clients[$0] }
+            return OwnedLink(peer: names[peer] ?? "\(peer)", outputPort: outputPort, inputPort: inputPort, owner: owner)
+        }
+    }
+
     /// The value of a metadata key (subject 0 unless given) in the metadata named `name`.
     public func metadataValue(_ name: String, key: String, subject: UInt32 = 0) -> String? {
         guard let object = objects.first(where: {

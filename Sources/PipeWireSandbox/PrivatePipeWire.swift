@@ -20,12 +20,14 @@ public final class PrivatePipeWire: @unchecked Sendable {
     private var sessionBus: PrivateSessionBus?
 
     /// Creates the directories and conf and starts `pipewire` (from `installation` when given,
-    /// else the system's); returns once its socket answers.
+    /// else the stack under test: ``PipeWireInstallation/underTest()``); returns once its
+    /// socket answers.
     public init(
         devices: [VirtualDevice] = VirtualDevice.standard, installation: PipeWireInstallation? = nil,
         startTimeout: Duration = .seconds(10)
     ) throws {
         self.devices = devices
+        let installation = try installation ?? PipeWireInstallation.underTest()
         self.installation = installation
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("audiosession-pw-\(getpid())-\(UUID().uuidString.prefix(8))")
@@ -154,19 +156,45 @@ public final class PrivatePipeWire: @unchecked Sendable {
         }
     }
 
+    /// The WirePlumber ``startWirePlumber(configuration:timeout:)`` runs: 0.5.8 with a 1.4
+    /// installation that has it, else the system's (0.4.13 on Debian 12).
+    public var wirePlumberSeries: WirePlumberSeries {
+        installation?.hasWirePlumber == true ? .v0_5 : .v0_4
+    }
+
     /// Starts WirePlumber (the usual session manager) with a private session bus of its own
     /// (``PrivateSessionBus``): it provides the `default` metadata, configures ports and links
-    /// streams. For tests of `--no-linking` and for comparisons. Both are stopped by PID with
-    /// the sandbox.
+    /// streams. `configuration` adds files to its configuration directory, by path below it
+    /// (0.4: `main.lua.d/…`, `policy.lua.d/…`; 0.5: `wireplumber.conf.d/…`). Both are stopped
+    /// by PID with the sandbox; stopping the returned process stops WirePlumber alone.
     @discardableResult
-    public func startWirePlumber(timeout: Duration = .seconds(15)) throws -> ManagedProcess {
+    public func startWirePlumber(
+        configuration: [String: URL] = [:], extraEnvironment: [String: String] = [:], timeout: Duration = .seconds(15)
+    ) throws -> ManagedProcess {
         let bus = try lock.withLock { () throws -> PrivateSessionBus in
             if let sessionBus { return sessionBus }
             let bus = try PrivateSessionBus()
             sessionBus = bus
             return bus
         }
-        let process = try spawn("wireplumber", [], extraEnvironment: bus.environment)
+        // A configuration directory of its own for each start: files of an earlier start are gone.
+        let configurationDirectory = directory.appendingPathComponent("wireplumber-\(UUID().uuidString.prefix(8))")
+        for (path, source) in configuration {
+            let destination = configurationDirectory.appendingPathComponent("wireplumber/\(path)")
+            try FileManager.default.createDirectory(
+                at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: source, to: destination)
+        }
+        var environment = bus.environment.merging(extraEnvironment) { $1 }
+        let process: ManagedProcess
+        if let installation, installation.hasWirePlumber {
+            environment.merge(installation.wirePlumberEnvironment(
+                configuration: configurationDirectory.appendingPathComponent("wireplumber"))) { $1 }
+            process = try spawnInstalled("wireplumber", [], extraEnvironment: environment)
+        } else {
+            environment["XDG_CONFIG_HOME"] = configurationDirectory.path
+            process = try spawn("wireplumber", [], extraEnvironment: environment)
+        }
         try waitUntil(timeout: timeout, "WirePlumber provides the default metadata") {
             guard process.isRunning else {
                 throw SandboxError.notRunning("wireplumber exited at startup: \(process.errorOutput)")
@@ -229,11 +257,18 @@ public final class PrivatePipeWire: @unchecked Sendable {
 
     // MARK: - Clients
 
-    /// Starts a client with the sandbox environment (plus `extraEnvironment`); stopped with the sandbox.
+    /// Starts a client with the sandbox environment (plus `extraEnvironment`); stopped with the
+    /// sandbox. A PipeWire program the ``installation`` has (`pw-cat`, `pw-record`) runs from
+    /// it: the whole stack is that release's, as on a desktop that runs it.
     @discardableResult
     public func spawn(_ executable: String, _ arguments: [String] = [], extraEnvironment: [String: String] = [:])
         throws -> ManagedProcess
     {
+        if let installation, !executable.contains("/"), executable != "wireplumber",
+            FileManager.default.isExecutableFile(atPath: installation.executable(executable))
+        {
+            return try spawnInstalled(executable, arguments, extraEnvironment: extraEnvironment)
+        }
         let environment = self.environment.merging(extraEnvironment) { $1 }
         let process = try ManagedProcess(executable, arguments, environment: environment, logDirectory: logDirectory)
         lock.withLock { clients.append(process) }
@@ -323,13 +358,17 @@ public final class PrivatePipeWire: @unchecked Sendable {
     /// `pw-dump`, parsed: an independent view of the graph.
     ///
     /// pw-dump 0.3.65 can print truncated JSON when an object goes away while it dumps (seen
-    /// beside WirePlumber); such a dump is taken again, up to three times.
+    /// beside WirePlumber), and pw-dump 1.4.2 can wait forever for an object destroyed while it
+    /// binds it (a metadata withdrawn as WirePlumber starts); such a dump is taken again, up to
+    /// three times.
     public func dump() throws -> PipeWireDump {
         var attempt = 1
         while true {
             do {
-                return try PipeWireDump(json: run("pw-dump", []))
+                return try PipeWireDump(json: run("pw-dump", [], timeout: .seconds(4)))
             } catch let error as NSError where error.domain == NSCocoaErrorDomain && attempt < 3 {
+                attempt += 1
+            } catch SandboxError.timeout where attempt < 3 {
                 attempt += 1
             }
         }

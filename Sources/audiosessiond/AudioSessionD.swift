@@ -6,6 +6,7 @@ import Foundation
 #endif
 import AudioSessionDaemon
 import Logging
+import SessionPolicy
 
 /// `audiosessiond`: the audio session manager daemon. Thin: parses options, runs the daemon.
 @main
@@ -20,8 +21,12 @@ struct AudioSessionD: ParsableCommand {
             undo everything the daemon changed, then it exits.
             """)
 
-    @Flag(name: .customLong("no-linking"),
-          help: "Link nothing; leave linking to another session manager (WirePlumber) and only apply policy.")
+    @Option(help: ArgumentHelp(
+        "Who links streams to devices: auto (only while no other session manager such as WirePlumber runs), always, or never.",
+        valueName: "mode"))
+    var linking: LinkingMode = .auto
+
+    @Flag(name: .customLong("no-linking"), help: "The same as --linking=never: leave linking to another session manager.")
     var noLinking = false
 
     @Flag(name: .customLong("no-bus"),
@@ -43,12 +48,18 @@ struct AudioSessionD: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Log every decision and graph change (debug level).")
     var verbose = false
 
+    func validate() throws {
+        if noLinking, linking != .auto, linking != .never {
+            throw ValidationError("--no-linking means --linking=never; it contradicts --linking=\(linking.rawValue)")
+        }
+    }
+
     func run() throws {
         let level: Logger.Level = verbose ? .debug : .info
         let environment = ProcessInfo.processInfo.environment
         LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, level: level, environment: environment) }
         let logger = Logger(label: "audiosessiond")
-        var options = DaemonOptions(linksStreams: !noLinking, remote: remote, extraRulesDirectories: rulesDirectories)
+        var options = DaemonOptions(linking: noLinking ? .never : linking, remote: remote, extraRulesDirectories: rulesDirectories)
         if let stateDirectory { options.stateDirectory = URL(fileURLWithPath: stateDirectory) }
         options.servesBus = !noBus
         let daemon: AudioSessionDaemon
@@ -61,3 +72,5 @@ struct AudioSessionD: ParsableCommand {
         daemon.runUntilTerminated()
     }
 }
+
+extension LinkingMode: ExpressibleByArgument {}

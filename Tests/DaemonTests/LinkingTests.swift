@@ -101,7 +101,7 @@ struct LinkingTests {
     @Test func noLinkingLeavesStreamsAlone() throws {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-linking"])
-        try daemon.waitForLog("not linking (--no-linking)")
+        try daemon.waitForLog("not linking (--linking=never)")
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         // The daemon has seen the stream (so it had its chance to act) ...
         try daemon.waitForLog("appeared: 'music'")

@@ -162,8 +162,9 @@ struct NativeRampTests {
 
     @Test func aStreamOfAnOlderLibraryIsSteppedOnTheNewServer() throws {
         let (sandbox, daemon, watcher, tone) = try start()
-        // The system's 0.3.65 pw-cat: its converter would ignore the ramp keys and jump.
-        _ = try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
+        // The system's 0.3.65 pw-cat (by path: `play` runs the installation's): its converter
+        // would ignore the ramp keys and jump.
+        _ = try sandbox.spawn("/usr/bin/pw-cat", ["-p", "--media-role", "Music", "-P", "{ node.name = music }", tone.path])
         try sandbox.waitUntilLinked("music", to: ["headphones"])
         let chime = try chimeElsewhere(in: sandbox)
         try watcher.waitForVolume(of: "music", duckLevel)

@@ -124,7 +124,7 @@ struct RouteChangeTests {
         let sandbox = try PrivatePipeWire()
         defer { sandbox.stop() }
         let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-linking"])
-        try daemon.waitForLog("not linking (--no-linking)")
+        try daemon.waitForLog("not linking (--linking=never)")
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try daemon.waitForLog("routed to in[] out[Virtual:headphones]")
         try sandbox.destroyNode(named: "headphones")

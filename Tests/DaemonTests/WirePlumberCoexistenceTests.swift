@@ -2,55 +2,226 @@ import Foundation
 import PipeWireSandbox
 import Testing
 
-/// The usual desktop: WirePlumber 0.4 links streams and manages devices (with the coexistence
-/// file from contrib/wireplumber), audiosessiond --no-linking applies the session policy.
+/// The usual desktop: WirePlumber links streams and manages devices (with the coexistence file
+/// from contrib/wireplumber), audiosessiond in its default `--linking=auto` sees it and applies
+/// the session policy only. On the stack under test: WirePlumber 0.4.13 on Debian 12's
+/// PipeWire, 0.5.8 on PipeWire 1.4.2 (`make test-stack-1.4`).
 @Suite("audiosessiond beside WirePlumber", .serialized)
 struct WirePlumberCoexistenceTests {
-    @Test func wirePlumberLinksAndTheDaemonDucksAndSilences() throws {
-        let sandbox = try PrivatePipeWire()
-        let bus = try PrivateSessionBus()
-        defer { bus.stop() }
-        // WirePlumber reads the coexistence file from its user config dir.
-        let config = sandbox.directory.appendingPathComponent("wp-config")
-        let policy = config.appendingPathComponent("wireplumber/policy.lua.d")
-        try FileManager.default.createDirectory(at: policy, withIntermediateDirectories: true)
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        try FileManager.default.copyItem(
-            at: repository.appendingPathComponent("contrib/wireplumber/policy.lua.d/90-audiosession.lua"),
-            to: policy.appendingPathComponent("90-audiosession.lua"))
-        let wireplumber = try sandbox.spawn(
-            "wireplumber", [], extraEnvironment: bus.environment.merging(["XDG_CONFIG_HOME": config.path]) { $1 })
-        try waitUntil(timeout: .seconds(15), "WirePlumber provides the default metadata") {
-            guard wireplumber.isRunning else { throw SandboxError.notRunning("wireplumber: \(wireplumber.errorOutput)") }
-            return try sandbox.dump().metadataValue("default", key: "default.audio.sink") != nil
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    let duckLevel: Float = 0.3  // the shipped duck.level
+    let handedOver = "not linking: WirePlumber links streams (--linking=auto)"
+    let linkingAlone = "linking streams: no other session manager (--linking=auto)"
+
+    /// The shipped file that keeps WirePlumber's role-based policy off, for its series.
+    static func coexistenceConfiguration(for series: WirePlumberSeries) -> [String: URL] {
+        switch series {
+        case .v0_4:
+            ["policy.lua.d/90-audiosession.lua": repository.appendingPathComponent("contrib/wireplumber/policy.lua.d/90-audiosession.lua")]
+        case .v0_5:
+            ["wireplumber.conf.d/90-audiosession.conf": repository.appendingPathComponent("contrib/wireplumber/wireplumber.conf.d/90-audiosession.conf")]
         }
-        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-linking", "--no-bus"])
-        try daemon.waitForLog("not linking (--no-linking)")
+    }
+
+    func startWirePlumber(in sandbox: PrivatePipeWire) throws -> ManagedProcess {
+        try sandbox.startWirePlumber(configuration: Self.coexistenceConfiguration(for: sandbox.wirePlumberSeries))
+    }
+
+    /// Waits until `stream` plays on exactly one device over links WirePlumber made, one per
+    /// channel, none of them ours or doubled; returns the device.
+    @discardableResult
+    func waitUntilLinkedByWirePlumber(_ stream: String, in sandbox: PrivatePipeWire, channels: Int = 2) throws -> String {
+        var links: [PipeWireDump.OwnedLink] = []
+        try waitUntil(timeout: .seconds(10), "WirePlumber alone links '\(stream)' (links now: \(links))") {
+            links = try sandbox.dump().ownedLinks(of: stream).filter { !$0.peer.hasPrefix("audiosession-meter-") }
+            return links.count == channels && links.allSatisfy { $0.owner == "wireplumber" }
+                && Set(links.map(\.peer)).count == 1
+        }
+        return links[0].peer
+    }
+
+    @Test func wirePlumberLinksAndTheDaemonDucksInterruptsAndLeavesNothingBehind() throws {
+        let sandbox = try PrivatePipeWire()
+        defer { sandbox.stop() }
+        try startWirePlumber(in: sandbox)
+        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
+        try daemon.waitForLog(handedOver)
         let watcher = try VolumeWatcher(sandbox)
         let tone = try sandbox.testTone()
 
         try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
-        var sink = Set<String>()
-        try waitUntil(timeout: .seconds(10), "WirePlumber links the music") {
-            sink = try sandbox.linkedDevices(of: "music")
-            return !sink.isEmpty
-        }
+        let device = try waitUntilLinkedByWirePlumber("music", in: sandbox)
         // A notification ducks the music; WirePlumber's links stay as they are.
         let chime = try sandbox.play(role: "Notification", file: tone, extraArguments: ["-P", "{ node.name = chime }"])
-        try watcher.waitForVolume(of: "music", 0.3)
-        #expect(try sandbox.linkedDevices(of: "music") == sink)
+        try watcher.waitForVolume(of: "music", duckLevel)
         chime.terminate()
         try watcher.waitForVolume(of: "music", 1.0)
-
-        // A call silences it by policy mute (the links are WirePlumber's, not ours to remove) ...
+        // A call silences it by policy mute (the links are WirePlumber's: removing them would
+        // leave it silent for good, 0.5 does not re-create them) and lifts it when it ends.
         let call = try sandbox.play(role: "Communication", file: tone, extraArguments: ["-P", "{ node.name = call }"])
         try waitUntil(timeout: .seconds(5), "music is muted by policy") { watcher.node("music")?.props?.mute == true }
-        #expect(try sandbox.linkedDevices(of: "music") == sink)
-        // ... and lifts it when the call ends.
+        #expect(try waitUntilLinkedByWirePlumber("music", in: sandbox) == device)
         call.terminate()
         try waitUntil(timeout: .seconds(5), "music is unmuted") { watcher.node("music")?.props?.mute == false }
         #expect(!daemon.log.contains("linking playback stream"), "the daemon linked nothing")
+
+        // Ducked when the daemon stops: the volume is back, the music plays where it was.
+        let second = try sandbox.play(role: "Notification", file: tone, extraArguments: ["-P", "{ node.name = chime2 }"])
+        try watcher.waitForVolume(of: "music", duckLevel)
         #expect(try daemon.terminate() == 0)
+        try watcher.waitForVolume(of: "music", 1.0)
+        #expect(try waitUntilLinkedByWirePlumber("music", in: sandbox) == device)
+        second.terminate()
+    }
+
+    /// Killed (SIGKILL) mid-call: WirePlumber's links were never touched, so the music keeps
+    /// its device; the mute it could not undo is undone by the next start.
+    @Test func killedMidCallItLeavesTheLinksAndTheNextStartLiftsTheMute() throws {
+        let sandbox = try PrivatePipeWire()
+        defer { sandbox.stop() }
+        try startWirePlumber(in: sandbox)
+        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
+        try daemon.waitForLog(handedOver)
+        let watcher = try VolumeWatcher(sandbox)
+        let tone = try sandbox.testTone()
+        try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
+        let device = try waitUntilLinkedByWirePlumber("music", in: sandbox)
+        let call = try sandbox.play(role: "Communication", file: tone, extraArguments: ["-P", "{ node.name = call }"])
+        try waitUntil(timeout: .seconds(5), "music is muted by policy") { watcher.node("music")?.props?.mute == true }
+        kill(daemon.process.pid, SIGKILL)
+        _ = try daemon.process.waitForExit(timeout: .seconds(5))
+        call.terminate()
+        #expect(try waitUntilLinkedByWirePlumber("music", in: sandbox) == device)
+        let next = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
+        try next.waitForLog("undoing what a previous run left behind")
+        try waitUntil(timeout: .seconds(5), "music is unmuted") { watcher.node("music")?.props?.mute == false }
+        #expect(try next.terminate() == 0)
+    }
+
+    /// Headphones unplugged beside WirePlumber: it moves the music to the speaker, the daemon
+    /// pauses it there (by mute: nothing to unlink), as AVAudioSession pauses media.
+    @Test func unplugPausesTheMusicWhereWirePlumberMovesIt() throws {
+        let sandbox = try PrivatePipeWire()
+        defer { sandbox.stop() }
+        try startWirePlumber(in: sandbox)
+        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
+        try daemon.waitForLog(handedOver)
+        try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
+        let device = try waitUntilLinkedByWirePlumber("music", in: sandbox)
+        try daemon.waitForLog("routed to in[] out[Virtual:\(device)]")
+        try sandbox.destroyNode(named: device)
+        try daemon.waitForLog("paused: its output went away (pause on unplug, by mute)")
+        try waitUntil(timeout: .seconds(5), "the music is muted by the policy") {
+            try sandbox.dump().node(named: "music")?.mute == true
+        }
+        let moved = try waitUntilLinkedByWirePlumber("music", in: sandbox)
+        #expect(moved != device)
+        #expect(try daemon.terminate() == 0)
+        try waitUntil(timeout: .seconds(5), "the mute is undone") { try sandbox.dump().node(named: "music")?.mute == false }
+        #expect(try waitUntilLinkedByWirePlumber("music", in: sandbox) == moved)
+    }
+}
+
+/// What only WirePlumber 0.5.8 does, always on the backport whatever the stack under test:
+/// taking linking over from the daemon, and its role-based policy (the example
+/// `media-role-nodes.conf` loopbacks), which ducks and corks by role as the daemon does: the
+/// daemon says so once, and the shipped drop-in turns it off.
+@Suite("audiosessiond beside WirePlumber 0.5.8", .serialized)
+struct WirePlumber05Tests {
+    let conflict = "another session manager's role-based policy is on"
+    let handedOver = "not linking: WirePlumber links streams (--linking=auto)"
+    let linkingAlone = "linking streams: no other session manager (--linking=auto)"
+    let coexistence = WirePlumberCoexistenceTests()
+
+    func sandbox() throws -> PrivatePipeWire {
+        try PrivatePipeWire(installation: PipeWireInstallation.backport(packageRoot: PipeWireInstallation.packageRoot))
+    }
+
+    func startWirePlumber(in sandbox: PrivatePipeWire) throws -> ManagedProcess {
+        try coexistence.startWirePlumber(in: sandbox)
+    }
+
+    func waitUntilLinkedByWirePlumber(_ stream: String, in sandbox: PrivatePipeWire) throws -> String {
+        try coexistence.waitUntilLinkedByWirePlumber(stream, in: sandbox)
+    }
+
+    /// The daemon links alone until WirePlumber comes (at log-in both start at once), then
+    /// hands its links over; when WirePlumber goes it links again; stopped beside WirePlumber it
+    /// leaves every stream playing on WirePlumber's links. WirePlumber 0.4.13 cannot take over a
+    /// stream another client configured (its activation of the stream never completes and its
+    /// linking stalls): there the unit starts the daemon after WirePlumber.
+    @Test func linkingIsHandedOverWhenWirePlumberComesAndTakenBackWhenItGoes() throws {
+        let sandbox = try sandbox()
+        defer { sandbox.stop() }
+        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
+        try daemon.waitForLog(linkingAlone)
+        try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
+        try waitUntil(timeout: .seconds(10), "the daemon links the music") {
+            let links = try sandbox.dump().ownedLinks(of: "music")
+            return links.count == 2 && links.allSatisfy { $0.owner == "audiosessiond" }
+        }
+        let wirePlumber = try startWirePlumber(in: sandbox)
+        try daemon.waitForLog(handedOver)
+        let device = try waitUntilLinkedByWirePlumber("music", in: sandbox)
+        #expect(try sandbox.dump().objects.filter { $0.property("metadata.name") == "default" }.count == 1,
+                "one default metadata: WirePlumber's")
+
+        wirePlumber.terminate()
+        try daemon.waitForLog(linkingAlone, count: 2)
+        try waitUntil(timeout: .seconds(10), "the daemon links the music again") {
+            let links = try sandbox.dump().ownedLinks(of: "music")
+            return links.count == 2 && links.allSatisfy { $0.owner == "audiosessiond" }
+        }
+
+        try startWirePlumber(in: sandbox)
+        try daemon.waitForLog(handedOver, count: 2)
+        #expect(try waitUntilLinkedByWirePlumber("music", in: sandbox) == device)
+        #expect(try daemon.terminate() == 0)
+        #expect(try waitUntilLinkedByWirePlumber("music", in: sandbox) == device)
+    }
+
+    @Test func theConflictIsReportedOnceAndTheShippedDropInEndsIt() throws {
+        let sandbox = try sandbox()
+        defer { sandbox.stop() }
+        let installation = try #require(sandbox.installation)
+        let loopbacks = ["wireplumber.conf.d/media-role-nodes.conf": installation.wirePlumberExample("media-role-nodes.conf")]
+        let wirePlumber = try sandbox.startWirePlumber(configuration: loopbacks)
+        try waitUntil(timeout: .seconds(10), "the role loopbacks exist") {
+            try sandbox.dump().node(named: "input.loopback.sink.role.multimedia") != nil
+        }
+        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
+        try daemon.waitForLog("not linking: WirePlumber links streams (--linking=auto)")
+        let tone = try sandbox.testTone()
+        let music = try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
+        try sandbox.waitUntilLinked("music", to: ["input.loopback.sink.role.multimedia"])
+        try daemon.waitForLog(conflict)
+        let chime = try sandbox.play(role: "Notification", file: tone, extraArguments: ["-P", "{ node.name = chime }"])
+        try sandbox.waitUntilLinked("chime", to: ["input.loopback.sink.role.notification"])
+        #expect(daemon.log.components(separatedBy: conflict).count - 1 == 1, "said once")
+        #expect(daemon.log.contains("contrib/wireplumber/wireplumber.conf.d/90-audiosession.conf"))
+        chime.terminate()
+        music.terminate()
+        #expect(try daemon.terminate() == 0)
+        wirePlumber.terminate()
+
+        // The same loopbacks with the shipped drop-in: streams go straight to their device.
+        var both = loopbacks
+        both["wireplumber.conf.d/90-audiosession.conf"] = WirePlumberCoexistenceTests.repository
+            .appendingPathComponent("contrib/wireplumber/wireplumber.conf.d/90-audiosession.conf")
+        try sandbox.startWirePlumber(configuration: both)
+        try waitUntil(timeout: .seconds(10), "the role loopbacks exist again") {
+            try sandbox.dump().node(named: "input.loopback.sink.role.multimedia") != nil
+        }
+        let next = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
+        try next.waitForLog("not linking: WirePlumber links streams (--linking=auto)")
+        try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music2 }"])
+        var devices = Set<String>()
+        try waitUntil(timeout: .seconds(10), "music2 is linked to a device (now \(devices))") {
+            devices = try sandbox.linkedDevices(of: "music2")
+            return devices.count == 1 && !devices.contains { $0.hasPrefix("input.loopback.") }
+        }
+        #expect(!next.log.contains(conflict))
+        #expect(try next.terminate() == 0)
     }
 }

@@ -57,6 +57,8 @@ extension PipeWireIntegration {
             let lost = try #require(recorded.firstIndex { if case .disconnected = $0.0 { true } else { false } })
             #expect(recorded[lost].1.isEmpty, "the snapshot is empty at `disconnected`")
             #expect(recorded[lost + 1].0 == .connected)
+            // What we provide is provided again by whoever decides so on the new graph.
+            harness.graph.provideMetadata(named: "default")
             let after = try harness.waitForSnapshot("rebuilt with speaker and re-exported default metadata") { s in
                 s.node(named: "speaker").map { s.hasAllPorts(of: $0.id) } == true && s.metadata["default"] != nil
             }

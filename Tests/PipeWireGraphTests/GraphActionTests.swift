@@ -220,6 +220,12 @@ extension PipeWireIntegration {
             // Another client writes into our metadata; we see it.
             try harness.sandbox.run("pw-metadata", ["-n", "default", "0", "default.audio.source", #"{"name":"mic"}"#, "Spa:String:JSON"])
             _ = try harness.waitForSnapshot("default source is mic") { $0.defaultAudioSourceName == "mic" }
+            // Withdrawn (another session manager provides it now): it leaves the graph.
+            harness.graph.withdrawMetadata(named: "default")
+            _ = try harness.waitForSnapshot("our default metadata is gone") { $0.metadata["default"] == nil }
+            try waitUntil(timeout: .seconds(5), "pw-dump no longer lists it") {
+                try !harness.sandbox.dump().objects.contains { $0.property("metadata.name") == "default" }
+            }
         }
 
         @Test func sendSuspendSuspendsARunningSink() throws {

@@ -122,6 +122,24 @@ import Testing
         #expect(h2.contains(.interruptionBegan(music, reason: .default, method: .unlink)))
     }
 
+    /// Linking handed over to another session manager mid-call: the held music is muted
+    /// instead, before its hold is undone, so it never plays through the call.
+    @Test func losingTheMethodOfARunningInterruptionSwapsItForTheNextOne() {
+        var h = EngineHarness(.desktop)
+        let music = h.implicit(1, .playback, capabilities: [.unlink, .mute])
+        let call = h.implicit(2, .playAndRecord, mode: .voiceChat, class: .communication)
+        _ = h.play(music)
+        _ = h.play(call)
+        #expect(h.log.contains(.interruptionBegan(music, reason: .default, method: .unlink)))
+        let swapped = h.send(.capabilitiesChanged(music, [.mute]))
+        #expect(swapped == [
+            .interruptionEnded(music, options: [], method: .unlink),
+            .interruptionBegan(music, reason: .default, method: .mute),
+        ])
+        #expect(h.send(.capabilitiesChanged(music, [.mute])).isEmpty, "no change, nothing to do")
+        #expect(h.send(.sessionRemoved(call)).contains(.interruptionEnded(music, options: .shouldResume, method: .mute)))
+    }
+
     @Test func removingTheInterrupterEndsTheInterruption() {
         var h = EngineHarness(.desktop)
         let music = h.implicit(1, .playback)

@@ -43,6 +43,9 @@ protocol AudioBackend: AnyObject {
     func stopWatchingLevel(of stream: UInt32)
     /// How this backend can stop a stream's audio for an app that has no session API.
     var interruptionMethods: Set<InterruptionMethod> { get }
+    /// Links streams to devices (and provides the `default` metadata), or leaves that to
+    /// another session manager and takes back the links it made (``Coexistence``).
+    func setLinking(_ links: Bool)
     /// Runs `work` on the loop thread after `delay`; cancel with the returned token.
     func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork
 }
@@ -75,6 +78,12 @@ enum BackendEvent: Sendable {
     case volumeTakenOver(UInt32)
     /// What the graph runs at and what it accepts (PipeWire: the `settings` metadata).
     case hardware(GraphHardware)
+    /// The server's other clients (not the daemon's own), when they changed: who else may
+    /// manage the graph.
+    case peersChanged([GraphPeer])
+    /// A stream plays through another session manager's role-based policy node (WirePlumber's
+    /// role loopbacks, `policy.role-based.target`).
+    case rolePolicySeen(stream: String, target: String)
 }
 
 /// The graph's clock as the audio server configures it: default values and the allowed ranges,

@@ -14,17 +14,34 @@ struct NativeRampsInFlight {
     private struct Entry {
         var whenDone: ScheduledWork
         var waiting: DuckingRamp?
+        /// The volume the ramp ends at.
+        var target: Float
+        /// We wrote other Props (a mute) while it ran: the converter then reports the volume
+        /// it has reached mid-ramp, which is neither ours nor the user's.
+        var reportsMidRamp = false
     }
 
     private var entries: [GlobalID: Entry] = [:]
 
     func isRamping(_ stream: GlobalID) -> Bool { entries[stream] != nil }
 
-    /// A ramp was written; `whenDone` fires once it has run.
-    mutating func started(_ stream: GlobalID, whenDone: ScheduledWork) {
+    /// A ramp to `target` was written; `whenDone` fires once it has run.
+    mutating func started(_ stream: GlobalID, target: Float, whenDone: ScheduledWork) {
         entries.removeValue(forKey: stream)?.whenDone.cancel()
-        entries[stream] = Entry(whenDone: whenDone)
+        entries[stream] = Entry(whenDone: whenDone, target: target)
     }
+
+    /// We wrote other Props of a ramping stream: its volume reports are the converter's until
+    /// the ramp is done. Returns whether it is ramping.
+    @discardableResult
+    mutating func otherPropsWritten(_ stream: GlobalID) -> Bool {
+        guard entries[stream] != nil else { return false }
+        entries[stream]?.reportsMidRamp = true
+        return true
+    }
+
+    /// Whether the stream's volume reports are mid-ramp values of its converter.
+    func reportsMidRamp(_ stream: GlobalID) -> Bool { entries[stream]?.reportsMidRamp == true }
 
     /// Keeps `ramp` for when the running one is done, replacing any kept before.
     mutating func wait(_ ramp: DuckingRamp, for stream: GlobalID) { entries[stream]?.waiting = ramp }
@@ -32,8 +49,12 @@ struct NativeRampsInFlight {
     /// Someone else set the stream's volume: theirs wins over a ramp of ours not yet started.
     mutating func dropWaiting(for stream: GlobalID) { entries[stream]?.waiting = nil }
 
-    /// The running ramp is done: the ramp that waited for it, if any.
-    mutating func finished(_ stream: GlobalID) -> DuckingRamp? { entries.removeValue(forKey: stream)?.waiting }
+    /// The running ramp is done: the ramp that waited for it, if any, and the volume it ended
+    /// at when the stream's reports cannot say (``reportsMidRamp(_:)``).
+    mutating func finished(_ stream: GlobalID) -> (waiting: DuckingRamp?, reachedIfUnreported: Float?) {
+        guard let entry = entries.removeValue(forKey: stream) else { return (nil, nil) }
+        return (entry.waiting, entry.reportsMidRamp ? entry.target : nil)
+    }
 
     mutating func forget(_ stream: GlobalID) { entries.removeValue(forKey: stream)?.whenDone.cancel() }
 

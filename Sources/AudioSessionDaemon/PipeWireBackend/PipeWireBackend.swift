@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -15,7 +18,11 @@ import SessionPolicy
 /// or `PipeWireGraph.perform`).
 final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private let graph: PipeWireGraph
-    private let linker: StreamLinker?
+    private let linker: StreamLinker
+    /// The other clients last reported (``BackendEvent/peersChanged(_:)``).
+    private var reportedPeers: [GraphPeer]?
+    /// A stream linked into another manager's role-based policy was reported.
+    private var reportedRolePolicy = false
     private let logger: Logger
     private let journalFile: JournalFile<EnforcementJournal>
     private var journal = EnforcementJournal()
@@ -45,9 +52,11 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// Where translated events go (the policy coordinator).
     var onEvent: ((BackendEvent) -> Void)?
 
+    /// `linksStreams`: whether it starts as the linker (the policy says again once it has seen
+    /// the graph's other clients).
     init(graph: PipeWireGraph, linksStreams: Bool, stateDirectory: URL, logger: Logger) {
         self.graph = graph
-        self.linker = linksStreams ? StreamLinker(graph: graph, logger: logger) : nil
+        self.linker = StreamLinker(graph: graph, active: linksStreams, stateDirectory: stateDirectory, logger: logger)
         self.logger = logger
         self.journalFile = JournalFile(directory: stateDirectory, logger: logger)
     }
@@ -59,8 +68,13 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         case .connected:
             attached = false
             ports.reset()
+            reportedPeers = nil
+            reportedRolePolicy = false
         case .initialSyncComplete:
+            // Who else manages the graph first: it decides whether we link what follows.
+            reportPeers(in: snapshot)
             attached = true
+            reportRolePolicy(in: snapshot)
             lastHardware = GraphHardwareReader.read(snapshot)
             undoLeftovers()
             onEvent?(attachedEvent())
@@ -85,14 +99,19 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
                 report(ports.refresh(node, in: snapshot))
             }
         case .added(.client(let client)) where attached, .changed(.client(let client)) where attached:
+            reportPeers(in: snapshot)
             // A client's properties arrived or changed (pid, name, portal app id): its streams'
             // merged properties changed with them.
             for node in snapshot.sortedNodes where node.clientID == client.id {
                 if let stream = backendStream(node) { onEvent?(.streamChanged(stream)) }
             }
+        case .removed(.client) where attached, .added(.metadata) where attached, .removed(.metadata) where attached:
+            reportPeers(in: snapshot)
+        case .added(.link(let link)) where attached:
+            if !reportedRolePolicy { reportRolePolicy(link, in: snapshot) }
         case .changed(.node(let node)) where attached:
             if GraphEndpoints.endpointDirection(of: node) != nil { report(ports.refresh(node, in: snapshot)) }
-            if let volume = node.props?.volume {
+            if let volume = node.props?.volume, !nativeRamps.reportsMidRamp(node.id) {
                 switch volumes.observe(volume, stream: node.id) {
                 case .ours:
                     break
@@ -141,7 +160,39 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         }
         // Linking comes after the policy has seen the event, so a stream the policy holds is
         // never linked, not even for a moment.
-        linker?.handle(event, in: snapshot)
+        linker.handle(event, in: snapshot)
+    }
+
+    // MARK: - Other session managers
+
+    /// Reports the graph's other clients when they changed (not ours: our pid).
+    private func reportPeers(in snapshot: GraphSnapshot) {
+        let ownPID = getpid()
+        let defaultOwner = snapshot.metadata[GraphEndpoints.defaultMetadata]?.properties["client.id"].flatMap(GlobalID.init)
+        let peers = snapshot.clients.values.filter { $0.pid != ownPID }.sorted { $0.id < $1.id }.map {
+            GraphPeer(id: $0.id, name: $0.applicationName, binary: $0.processBinary, providesDefaultMetadata: $0.id == defaultOwner)
+        }
+        guard peers != reportedPeers else { return }
+        reportedPeers = peers
+        onEvent?(.peersChanged(peers))
+    }
+
+    private func reportRolePolicy(in snapshot: GraphSnapshot) {
+        for link in snapshot.links.values where !reportedRolePolicy { reportRolePolicy(link, in: snapshot) }
+    }
+
+    /// A stream linked into a node another session manager marked as a role-based policy
+    /// target (WirePlumber's role loopbacks).
+    private func reportRolePolicy(_ link: Link, in snapshot: GraphSnapshot) {
+        guard let target = snapshot.nodes[link.inputNode], target.properties["policy.role-based.target"] == "true",
+            let stream = snapshot.nodes[link.outputNode], GraphEndpoints.streamDirection(of: stream) != nil
+        else { return }
+        reportedRolePolicy = true
+        onEvent?(.rolePolicySeen(stream: stream.name, target: target.name))
+    }
+
+    func setLinking(_ links: Bool) {
+        if links { linker.activate(in: snapshot, attached: attached) } else { linker.deactivate(in: snapshot) }
     }
 
     /// A stream's converter has its ports (and so its final Props) once they are configured.
@@ -224,7 +275,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
 
     var interruptionMethods: Set<InterruptionMethod> {
         // Holding a stream means unlinking it, which only works while we are the linker.
-        linker == nil ? [.mute] : [.unlink, .mute]
+        linker.isActive ? [.unlink, .mute] : [.mute]
     }
 
     func setGainFactor(_ factor: Double, of stream: UInt32) {
@@ -247,8 +298,13 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     func rampsGainNatively(_ stream: UInt32) -> Bool { snapshot.rampsVolumeNatively(stream) }
 
     func rampGainFactor(along ramp: DuckingRamp, of stream: UInt32) {
+        rampGainFactor(along: ramp, of: stream, from: nil)
+    }
+
+    /// `from`: the volume the stream is at, when its Props cannot say (a ramp's end).
+    private func rampGainFactor(along ramp: DuckingRamp, of stream: UInt32, from known: Float?) {
         guard !undone else { return }
-        guard let node = snapshot.nodes[stream], let current = node.props?.volume, Self.hasPorts(node) else {
+        guard let node = snapshot.nodes[stream], let current = known ?? node.props?.volume, Self.hasPorts(node) else {
             deferredGain[stream] = ramp.to  // not ready: see setGainFactor
             return
         }
@@ -271,7 +327,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         let whenDone = schedule(after: ramp.duration + Self.nativeRampSettleDelay) { [weak self] in
             self?.nativeRampDone(stream)
         }
-        nativeRamps.started(stream, whenDone: whenDone)
+        nativeRamps.started(stream, target: volume, whenDone: whenDone)
     }
 
     /// Once a native ramp has run: the ramp that waited for it starts (``NativeRampsInFlight``),
@@ -280,41 +336,47 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// 0.2 ends at 0.232), and drops a volume set while its ramp runs (the user's change
     /// shows in the Props, is not heard). The value is ours (the target) or the user's,
     /// whoever wrote last; either way it is the one the stream already reports.
+    ///
+    /// After a write of other Props during the ramp (a mute), the Props show where the ramp was
+    /// then: the ramp's target is written instead, and is where a waiting ramp starts from.
     private func nativeRampDone(_ stream: UInt32) {
         guard !undone else { return }
-        if let waiting = nativeRamps.finished(stream) {
-            rampGainFactor(along: waiting, of: stream)  // settled in turn when it is done
+        let (waiting, reached) = nativeRamps.finished(stream)
+        if let waiting {
+            rampGainFactor(along: waiting, of: stream, from: reached)  // settled in turn when it is done
             return
         }
-        guard let volume = snapshot.nodes[stream]?.props?.volume else { return }
+        guard let volume = reached ?? snapshot.nodes[stream]?.props?.volume else { return }
         logger.debug("stream \(stream): native ramp settled at \(volume)")
         graph.setProps(node: stream, volume: volume)
     }
 
-    func hold(_ stream: UInt32) { linker?.hold(stream, in: snapshot) }
+    func hold(_ stream: UInt32) { linker.hold(stream, in: snapshot) }
 
     func pinnedDevice(of stream: UInt32) -> UInt32? {
-        linker?.pinnedDevice(of: stream).flatMap { snapshot.nodes[$0] != nil ? $0 : nil }
+        linker.pinnedDevice(of: stream).flatMap { snapshot.nodes[$0] != nil ? $0 : nil }
     }
 
     func usePortTypeRule(_ rule: @escaping PortClassification.TypeRule) { ports.typeRule = rule }
 
-    func route(_ stream: UInt32, to devices: [UInt32]) { linker?.follow(stream, to: devices, in: snapshot) }
+    func route(_ stream: UInt32, to devices: [UInt32]) { linker.follow(stream, to: devices, in: snapshot) }
 
     func preferDefaultDevices(output: UInt32?, input: UInt32?) {
-        linker?.preferDefaults(output: output, input: input, in: snapshot)
+        linker.preferDefaults(output: output, input: input, in: snapshot)
     }
 
-    func release(_ stream: UInt32) { linker?.release(stream, in: snapshot) }
+    func release(_ stream: UInt32) { linker.release(stream, in: snapshot) }
 
     func setMutedByPolicy(_ muted: Bool, stream: UInt32) {
         guard !undone, let node = snapshot.nodes[stream] else { return }
         if muted {
             guard node.props?.mute != true else { return }  // the user's mute: not ours to lift later
             recordStream(stream) { $0.mutedByPolicy = true }
+            nativeRamps.otherPropsWritten(stream)
             graph.setProps(node: stream, mute: true)
         } else if journal.streams[String(stream)]?.mutedByPolicy == true {
             recordStream(stream) { $0.mutedByPolicy = false }
+            nativeRamps.otherPropsWritten(stream)
             graph.setProps(node: stream, mute: false)
         }
     }

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import Logging
 import PipeWireGraph
 import SessionPolicy
@@ -13,10 +21,20 @@ import SessionPolicy
 /// made to match. Links it makes belong to the daemon's connection, so they disappear with the
 /// daemon; nothing is left behind.
 ///
+/// While another session manager links (``Coexistence``) it is inactive: it keeps the
+/// policy's routes and defaults, and touches nothing.
+///
 /// Confined to PipeWire's loop thread: every call comes from the graph observer.
 final class StreamLinker: @unchecked Sendable {
     private let graph: PipeWireGraph
     private let logger: Logger
+    /// Whether it links now.
+    private(set) var isActive: Bool
+    /// The user's chosen defaults, put back into the `default` metadata we provide.
+    private let configuredDefaultsFile: JournalFile<ConfiguredDefaults>
+    private var configuredDefaults: ConfiguredDefaults
+    /// We exported the `default` metadata and have not put the saved choices back yet.
+    private var restoreConfiguredDefaults = false
     /// The devices each stream is linked to by us.
     private var linked: [GlobalID: Set<GlobalID>] = [:]
     /// The devices the policy routes each stream to (its session's route).
@@ -54,9 +72,67 @@ final class StreamLinker: @unchecked Sendable {
     /// Streams just released: linking them back where they were is logged at debug level.
     private var relinking: Set<GlobalID> = []
 
-    init(graph: PipeWireGraph, logger: Logger) {
+    init(graph: PipeWireGraph, active: Bool, stateDirectory: URL, logger: Logger) {
         self.graph = graph
         self.logger = logger
+        isActive = active
+        configuredDefaultsFile = JournalFile(directory: stateDirectory, logger: logger)
+        configuredDefaults = configuredDefaultsFile.read()
+    }
+
+    // MARK: - Who links
+
+    /// Starts linking (no other session manager now): every stream is linked where the policy
+    /// says, and the `default` metadata is provided if nobody does.
+    func activate(in snapshot: GraphSnapshot, attached: Bool) {
+        guard !isActive else { return }
+        isActive = true
+        knownDevices = nil
+        if attached { handle(.initialSyncComplete, in: snapshot) }
+    }
+
+    /// Stops linking (another session manager links now): the links we made between streams
+    /// and devices are destroyed, so that it links those streams itself — WirePlumber 0.5
+    /// neither links a stream someone else linked nor re-creates links someone else removed,
+    /// so links of ours left in place would go silent with us. Our `default` metadata is
+    /// withdrawn: it provides its own.
+    func deactivate(in snapshot: GraphSnapshot) {
+        guard isActive else { return }
+        isActive = false
+        ready = false
+        var destroyed = 0
+        for link in snapshot.links.values where isOurs(link, in: snapshot) && Self.joinsStreamAndDevice(link, in: snapshot) {
+            graph.unlink(link.id)
+            destroyed += 1
+        }
+        logger.info("handing linking over: \(destroyed) links of ours destroyed")
+        linked.removeAll()
+        pinned.removeAll()
+        unlinking.removeAll()
+        held.removeAll()
+        relinking.removeAll()
+        linkSignatures.removeAll()
+        reconciledInputs.removeAll()
+        portsRequested.removeAll()
+        knownDevices = nil
+        if providedDefaultMetadata {
+            providedDefaultMetadata = false
+            restoreConfiguredDefaults = false
+            graph.withdrawMetadata(named: GraphEndpoints.defaultMetadata)
+        }
+    }
+
+    /// A link made by this process (on either of its connections).
+    private func isOurs(_ link: Link, in snapshot: GraphSnapshot) -> Bool {
+        guard let client = link.properties["client.id"].flatMap(GlobalID.init) else { return false }
+        return snapshot.clients[client]?.pid == getpid()
+    }
+
+    /// A stream's link to or from a device (not a level meter's).
+    private static func joinsStreamAndDevice(_ link: Link, in snapshot: GraphSnapshot) -> Bool {
+        guard let output = snapshot.nodes[link.outputNode], let input = snapshot.nodes[link.inputNode] else { return false }
+        return (GraphEndpoints.streamDirection(of: output) != nil && GraphEndpoints.endpointDirection(of: input) != nil)
+            || (GraphEndpoints.endpointDirection(of: output) != nil && GraphEndpoints.streamDirection(of: input) != nil)
     }
 
     func handle(_ event: GraphEvent, in snapshot: GraphSnapshot) {
@@ -75,7 +151,9 @@ final class StreamLinker: @unchecked Sendable {
             reconciledInputs.removeAll()
             ready = false
             providedDefaultMetadata = false
+            restoreConfiguredDefaults = false
         case .initialSyncComplete:
+            guard isActive else { return }
             ready = true
             ensureDefaultMetadata(in: snapshot)
             reconcileAll(in: snapshot)
@@ -88,7 +166,8 @@ final class StreamLinker: @unchecked Sendable {
         case .removed(let object):
             guard ready else { return }
             objectRemoved(object, in: snapshot)
-        case .metadataChanged(let name, let subject, let key, _):
+        case .metadataChanged(let name, let subject, let key, let value):
+            rememberConfiguredDefault(name: name, subject: subject, key: key, value: value)
             guard ready else { return }
             metadataChanged(name: name, subject: subject, key: key, in: snapshot)
         case .levelChanged:
@@ -139,6 +218,7 @@ final class StreamLinker: @unchecked Sendable {
                 reconcileAll(in: snapshot)
             }
         case .metadata(let metadata) where metadata.name == GraphEndpoints.defaultMetadata:
+            if isNew { putBackConfiguredDefaults(into: metadata, in: snapshot) }
             reconcileAll(in: snapshot)
         case .link(let link) where isNew:
             // A held stream got a link after all: one of ours that was still being created when
@@ -204,7 +284,7 @@ final class StreamLinker: @unchecked Sendable {
 
     /// Takes a stream off its device and keeps it off: its app's clock stops, it freezes.
     func hold(_ stream: GlobalID, in snapshot: GraphSnapshot) {
-        guard held.insert(stream).inserted else { return }
+        guard isActive, held.insert(stream).inserted else { return }
         // Per stream at debug: a call holds every music stream; the coordinator logs the session.
         logger.debug("holding stream \(stream): unlinked until released")
         unlinkEverything(of: stream, in: snapshot)
@@ -392,8 +472,34 @@ final class StreamLinker: @unchecked Sendable {
     private func ensureDefaultMetadata(in snapshot: GraphSnapshot) {
         guard snapshot.metadata[GraphEndpoints.defaultMetadata] == nil, !providedDefaultMetadata else { return }
         providedDefaultMetadata = true
+        restoreConfiguredDefaults = !configuredDefaults.isEmpty
         logger.info("no 'default' metadata in the graph: providing it")
         graph.provideMetadata(named: GraphEndpoints.defaultMetadata)
+    }
+
+    /// Records the user's chosen defaults, whoever provides the metadata they were set in: the
+    /// choice made under WirePlumber still holds once the daemon provides the metadata.
+    private func rememberConfiguredDefault(name: String, subject: GlobalID, key: String?, value: String?) {
+        guard name == GraphEndpoints.defaultMetadata, subject == 0, let key,
+            key == GraphEndpoints.sinkKeys.configured || key == GraphEndpoints.sourceKeys.configured,
+            configuredDefaults.values[key] != value
+        else { return }
+        // Our own metadata starts empty: its first reports are not the user clearing a choice.
+        if value == nil, restoreConfiguredDefaults { return }
+        configuredDefaults.values[key] = value
+        configuredDefaultsFile.write(configuredDefaults)
+    }
+
+    /// Our `default` metadata has appeared: the user's saved choices go back into it.
+    private func putBackConfiguredDefaults(into metadata: Metadata, in snapshot: GraphSnapshot) {
+        guard restoreConfiguredDefaults,
+            let owner = metadata.properties["client.id"].flatMap(GlobalID.init), snapshot.clients[owner]?.pid == getpid()
+        else { return }
+        restoreConfiguredDefaults = false
+        for (key, value) in configuredDefaults.values.sorted(by: { $0.key < $1.key }) where metadata.value(for: key, subject: 0) == nil {
+            logger.info("the user's chosen default kept: \(key) = \(value)")
+            graph.setMetadata(GraphEndpoints.defaultMetadata, subject: 0, key: key, type: "Spa:String:JSON", value: value)
+        }
     }
 
     private func describe(_ target: LinkTarget) -> String {

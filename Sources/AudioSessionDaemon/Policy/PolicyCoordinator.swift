@@ -55,8 +55,11 @@ final class PolicyCoordinator: @unchecked Sendable {
     var devicesChanged = false
     /// Sessions paused for a lost route whose MPRIS players are being watched for their pause.
     var routeLossChecks: [SessionID: ScheduledWork] = [:]
+    /// Whether we link, beside whichever other session manager (PolicyCoordinator+Coexistence.swift).
+    var coexistence: Coexistence
 
-    init(ruleSet: RuleSet, backend: AudioBackend, logger: Logger) {
+    init(ruleSet: RuleSet, backend: AudioBackend, linkingMode: LinkingMode = .always, logger: Logger) {
+        self.coexistence = Coexistence(mode: linkingMode)
         self.ruleSet = ruleSet
         self.engine = PolicyEngine(configuration: ruleSet.configuration)
         self.composition = AppComposition(call: ruleSet.callClassification)
@@ -82,6 +85,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         }
         switch event {
         case .attached(let streams, let ports, let defaultOutput, let defaultInput):
+            logger.info("\(coexistence.reason)")
             if attachedBefore { submit(.graphRestored) }
             attachedBefore = true
             submit(.devicesEnumerated(ports, defaultOutput: defaultOutput, defaultInput: defaultInput))
@@ -120,6 +124,10 @@ final class PolicyCoordinator: @unchecked Sendable {
         case .volumeTakenOver(let id):
             logger.info("stream \(id): volume changed by someone else while ducked; theirs wins")
             gains.assume(1.0, for: id)
+        case .peersChanged(let peers):
+            peersChanged(peers)
+        case .rolePolicySeen(let stream, let target):
+            rolePolicySeen(stream: stream, target: target)
         }
     }
 

@@ -19,10 +19,18 @@ extension GraphSession {
         _ = pws_metadata_set_property(proxy.proxy, subject, key, type, value)
     }
 
-    /// Remembers `name` (re-exported after every reconnect) and exports it now if connected.
+    /// Exports `name` now if connected. Not after a reconnect by itself: whoever provides it
+    /// decides again once the new graph is known (another client may provide it there).
     func provideMetadata(named name: String) {
-        if !providedMetadataNames.contains(name) { providedMetadataNames.append(name) }
         if core != nil { exportMetadata(named: name) }
+    }
+
+    /// Stops implementing `name`: the object leaves the graph.
+    func withdrawMetadata(named name: String) {
+        guard let exported = exportedMetadata.removeValue(forKey: name) else { return }
+        pw_proxy_destroy(exported.proxy)
+        pws_exported_metadata_destroy(exported.implementation)
+        logger.debug("Withdrew metadata '\(name)'")
     }
 
     /// Implements a metadata object in this process, exported on the second ("export")

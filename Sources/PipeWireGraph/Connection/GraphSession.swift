@@ -48,7 +48,6 @@ final class GraphSession: @unchecked Sendable {
     var pendingWork = 0
 
     /// Metadata objects we implement, exported on a second connection (pitfall 1).
-    var providedMetadataNames: [String] = []
     var exportCore: OpaquePointer?
     var exportCoreHook: UnsafeMutablePointer<spa_hook>?
     var exportedMetadata: [String: (proxy: OpaquePointer, implementation: UnsafeMutableRawPointer)] = [:]
@@ -154,7 +153,6 @@ final class GraphSession: @unchecked Sendable {
             _ = pws_registry_add_listener(
                 registry, hook, EventTables.registry, Unmanaged.passUnretained(self).toOpaque())
         }
-        for name in providedMetadataNames { exportMetadata(named: name) }
         syncUntilQuiet(rounds: 0) { [weak self] completed in
             guard completed, let self else { return }
             self.emit(.initialSyncComplete)

@@ -146,9 +146,18 @@ extension PolicyEngine {
     mutating func changeCapabilities(_ id: SessionID, _ capabilities: Set<InterruptionMethod>) {
         guard existing(id) else { return }
         let order = configuration.interruptionMethods
-        update(id) { state in
+        guard let (before, after, interrupted) = update(id, { state -> (InterruptionMethod, InterruptionMethod, Bool) in
+            let before = state.interruptionMethod
             state.capabilities = capabilities
             state.interruptionMethod = state.method(preferring: order)
+            return (before, state.interruptionMethod, state.activity == .interrupted)
+        }) else { return }
+        // Interrupted by a method it no longer has (streams held by unlinking, and another
+        // session manager now links them): undo that one and interrupt by the new one, so
+        // the session stays silent and nothing of the old method is left behind.
+        if interrupted, before != after {
+            emit(.interruptionEnded(id, options: [], method: before))
+            emit(.interruptionBegan(id, reason: .default, method: after))
         }
     }
 

@@ -9,6 +9,7 @@ import SessionPolicy
 final class FakeBackend: AudioBackend, @unchecked Sendable {
     enum Action: Equatable {
         case hold(UInt32), release(UInt32), mute(UInt32, Bool), route(UInt32, [UInt32]), hardware(HardwareChoice)
+        case linking(Bool)
     }
 
     final class Timer: ScheduledWork, @unchecked Sendable {
@@ -26,6 +27,11 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
     private(set) var gains: [UInt32: Double] = [:]
     private(set) var timers: [Timer] = []
     var interruptionMethods: Set<InterruptionMethod> = [.unlink, .mute]
+    /// As the PipeWire backend: holding needs linking.
+    func setLinking(_ links: Bool) {
+        actions.append(.linking(links))
+        interruptionMethods = links ? [.unlink, .mute] : [.mute]
+    }
 
     func setGainFactor(_ factor: Double, of stream: UInt32) { gains[stream] = factor }
     /// Streams whose gain the fake "server" ramps itself; the ramps asked of it, in order.
@@ -73,9 +79,9 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
 
 extension PolicyCoordinator {
     /// A coordinator on the shipped rules (none from /etc or the user) and `backend`.
-    static func onShippedRules(_ backend: FakeBackend) throws -> PolicyCoordinator {
+    static func onShippedRules(_ backend: FakeBackend, linkingMode: LinkingMode = .always) throws -> PolicyCoordinator {
         let locations = RuleLocations.standard(environment: [:], extra: [])
         let rules = try RuleSetLoader(locations: RuleLocations(shipped: locations.shipped, system: "/nonexistent", user: nil)).load()
-        return PolicyCoordinator(ruleSet: rules, backend: backend, logger: Logger(label: "test"))
+        return PolicyCoordinator(ruleSet: rules, backend: backend, linkingMode: linkingMode, logger: Logger(label: "test"))
     }
 }
