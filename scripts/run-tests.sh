@@ -10,10 +10,12 @@ set -uo pipefail
 # Plain text: CI reads the closing line.
 export NO_COLOR=1
 binary="$1"
+shift  # the rest: more arguments for the test binary (--filter ...)
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 
-"$binary" --testing-library swift-testing --no-parallel 2>&1 | tee "$log"
+echo "run-tests: on the ${AUDIOSESSION_TEST_STACK:-debian} stack"
+"$binary" --testing-library swift-testing --no-parallel "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 if [ "$status" -eq 0 ]; then exit 0; fi
 
@@ -22,7 +24,7 @@ echo "run-tests: the first run failed (exit $status). Its failures:"
 grep -E '✘ Test .* (recorded an issue|failed)' "$log" | sed 's/^/run-tests:   /' | head -40
 echo "run-tests: running every test once more; a failure that repeats fails the build."
 echo
-"$binary" --testing-library swift-testing --no-parallel
+"$binary" --testing-library swift-testing --no-parallel "$@"
 status=$?
 if [ "$status" -eq 0 ]; then
   echo "run-tests: the second run passed: the failures above were timing flakes on this machine."

@@ -26,6 +26,10 @@ public final class AudioSessionManager: Sendable {
 
     public func silentMode() async throws -> Bool { try await property("SilentMode").boolValue ?? false }
 
+    /// Whether the daemon links streams now, and why (`--linking`): "linking streams: no other
+    /// session manager (--linking=auto)", "not linking: WirePlumber links streams (--linking=auto)".
+    public func linking() async throws -> String { try await property("Linking").stringValue ?? "" }
+
     public func setSilentMode(_ on: Bool) async throws { try await call("SetSilentMode", [.bool(on)]) }
 
     /// The route a session with no wishes gets now.

@@ -119,7 +119,7 @@ public final class PrivatePipeWire: @unchecked Sendable {
     /// PipeWire 1.4.2 leaves the conf's null sinks in convert mode despite their
     /// `adapter.auto-port-config`: give them the DSP and monitor ports 0.3.65 gives them.
     /// Every virtual device is a null-audio-sink, so its adapter's follower takes input.
-    private func configurePorts(of devices: [VirtualDevice], timeout: Duration) throws {
+    func configurePorts(of devices: [VirtualDevice], timeout: Duration) throws {
         var ids: [String: UInt32] = [:]
         try waitUntil(timeout: timeout, "the virtual devices \(devices.map(\.name)) appear") {
             let dump = try dump()
@@ -344,6 +344,13 @@ public final class PrivatePipeWire: @unchecked Sendable {
         try run("pw-cli", ["create-node", "adapter", device.adapterArguments])
         try waitUntil(timeout: .seconds(5), "node \(name) appears") { try dump().node(named: name) != nil }
         if installation != nil { try configurePorts(of: [device], timeout: .seconds(5)) }
+    }
+
+    /// Gives a device node created at run time (`pw-cli create-node adapter`) its DSP ports,
+    /// as 0.3.65 does by itself from `adapter.auto-port-config` and 1.4.2 does not.
+    public func configureDevicePorts(named name: String, positions: [String]) throws {
+        guard installation != nil else { return }
+        try configurePorts(of: [VirtualDevice(name: name, positions: positions)], timeout: .seconds(5))
     }
 
     /// Destroys a node by `node.name` ("unplugging" it).

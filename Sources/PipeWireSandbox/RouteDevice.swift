@@ -330,7 +330,10 @@ extension PrivatePipeWire {
     /// Starts a route-bearing device client named `name`; it stops with the sandbox.
     public func startRouteDevice(name: String = "test-card", description: String = "Test Card") throws -> RouteDevice {
         let binary = try RouteDevice.executable(environment: environment, logDirectory: logDirectory)
-        return try RouteDevice(name: name, process: spawn(binary, [name, description]))
+        let device = try RouteDevice(name: name, process: spawn(binary, [name, description]))
+        // Its sink is a null-audio-sink like the virtual devices: 1.4.2 leaves it unconfigured.
+        if installation != nil { try configurePorts(of: [VirtualDevice(name: "\(name)-output")], timeout: .seconds(5)) }
+        return device
     }
 }
 

@@ -28,7 +28,7 @@ struct DemoTests {
             "paused: its output went away", "music paused: unlinked", "exited with status 0", "demo done",
             // Act 2 (issue 5): enforcement with real clients, each seen by the demo's own observers.
             "Act 2 — enforcement", "watches MPRIS players on the private bus", "playerctl: Playing",
-            "music ducked: volume 1.00 → 0.30 in", "music back: volume 0.30 → 1.00 in",
+            "music ducked: volume 1.00 → 0.30 ", "music back: volume 0.30 → 1.00 ",
             "playerctl: mpv Paused", "playerctl: mpv Playing again", "shouldResume",
             "game → headphones; it mixes: music volume 1.00, mpv still Playing, game volume 1.00",
             "audiosessionctl silent on", "game volume 0.00", "music untouched at 1.00", "game volume back to 1.00",
@@ -43,9 +43,14 @@ struct DemoTests {
         let positions = order.compactMap { output.range(of: $0)?.lowerBound }
         #expect(positions.count == order.count && positions == positions.sorted(), "out of order:\n\(output)")
         // A duck is a ramp, not a jump: steps between the levels were seen, over about the shipped 250 ms.
-        let ramp = try #require(output.firstMatch(of: /1\.00 → 0\.30 in (\d+) steps over ([\d.]+) ms/))
-        #expect(Int(ramp.1)! >= 3, "\(ramp.0)")
-        #expect(Double(ramp.2)! > 100, "\(ramp.0)")
+        // On PipeWire 1.4 (`make test-stack-1.4`) the stream's converter ramps: one write.
+        if ProcessInfo.processInfo.environment["AUDIOSESSION_TEST_STACK"] == "1.4" {
+            #expect(output.contains("1.00 → 0.30 as one native ramp"), "\(output)")
+        } else {
+            let ramp = try #require(output.firstMatch(of: /1\.00 → 0\.30 in (\d+) steps over ([\d.]+) ms/))
+            #expect(Int(ramp.1)! >= 3, "\(ramp.0)")
+            #expect(Double(ramp.2)! > 100, "\(ramp.0)")
+        }
         // Every process the demo started ran with one of its private runtime dirs: none may remain.
         let runtimes = output.matches(of: /in (\/\S+\/runtime)/).map { String($0.1) }
         #expect(runtimes.count == 2, "one private PipeWire per act:\n\(output)")

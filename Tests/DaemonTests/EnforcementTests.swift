@@ -27,16 +27,27 @@ struct EnforcementTests {
         try sandbox.waitUntilLinked("music", to: ["headphones"])
         let chime = try play("Notification", as: "chime", in: sandbox, tone: tone)
         try watcher.waitForVolume(of: "music", duckLevel)
-        // A ramp, not a jump: values strictly between 1.0 and the duck level were written.
+        // A ramp, not a jump: values strictly between 1.0 and the duck level were written; or,
+        // on PipeWire 1.4 with its own pw-cat, one write the stream's converter ramps
+        // (NativeRampTests hears it).
+        let native = sandbox.installation != nil
         let down = watcher.volumes(of: "music")
-        #expect(down.filter { $0 < 1.0 && $0 > duckLevel }.count >= 3, "ramp steps: \(down)")
+        if native {
+            try daemon.waitForLog("native volume ramp to \(duckLevel)")
+        } else {
+            #expect(down.filter { $0 < 1.0 && $0 > duckLevel }.count >= 3, "ramp steps: \(down)")
+        }
         #expect(watcher.volume(of: "chime") ?? 1.0 == 1.0, "the ducker itself is not ducked")
         #expect(try sandbox.linkedDevices(of: "music") == ["headphones"], "a duck does not unlink")
 
         chime.terminate()
         try watcher.waitForVolume(of: "music", 1.0)
         let up = watcher.volumes(of: "music").drop { $0 != duckLevel }
-        #expect(up.filter { $0 > duckLevel && $0 < 1.0 }.count >= 3, "unduck ramps too: \(Array(up))")
+        if native {
+            try daemon.waitForLog("native volume ramp to 1.0")
+        } else {
+            #expect(up.filter { $0 > duckLevel && $0 < 1.0 }.count >= 3, "unduck ramps too: \(Array(up))")
+        }
         #expect(try daemon.terminate() == 0)
     }
 
@@ -178,7 +189,12 @@ struct EnforcementTests {
         try sandbox.waitUntilLinked("music", to: ["headphones"])
         _ = try play("Communication", as: "call", in: sandbox, tone: tone)
         try sandbox.waitUntilLinked("music", to: [])
-        _ = try sandbox.run("pw-link", ["music:output_FL", "headphones:playback_FL"])
+        do {
+            _ = try sandbox.run("pw-link", ["music:output_FL", "headphones:playback_FL"])
+        } catch SandboxError.commandFailed(let message) where sandbox.installation != nil && message.contains("Invalid argument") {
+            // PipeWire 1.4 refuses to link a stream nobody links (no format to negotiate):
+            // there is nothing to take off.
+        }
         try sandbox.waitUntilLinked("music", to: [])
         #expect(try daemon.terminate() == 0)
     }

@@ -19,6 +19,9 @@ struct RealBrowserRigTests {
     func aCallCapturesAndPlaysUntilItHangsUp(_ kind: RealBrowser.Kind) throws {
         let sandbox = try PrivatePipeWire()
         try sandbox.startWirePlumber()
+        // The user's microphone: WirePlumber 0.5 would rather take a sink's monitor than the
+        // sandbox's virtual source.
+        try sandbox.chooseDefaultSource("mic")
         let browser = try RealBrowser(kind, .call(), in: sandbox)
         defer { browser.stop() }
         try browser.waitForStreams { $0 == .init(outputs: 1, inputs: 1) }

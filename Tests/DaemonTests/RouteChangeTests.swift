@@ -131,13 +131,19 @@ struct RouteChangeTests {
         try daemon.waitForLog("paused: its output went away (pause on unplug, by mute)")
         #expect(LoggedRouteChange.all(in: daemon.log).last
             == LoggedRouteChange(reason: "oldDeviceUnavailable", previous: "in[] out[Virtual:headphones]", now: "in[] out[Virtual:speaker]"))
-        try waitUntil(timeout: .seconds(5), "the music is muted by the policy") {
-            try sandbox.dump().node(named: "music")?.mute == true
-        }
         #expect(try sandbox.linkedDevices(of: "music").isEmpty)
+        // The mute shows in the stream's Props, which PipeWire 1.4 only gives a stream once a
+        // session manager configured it: there, WirePlumberCoexistenceTests sees the mute.
+        if sandbox.installation == nil {
+            try waitUntil(timeout: .seconds(5), "the music is muted by the policy") {
+                try sandbox.dump().node(named: "music")?.mute == true
+            }
+        }
         #expect(try daemon.terminate() == 0)
         // Nothing left behind: the mute is undone on exit.
-        try waitUntil(timeout: .seconds(5), "the mute is undone") { try sandbox.dump().node(named: "music")?.mute == false }
+        if sandbox.installation == nil {
+            try waitUntil(timeout: .seconds(5), "the mute is undone") { try sandbox.dump().node(named: "music")?.mute == false }
+        }
     }
 
     /// A stream that named its own target plays there: losing its session's route does not

@@ -17,6 +17,7 @@ extension PrivatePipeWire {
             """
         try run("pw-cli", ["create-node", "adapter", arguments])
         try waitUntil(timeout: .seconds(5), "node \(name) appears") { try dump().node(named: name) != nil }
+        try configureDevicePorts(named: name, positions: ["FL", "FR"])
     }
 
     /// A virtual source (a microphone) with extra properties; lingers until destroyed.
@@ -29,6 +30,12 @@ extension PrivatePipeWire {
             """
         try run("pw-cli", ["create-node", "adapter", arguments])
         try waitUntil(timeout: .seconds(5), "node \(name) appears") { try dump().node(named: name) != nil }
+        try configureDevicePorts(named: name, positions: ["MONO"])
+    }
+
+    /// Sets the user's default source (the microphone) as `wpctl set-default` does.
+    func chooseDefaultSource(_ name: String) throws {
+        try run("pw-metadata", ["-n", "default", "0", "default.configured.audio.source", "{\"name\":\"\(name)\"}", "Spa:String:JSON"])
     }
 
     /// Sets the user's default sink as `wpctl set-default` / pavucontrol do.

@@ -25,4 +25,37 @@ struct StartupDefaultTests {
         try sandbox.waitUntilLinked("music", to: ["usb-dac"])
         #expect(try daemon.terminate() == 0)
     }
+
+    /// The user chose the lower-priority sink (`pactl set-default-sink`, `wpctl set-default`):
+    /// with no WirePlumber the daemon provides the `default` metadata, and the choice, which
+    /// lives there, survives a restart of the daemon and one of PipeWire.
+    @Test func theUsersChoiceSurvivesADaemonRestartAndAPipeWireRestart() throws {
+        let sandbox = try PrivatePipeWire(devices: Self.devices(highFirst: true))
+        let daemon = try DaemonProcess(in: sandbox)
+        try waitUntil(timeout: .seconds(5), "usb-dac is the default sink") {
+            try sandbox.defaultDevice("default.audio.sink") == "usb-dac"
+        }
+        try sandbox.chooseDefaultSink("speaker")
+        try waitUntil(timeout: .seconds(5), "speaker is the default sink") {
+            try sandbox.defaultDevice("default.audio.sink") == "speaker"
+        }
+        #expect(try daemon.terminate() == 0)
+
+        let next = try DaemonProcess(in: sandbox)
+        try next.waitForLog("the user's chosen default kept: default.configured.audio.sink")
+        try waitUntil(timeout: .seconds(5), "speaker is still the default sink") {
+            try sandbox.defaultDevice("default.audio.sink") == "speaker"
+        }
+        try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
+        try sandbox.waitUntilLinked("music", to: ["speaker"])
+
+        try sandbox.restart()
+        try next.waitForLog("the user's chosen default kept: default.configured.audio.sink", count: 2)
+        try waitUntil(timeout: .seconds(5), "speaker is the default sink after PipeWire's restart") {
+            try sandbox.defaultDevice("default.audio.sink") == "speaker"
+        }
+        try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music2 }"])
+        try sandbox.waitUntilLinked("music2", to: ["speaker"])
+        #expect(try next.terminate() == 0)
+    }
 }

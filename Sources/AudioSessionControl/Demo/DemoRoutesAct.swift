@@ -62,6 +62,7 @@ struct DemoRoutesAct {
         timeline.say(.graph, "game → hdmi-tv (its own target is honoured; it mixes with the music)")
 
         try sandbox.run("pw-cli", ["create-node", "adapter", Self.usbDAC])
+        try sandbox.configureDevicePorts(named: "usb-dac", positions: ["FL", "FR"])  // PipeWire 1.4 only
         timeline.say(.user, "plugs in a USB DAC")
         try say(try routes.next(), for: "music")
         try observer.waitUntilLinked("music", to: ["usb-dac"])

@@ -14,6 +14,7 @@ extension SessionService {
     private func managerProperties(route: RouteDescription, ports: [Port]) -> [String: BusValue] {
         [
             "SilentMode": .bool(silentMode),
+            "Linking": .string(coordinator.coexistence.reason),
             "CurrentRoute": WireValues.route(route),
             "AvailableInputs": WireValues.ports(ports.filter { $0.direction == .input }),
             "AvailableOutputs": WireValues.ports(ports.filter { $0.direction == .output }),

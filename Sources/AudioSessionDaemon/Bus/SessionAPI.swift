@@ -30,6 +30,7 @@ enum SessionAPI {
         ],
         properties: [
             BusProperty("SilentMode", "b"),
+            BusProperty("Linking", "s"),
             BusProperty("CurrentRoute", route),
             BusProperty("AvailableInputs", "a\(port)"),
             BusProperty("AvailableOutputs", "a\(port)"),

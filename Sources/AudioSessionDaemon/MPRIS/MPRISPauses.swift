@@ -16,6 +16,10 @@ final class MPRISPauses: @unchecked Sendable {
     let confirmTimeout: Duration
 
     var players: [String: MPRISPlayer] = [:]
+    /// Players we pressed Play on that have not reported Playing yet. Their stream can run
+    /// before their status says so (the pause is then over): a new interruption in between
+    /// must still count them as playing, ours to pause, and their late Playing as our Play's.
+    var playsInFlight: Set<String> = []
     /// Implicit sessions whose capabilities include `.mpris` (the engine was told).
     var sessionsWithPlayers: Set<SessionID> = []
     /// Sessions paused by us over MPRIS for an interruption, until it ends (and, when we

@@ -60,6 +60,7 @@ extension PolicyCoordinator {
             mprisRefreshPlayerCapabilities()
         case .vanished(let name):
             guard let gone = mpris.players.removeValue(forKey: name) else { return }
+            mpris.playsInFlight.remove(name)
             logger.info("MPRIS player \(name) left the bus")
             // Gone: we owe it nothing (a newcomer under its name is another player).
             mpris.leftovers.removeAll { $0.isSame(as: gone) }
@@ -72,6 +73,7 @@ extension PolicyCoordinator {
             guard let known = mpris.players[name] else { return }
             if known.status != status { logger.info("MPRIS player \(name): \(status.rawValue)") }
             mpris.players[name]?.status = status
+            if status != .paused { mpris.playsInFlight.remove(name) }
             guard !mpris.stopping else { return }
             for id in mpris.pauses.keys.sorted() where mpris.pauses[id]?.players[name] != nil {
                 mprisPlayerStatusChanged(name, to: status, in: id)
@@ -129,9 +131,10 @@ extension PolicyCoordinator {
                 // Our Play still on its way counts as playing; so does a player a previous run
                 // left paused (a leftover): the policy still wants it interrupted, the pause is
                 // ours again.
-                let ours = earlier?.awaitingPlay == true || (known.status == .paused && mprisIsLeftover(known))
+                let ours = earlier?.awaitingPlay == true || mpris.playsInFlight.contains(name)
+                    || (known.status == .paused && mprisIsLeftover(known))
                 player = PlayerPause(known, wasPlaying: playing || ours)
-                player.awaitingPlay = earlier?.awaitingPlay ?? false
+                player.awaitingPlay = (earlier?.awaitingPlay ?? false) || mpris.playsInFlight.contains(name)
             }
             if playing || player.awaitingPlay {
                 // Pause goes after our Play on the bus, so it lands last.
@@ -192,6 +195,7 @@ extension PolicyCoordinator {
     }
 
     private func mprisPressFailed(_ member: String, on name: String, for id: SessionID, _ failure: String) {
+        if member == "Play" { mpris?.playsInFlight.remove(name) }
         guard let pause = mpris?.pauses[id], let player = pause.players[name] else { return }
         if member == "Pause", player.awaitingPause {
             // Not on its way any more: only a Paused it reports later makes it resumable.
@@ -286,6 +290,7 @@ extension PolicyCoordinator {
             self?.mprisFinishPause(id, "resume grace over")
         }
         mpris.pauses[id] = pause
+        mpris.playsInFlight.formUnion(resumable)
         for name in resumable { mprisPress("Play", on: name, for: id) }
     }
 

@@ -131,6 +131,23 @@ struct MPRISJournalTests {
         try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)", "Pause \(Self.mpv)", "Play \(Self.mpv)"])
     }
 
+    /// Firefox re-creating its streams while a call starts: the call goes, we press Play, mpv's
+    /// stream runs again before mpv says Playing (the pause is over), and the call is back.
+    /// mpv is still ours: paused again, its late Playing is our Play's, and the end plays it.
+    @Test func aCallBackBeforeThePlayerSaysPlayingStillOwesItAPlay() async throws {
+        try await pausedByACall()
+        coordinator.handle(.streamChanged(music(.pausedByUser)))  // mpv's pause corks its stream
+        coordinator.handle(.streamRemoved(2))
+        try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)"])
+        coordinator.handle(.streamChanged(music(.playing)))  // its stream runs: the pause is over
+        coordinator.handle(.streamAppeared(call()))
+        try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)", "Pause \(Self.mpv)"])
+        status(.playing)  // our Play landing late: not its user
+        status(.paused)
+        coordinator.handle(.streamRemoved(2))
+        try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)", "Pause \(Self.mpv)", "Play \(Self.mpv)"])
+    }
+
     // MARK: - Exit
 
     @Test func exitPlaysWhatWePausedAndEmptiesTheJournal() async throws {
