@@ -46,7 +46,13 @@ public final class AudioSessionDaemon: Sendable {
         let backend = self.backend
         let coordinator = self.coordinator
         let logger = self.logger
-        backend.onEvent = { coordinator.handle($0) }
+        // Set once, before the loop thread runs: it reads it for every event.
+        if options.servesBus {
+            let sessionAPI = self.sessionAPI  // D-Bus session API (issue 7): refreshed after each event
+            backend.onEvent = { coordinator.handle($0); sessionAPI.graphEventHandled() }
+        } else {
+            backend.onEvent = { coordinator.handle($0) }
+        }
         graph.setObserver { event, snapshot in
             switch event {
             case .initialSyncComplete:
@@ -74,7 +80,6 @@ public final class AudioSessionDaemon: Sendable {
         // --- D-Bus session API (issue 7) ---
         if options.servesBus {
             let sessionAPI = self.sessionAPI
-            backend.onEvent = { coordinator.handle($0); sessionAPI.graphEventHandled() }
             sessionAPI.start(graph: graph, coordinator: coordinator, stateDirectory: options.stateDirectory, logger: logger)
         }
         // --- end D-Bus session API ---

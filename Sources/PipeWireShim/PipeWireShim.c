@@ -241,6 +241,22 @@ void pws_exported_metadata_destroy(void *impl) {
     pw_impl_metadata_destroy((struct pw_impl_metadata *)impl);
 }
 
+static int pws_on_impl_property(void *data, uint32_t subject, const char *key, const char *type,
+                                const char *value) {
+    struct pws_metadata_watch *watch = data;
+    watch->property(watch->data, subject, key, type, value);
+    return 0;
+}
+
+static const struct pw_impl_metadata_events pws_impl_metadata_events = {
+    PW_VERSION_IMPL_METADATA_EVENTS,
+    .property = pws_on_impl_property,
+};
+
+void pws_exported_metadata_listen(void *impl, struct pws_metadata_watch *watch) {
+    pw_impl_metadata_add_listener((struct pw_impl_metadata *)impl, &watch->hook, &pws_impl_metadata_events, watch);
+}
+
 /* ---- pod translation ---------------------------------------------------------------- */
 
 bool pws_parse_props(const struct spa_pod *pod, struct pws_props *out) {

@@ -144,10 +144,14 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         case .metadataChanged(let name, let subject, let key, let value) where attached:
             if name == GraphEndpoints.defaultMetadata, subject == 0, let key,
                 let direction = Self.configuredDefaultDirection(key),
-                let device = GraphEndpoints.deviceName(inMetadataValue: value),
-                let uid = portUID(ofNodeNamed: device)
+                let device = GraphEndpoints.deviceName(inMetadataValue: value)
             {
-                onEvent?(.defaultChanged(direction, uid: uid))
+                if let uid = portUID(ofNodeNamed: device) {
+                    logger.debug("the user's default \(direction) is \(device)")
+                    onEvent?(.defaultChanged(direction, uid: uid))
+                } else {
+                    logger.debug("the user's default \(direction) is \(device), which is not a known device (yet)")
+                }
             }
             if name == "settings", let key, key.hasPrefix("clock."), let hardware = GraphHardwareReader.read(snapshot),
                 hardware != lastHardware

@@ -490,11 +490,11 @@ final class StreamLinker: @unchecked Sendable {
         configuredDefaultsFile.write(configuredDefaults)
     }
 
-    /// Our `default` metadata has appeared: the user's saved choices go back into it.
+    /// Our `default` metadata has appeared: the user's saved choices go back into it. (The one
+    /// that appears after we provided it is ours: while another session manager provides one,
+    /// we are not linking. Its owner's client may not be mirrored yet, so it is not asked.)
     private func putBackConfiguredDefaults(into metadata: Metadata, in snapshot: GraphSnapshot) {
-        guard restoreConfiguredDefaults,
-            let owner = metadata.properties["client.id"].flatMap(GlobalID.init), snapshot.clients[owner]?.pid == getpid()
-        else { return }
+        guard restoreConfiguredDefaults, providedDefaultMetadata else { return }
         restoreConfiguredDefaults = false
         for (key, value) in configuredDefaults.values.sorted(by: { $0.key < $1.key }) where metadata.value(for: key, subject: 0) == nil {
             logger.info("the user's chosen default kept: \(key) = \(value)")

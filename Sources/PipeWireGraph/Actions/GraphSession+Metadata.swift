@@ -28,8 +28,7 @@ extension GraphSession {
     /// Stops implementing `name`: the object leaves the graph.
     func withdrawMetadata(named name: String) {
         guard let exported = exportedMetadata.removeValue(forKey: name) else { return }
-        pw_proxy_destroy(exported.proxy)
-        pws_exported_metadata_destroy(exported.implementation)
+        exported.destroy()
         logger.debug("Withdrew metadata '\(name)'")
     }
 
@@ -44,7 +43,7 @@ extension GraphSession {
             logger.error("Could not export metadata '\(name)'")
             return
         }
-        exportedMetadata[name] = (proxy, implementation)
+        exportedMetadata[name] = ExportedMetadata(name: name, proxy: proxy, implementation: implementation, session: self)
         logger.debug("Exported metadata '\(name)'")
     }
 
@@ -74,10 +73,7 @@ extension GraphSession {
 
     func tearDownExports() {
         destroyMeters()
-        for (_, exported) in exportedMetadata {
-            pw_proxy_destroy(exported.proxy)
-            pws_exported_metadata_destroy(exported.implementation)
-        }
+        for exported in exportedMetadata.values { exported.destroy() }
         exportedMetadata = [:]
         if let exportCore {
             if let exportCoreHook { detachHook(exportCoreHook) }

@@ -241,7 +241,25 @@ extension GraphSession {
 
     func metadataProperty(_ proxy: BoundProxy, subject: UInt32, key: String?, type: String?, value: String?) {
         guard let name = mirror.metadata.first(where: { $0.value.id == proxy.id })?.key else { return }
-        mirror.metadata[name]?.apply(subject: subject, key: key, type: type, value: value)
+        applyMetadataProperty(name, subject: subject, key: key, type: type, value: value)
+    }
+
+    /// A change seen by the implementation of a metadata we export (``ExportedMetadata``): the
+    /// same change usually comes back through our bound proxy too, and is reported once.
+    func implementedMetadataProperty(_ name: String, subject: UInt32, key: String?, type: String?, value: String?) {
+        // Not mirrored yet: binding it replays every property.
+        guard mirror.metadata[name] != nil else { return }
+        applyMetadataProperty(name, subject: subject, key: key, type: type, value: value)
+    }
+
+    /// Applies a property change to the mirror and reports it, unless the mirror has it already.
+    private func applyMetadataProperty(_ name: String, subject: UInt32, key: String?, type: String?, value: String?) {
+        guard var metadata = mirror.metadata[name] else { return }
+        let before = metadata.entries
+        metadata.apply(subject: subject, key: key, type: type, value: value)
+        // Re-setting an entry to what it holds changes nothing; clearing a subject always counts.
+        if key != nil, metadata.entries == before { return }
+        mirror.metadata[name] = metadata
         emit(.metadataChanged(name: name, subject: subject, key: key, value: value))
     }
 }

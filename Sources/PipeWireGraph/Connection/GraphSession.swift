@@ -50,7 +50,7 @@ final class GraphSession: @unchecked Sendable {
     /// Metadata objects we implement, exported on a second connection (pitfall 1).
     var exportCore: OpaquePointer?
     var exportCoreHook: UnsafeMutablePointer<spa_hook>?
-    var exportedMetadata: [String: (proxy: OpaquePointer, implementation: UnsafeMutableRawPointer)] = [:]
+    var exportedMetadata: [String: ExportedMetadata] = [:]
     /// Level meters, by the node they listen to (Meters/).
     var meters: [GlobalID: LevelMeter] = [:]
     /// Meters asked for whose targets are not linked yet, with their thresholds.

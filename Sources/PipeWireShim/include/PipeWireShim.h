@@ -102,6 +102,18 @@ int pws_metadata_set_property(struct pw_proxy *metadata, uint32_t subject, const
 struct pw_proxy *pws_export_metadata(struct pw_context *context, struct pw_core *core, const char *name,
                                      void **out_impl);
 void pws_exported_metadata_destroy(void *impl);
+/* Calls `watch->property` for every change of a metadata this process implements, whoever
+ * made it: PipeWire 0.3.65 does not always forward another client's change of an exported
+ * metadata to this process's own bound proxy. `watch` must outlive the listener (remove its
+ * hook with spa_hook_remove before freeing it, or destroy the metadata first). */
+typedef void (*pws_metadata_property_fn)(void *data, uint32_t subject, const char *key, const char *type,
+                                         const char *value);
+struct pws_metadata_watch {
+    struct spa_hook hook;
+    pws_metadata_property_fn property;
+    void *data;
+};
+void pws_exported_metadata_listen(void *impl, struct pws_metadata_watch *watch);
 
 /* ---- pod translation ---------------------------------------------------------------- */
 struct pws_props {
