@@ -48,7 +48,8 @@ test-stack-1.4: deps browsers apps
 demo: build
 	$(BIN)/audiosessionctl demo
 
-## Side-by-side reaction benchmark vs WirePlumber 0.4 and PulseAudio 16 (~15 min): BENCHMARKS.md.
+## Side-by-side reaction benchmark vs WirePlumber 0.4 (PipeWire 0.3.65), WirePlumber 0.5.8
+## (PipeWire 1.4.2) and PulseAudio 16 (~20 min): BENCHMARKS.md.
 bench: deps
 	scripts/bench.sh
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The side-by-side reaction benchmark (issue 8): audiosessiond vs WirePlumber 0.4 endpoints vs
-# PulseAudio 16 role-cork/role-ducking, on private daemons, measured by one C observer.
+# The side-by-side reaction benchmark: audiosessiond vs WirePlumber 0.4 endpoints on PipeWire
+# 0.3.65, audiosessiond vs WirePlumber 0.5.8 role loopbacks on PipeWire 1.4.2, and PulseAudio 16
+# role-cork/role-ducking, on private daemons, measured by one C observer.
 # Writes the side-by-side sections of BENCHMARKS.md and docs/bench/reaction-cdf.png.
 #
 #   scripts/bench.sh            the full run (what BENCHMARKS.md shows; ~13 min of measurement here)
@@ -14,6 +15,8 @@
 #     pulseaudio would make libpulse clients autospawn it);
 #   - a Python venv with matplotlib from PyPI, for the plot (the report is written without
 #     the plot if that fails);
+#   - PipeWire 1.4.2 and WirePlumber 0.5.8 from bookworm-backports, in .build-pipewire-1.4/
+#     (scripts/fetch-pipewire-backport.sh: unpacked, never installed);
 #   - a release build of audiosessiond, Swift runtime linked statically as `make install` does
 #     (from `git archive HEAD` unless BENCH_SOURCE=worktree);
 #   - the observers and stream farms, built with cc and pkg-config.
@@ -83,6 +86,9 @@ say "building audiosessiond (release)"
 DAEMON="$WORK/swift/release/audiosessiond"
 [ -x "$DAEMON" ] || { echo "bench: the release build of audiosessiond failed" >&2; exit 1; }
 
+"$ROOT/scripts/fetch-pipewire-backport.sh"
+BACKPORT="$ROOT/.build-pipewire-1.4/prefix"
+
 if [ -n "$VENV_PID" ]; then wait "$VENV_PID" || true; fi
 if "$WORK/venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
   PYTHON="$WORK/venv/bin/python"
@@ -106,6 +112,7 @@ cat > "$WORK/binaries.json" <<EOF
   "pa-reaction": "$WORK/bin/pa-reaction",
   "pulseaudio_prefix": "$PA_PREFIX",
   "pulseaudio_modules": "$PA_MODULES",
+  "pipewire_backport": "$BACKPORT",
   "commit": "$COMMIT"
 }
 EOF

@@ -52,13 +52,17 @@ extension PipeWireIntegration {
             let harness = try GraphHarness()
             let graph = harness.graph
             let order = Shared<[String]>([])
+            let queued = DispatchSemaphore(value: 0)
             graph.perform {
+                // The test thread queues its own work first (the loop may already be in here).
+                queued.wait()
                 graph.performLater { order.withLock { $0.append("later") } }
                 graph.perform { order.withLock { $0.append("inline") } }
                 order.withLock { $0.append("rest of the work") }
             }
-            // queued before the first block ran, so before what that block queues
+            // queued before the first block queues anything, so it runs first
             graph.performLater { order.withLock { $0.append("from another thread") } }
+            queued.signal()
             try waitUntil(timeout: .seconds(10), "everything ran") { order.withLock { $0.count } == 4 }
             #expect(order.withLock { $0 } == ["inline", "rest of the work", "from another thread", "later"])
         }

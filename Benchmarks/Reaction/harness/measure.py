@@ -62,6 +62,10 @@ class Bench:
             count = streams // clients + (1 if k < streams % clients else 0)
             if stack.manager == "pulseaudio":
                 argv = [self.observer(stack), "farm", str(count), "music", f"{prefix}-c{k}", "4"]
+            elif stack.manager == "wireplumber-0.5":
+                # No target: a stream that names one is linked there and never corked or ducked
+                # by the role policy; these go through the Multimedia role loopback.
+                argv = [self.observer(stack), "farm", str(count), "Music", f"{prefix}-c{k}"]
             else:
                 # Even spread over the sinks: 0.3.65 mixes at most 128 links into one port, and
                 # 500 streams given 13,13,12,12 per client put 130 on two sinks (4 never linked).

@@ -1,4 +1,5 @@
-"""The side-by-side reaction benchmark: audiosessiond, WirePlumber 0.4 endpoints, PulseAudio 16.
+"""The side-by-side reaction benchmark: audiosessiond and WirePlumber 0.4 endpoints on PipeWire
+0.3.65, audiosessiond and WirePlumber 0.5.8 role loopbacks on PipeWire 1.4.2, PulseAudio 16.
 
 Usage: run.py --binaries binaries.json --out DIR [--profile full|quick]
 
@@ -24,10 +25,16 @@ PROFILES = {
     # (the trials done by then are the result, and the table says how many), seconds of idle
     # and churn. "full" takes about 13 minutes of measurement on the 2-core machine.
     "full": {"trials": {1: 200, 10: 200, 100: 200, 500: 50}, "duck": {1: 200, 100: 20},
-             "cap_interrupt": 45, "cap_duck": 180, "idle": 60, "churn": 60},
+             "cap_interrupt": 45, "cap_duck": 180, "idle": 60, "churn": 60,
+             # the PipeWire 1.4.2 pair: fewer trials, so the whole run stays near 20 minutes
+             "trials_1.4": {1: 100, 10: 100, 100: 100}, "duck_1.4": {1: 50, 100: 10},
+             "cap_interrupt_1.4": 30, "cap_duck_1.4": 60},
     "quick": {"trials": {1: 20, 10: 20, 100: 20}, "duck": {1: 10},
-              "cap_interrupt": 30, "cap_duck": 30, "idle": 10, "churn": 10},
+              "cap_interrupt": 30, "cap_duck": 30, "idle": 10, "churn": 10,
+              "trials_1.4": {1: 10, 10: 10}, "duck_1.4": {1: 5}, "cap_interrupt_1.4": 20, "cap_duck_1.4": 20},
 }
+# the systems measured on PipeWire 1.4.2 (from the backport prefix)
+ON_1_4 = ("audiosessiond-1.4", "wireplumber-0.5")
 CHURN = {"steady": 100, "alive": 20, "rate": 10.0}
 
 
@@ -59,6 +66,8 @@ def machine(binaries):
         "kernel": platform.release(), "os": command_output(["sh", "-c", ". /etc/os-release; echo $PRETTY_NAME"]),
         "pipewire": command_output(["pipewire", "--version"]).splitlines()[-1:],
         "wireplumber": command_output(["wireplumber", "--version"]).splitlines()[-1:],
+        "backport": open(os.path.join(binaries["pipewire_backport"], ".audiosession-backport")).read().strip()
+        if binaries.get("pipewire_backport") else "",
         "pulseaudio": command_output([os.path.join(binaries["pulseaudio_prefix"], "usr/bin/pulseaudio"), "--version"],
                                      env=pulse_env),
         "swift": command_output(["swift", "--version"]).splitlines()[:1],
@@ -83,6 +92,10 @@ class Run:
                         "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "systems": {},
                         "priorities": os.geteuid() == 0}
 
+    def trials(self, manager):
+        """Interrupt trials per scale for this system."""
+        return self.profile["trials_1.4"] if manager in ON_1_4 else self.profile["trials"]
+
     def new_stack(self, manager):
         if manager == "pulseaudio":
             stack = PulseStack(self.processes, self.binaries, self.root)
@@ -95,7 +108,7 @@ class Run:
         started = time.monotonic()
         self.all_stacks = []
         self.idle_ready = threading.Event()
-        managers = ("audiosessiond", "wireplumber", "pulseaudio")
+        managers = ("audiosessiond", "wireplumber", "pulseaudio") + (ON_1_4 if self.binaries.get("pipewire_backport") else ())
         for manager in managers:
             self.results["systems"][manager] = {"scales": {}, "duck": {}, "deaths": []}
         try:
@@ -105,10 +118,10 @@ class Run:
             idle = threading.Thread(target=self.guarded_idle, args=(managers,))
             idle.start()
             self.idle_ready.wait()
-            for manager in ("pulseaudio", "audiosessiond", "wireplumber"):
+            for manager in ("pulseaudio", "audiosessiond", "wireplumber") + managers[3:]:
                 if manager == "audiosessiond":
                     idle.join()
-                for streams in self.profile["trials"]:
+                for streams in self.trials(manager):
                     self.guarded(manager, f"{streams} streams", lambda: self.scale(manager, streams))
             for manager in managers[:2]:
                 self.guarded(manager, "churn", lambda: self.churn(manager))
@@ -203,15 +216,18 @@ class Run:
             farms = self.bench.start_farms(stack, streams)
             self.bench.wait_linked(stack, streams)
         log(f"{manager}: {streams} streams from {clients_for(streams, manager)} clients, interrupt")
-        rows, cost = self.bench.react(stack, "interrupt", self.profile["trials"][streams], streams,
-                                      f"interrupt-{streams}", duration=self.profile["cap_interrupt"])
+        on_1_4 = manager in ON_1_4
+        rows, cost = self.bench.react(stack, "interrupt", self.trials(manager)[streams], streams,
+                                      f"interrupt-{streams}",
+                                      duration=self.profile["cap_interrupt_1.4" if on_1_4 else "cap_interrupt"])
         system["scales"][str(streams)] = self.summary(rows, cost, "interrupt")
         self.check_alive(stack, f"interrupt, {streams} streams")
-        duck_trials = self.profile["duck"].get(streams)
+        duck_trials = self.profile["duck_1.4" if on_1_4 else "duck"].get(streams)
         if duck_trials and manager != "pulseaudio" and stack.daemon.poll() is None:
             log(f"{manager}: {streams} streams, duck")
-            rows, cost = self.bench.react(stack, "duck", duck_trials, streams, f"duck-{streams}",
-                                          duration=self.profile["cap_duck"])
+            rows, cost = self.bench.react(stack, "duck", duck_trials, streams,
+                                          f"duck-{streams}",
+                                          duration=self.profile["cap_duck_1.4" if on_1_4 else "cap_duck"])
             system["duck"][str(streams)] = self.summary(rows, cost, "duck")
             self.check_alive(stack, f"duck, {streams} streams")
         self.bench.stop_farms(farms)

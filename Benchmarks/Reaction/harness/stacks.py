@@ -1,9 +1,13 @@
-"""The three systems under test, each on private daemons in a temporary directory.
+"""The systems under test, each on private daemons in a temporary directory.
 
-- `audiosessiond`: a private PipeWire, audiosessiond as its only session manager (linker).
-- `wireplumber`: a private PipeWire, WirePlumber 0.4 with its role-based endpoint policy
+- `audiosessiond`: a private PipeWire 0.3.65, audiosessiond as its only session manager (linker).
+- `wireplumber`: a private PipeWire 0.3.65, WirePlumber 0.4 with its role-based endpoint policy
   enabled (the shipped, commented-out example turned on; see `wireplumber_config`), as its
   only session manager, on a private D-Bus.
+- `audiosessiond-1.4`, `wireplumber-0.5`: the same on PipeWire 1.4.2, with WirePlumber 0.5.8
+  and its role loopbacks (the `media-role-nodes.conf` example; see `wireplumber05_config`),
+  both from the bookworm-backports prefix `scripts/fetch-pipewire-backport.sh` unpacks. Their
+  clients (farms, observer) run with 1.4.2's library too, so streams ramp natively.
 - `pulseaudio`: a pure PulseAudio 16 daemon with null sinks, module-role-cork and
   module-role-ducking.
 
@@ -52,13 +56,40 @@ def wireplumber_config(into):
     open(path, "w").write(enabled)
 
 
+def backport_environment(prefix, config_dir):
+    """What a program of the 1.4.2 prefix needs: its libraries, plugins, modules, configuration."""
+    lib = os.path.join(prefix, "usr/lib/x86_64-linux-gnu")
+    return {"LD_LIBRARY_PATH": lib, "SPA_PLUGIN_DIR": os.path.join(lib, "spa-0.2"),
+            "SPA_DATA_DIR": os.path.join(prefix, "usr/share/spa-0.2"),
+            "PIPEWIRE_MODULE_DIR": os.path.join(lib, "pipewire-0.3"), "PIPEWIRE_CONFIG_DIR": config_dir}
+
+
+def wireplumber05_config(prefix, into):
+    """WirePlumber 0.5.8's role loopbacks: the `media-role-nodes.conf` example of wireplumber-doc
+    with one change, as for 0.4: `Notification` ducks what plays under it (in the example only
+    Navigation ducks; Notification mixes)."""
+    example = os.path.join(prefix, "usr/share/doc/wireplumber/examples/wireplumber.conf.d/media-role-nodes.conf")
+    text = open(example).read()
+    marker = 'node.name = "loopback.sink.role.notification"'
+    start = text.index(marker)
+    mix = 'policy.role-based.action.lower-priority = "mix"'
+    at = text.index(mix, start)
+    if at - start > 600:
+        raise RuntimeError(f"{example}: the notification loopback is not the one this benchmark knows how to change")
+    text = text[:at] + 'policy.role-based.action.lower-priority = "duck"' + text[at + len(mix):]
+    os.makedirs(os.path.join(into, "wireplumber.conf.d"), exist_ok=True)
+    open(os.path.join(into, "wireplumber.conf.d", "media-role-nodes.conf"), "w").write(text)
+
+
 class PipeWireStack:
-    """A private PipeWire with two virtual sinks and one session manager."""
+    """A private PipeWire with four virtual sinks and one session manager."""
 
     def __init__(self, processes, manager, binaries, root):
         self.processes = processes
         self.manager = manager
         self.binaries = binaries
+        self.backport = manager in ("audiosessiond-1.4", "wireplumber-0.5")
+        self.prefix = binaries.get("pipewire_backport") if self.backport else None
         self.directory = tempfile.mkdtemp(prefix=f"reaction-{manager}-", dir=root)
         self.runtime = os.path.join(self.directory, "runtime")
         self.logs = os.path.join(self.directory, "logs")
@@ -71,6 +102,14 @@ class PipeWireStack:
         self.env.update(XDG_RUNTIME_DIR=self.runtime, XDG_CONFIG_HOME=config_home,
                         XDG_STATE_HOME=os.path.join(self.directory, "state"), PIPEWIRE_RUNTIME_DIR=self.runtime)
         self.socket = os.path.join(self.runtime, "pipewire-0")
+        if self.backport:
+            # PIPEWIRE_CONFIG_DIR replaces every other place: 1.4.2's own files plus the bench's sinks
+            server_config = os.path.join(self.directory, "server-config")
+            shutil.copytree(os.path.join(self.prefix, "usr/share/pipewire"), server_config)
+            os.makedirs(os.path.join(server_config, "pipewire.conf.d"), exist_ok=True)
+            shutil.copy(os.path.join(CONFIG, "pipewire-bench.conf"),
+                        os.path.join(server_config, "pipewire.conf.d", "50-reaction-bench.conf"))
+            self.backport_env = backport_environment(self.prefix, server_config)
         self.server = None
         self.daemon = None  # the session manager under test
         self.bus = None
@@ -79,19 +118,57 @@ class PipeWireStack:
     def client_env(self):
         env = dict(self.env)
         env["PIPEWIRE_REMOTE"] = self.socket
+        if self.backport:
+            env.update(self.backport_env)  # farms and observer: 1.4.2's library and converter
         return env
+
+    def program(self, name):
+        """A PipeWire program of this stack (the prefix's on 1.4.2)."""
+        return os.path.join(self.prefix, "usr/bin", name) if self.backport else name
 
     def log(self, name):
         return os.path.join(self.logs, name + ".log")
 
     def start(self):
-        self.server = self.processes.start(with_priority(["pipewire"], "daemon"), self.env, self.log("pipewire"))
+        env = dict(self.env, **self.backport_env) if self.backport else self.env
+        self.server = self.processes.start(with_priority([self.program("pipewire")], "daemon"), env, self.log("pipewire"))
         wait_until(lambda: socket_accepts(self.socket), 15, "the private pipewire")
-        if self.manager == "audiosessiond":
+        if self.manager.startswith("audiosessiond"):
+            if self.backport:
+                self._configure_sink_ports()
             self._start_audiosessiond()
+        elif self.manager == "wireplumber-0.5":
+            self._start_wireplumber05()
         else:
             self._start_wireplumber()
         return self
+
+    SINKS = ("speaker", "headphones", "line-out", "hdmi")
+
+    def _node_ids(self):
+        out = subprocess.run([self.program("pw-cli"), "ls", "Node"], env=self.client_env, capture_output=True,
+                             text=True, timeout=10).stdout
+        ids, current = {}, None
+        for line in out.splitlines():
+            match = re.match(r"\s*id (\d+),", line)
+            if match:
+                current = int(match.group(1))
+            match = re.search(r'node\.name = "([^"]+)"', line)
+            if match and current is not None:
+                ids[match.group(1)] = current
+        return ids
+
+    def _configure_sink_ports(self):
+        """PipeWire 1.4.2 leaves the conf's null sinks in convert mode despite their
+        `adapter.auto-port-config`; with no WirePlumber to configure them, give them the DSP
+        ports 0.3.65 gives them (what the test sandbox does)."""
+        wait_until(lambda: all(name in self._node_ids() for name in self.SINKS), 10, "the bench's sinks")
+        ids = self._node_ids()
+        fmt = "{ mediaType: audio, mediaSubtype: raw, format: F32P, rate: 48000, channels: 2, position: [ FL, FR ] }"
+        for name in self.SINKS:
+            subprocess.run([self.program("pw-cli"), "set-param", str(ids[name]), "PortConfig",
+                            "{ direction: Input, mode: dsp, monitor: true, format: " + fmt + " }"],
+                           env=self.client_env, capture_output=True, timeout=10, check=True)
 
     def _start_bus(self):
         """A private session bus: both session managers run as on a desktop (audiosessiond serves
@@ -120,6 +197,25 @@ class PipeWireStack:
         self.daemon = self.processes.start(with_priority(["wireplumber"], "daemon"), env, self.log("wireplumber"))
         # the endpoints exist once WirePlumber has set up its policy
         wait_until(self._endpoints_ready, 20, "WirePlumber's role endpoints")
+
+    def _start_wireplumber05(self):
+        bus = self._start_bus()
+        config = os.path.join(self.directory, "wireplumber")
+        wireplumber05_config(self.prefix, config)
+        lib = os.path.join(self.prefix, "usr/lib/x86_64-linux-gnu")
+        data = os.path.join(self.prefix, "usr/share/wireplumber")
+        env = dict(self.env, **self.backport_env)
+        env.update(WIREPLUMBER_MODULE_DIR=os.path.join(lib, "wireplumber-0.5"), WIREPLUMBER_DATA_DIR=data,
+                   WIREPLUMBER_CONFIG_DIR=f"{config}:{data}", DBUS_SESSION_BUS_ADDRESS=bus)
+        self.daemon = self.processes.start(with_priority([self.program("wireplumber")], "daemon"), env,
+                                           self.log("wireplumber"))
+        wait_until(self._loopbacks_ready, 20, "WirePlumber 0.5's role loopbacks")
+
+    def _loopbacks_ready(self):
+        if self.daemon.poll() is not None:
+            raise RuntimeError(f"wireplumber exited: see {self.daemon.log_path}")
+        names = self._node_ids()
+        return "input.loopback.sink.role.communication" in names and "input.loopback.sink.role.multimedia" in names
 
     def _endpoints_ready(self):
         if self.daemon.poll() is not None:

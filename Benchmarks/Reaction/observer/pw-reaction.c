@@ -21,7 +21,9 @@
  *              c_first / c_all: the first / every victim has all its links back
  *   duck       b_first: the first Props change lowering a victim's effective gain (the
  *              victim's own volume times the node it plays into: WirePlumber 0.4 ducks the
- *              endpoint node's monitorVolumes, audiosessiond the stream's volume)
+ *              endpoint node's monitorVolumes, WirePlumber 0.5 the volume of the role loopback's
+ *              playback node, the partner of the sink the victim plays into, audiosessiond the
+ *              stream's volume)
  *              (below 0.99: a 25-step ramp to 0.3 starts at 0.972; a write of ~1.0 is no step)
  *              b_full: every victim at or below the duck level (+5%)
  *              c_first / c_all: the first gain above the duck level + 0.01 / every victim
@@ -305,6 +307,8 @@ struct node {
     enum pw_node_state state;
     float volume, channel_min, monitor_min;
     uint32_t peer;          /* the node a victim plays into (its latest link's input node) */
+    uint32_t partner;       /* a loopback sink's playback side (input.loopback.X -> output.loopback.X) */
+    char name[96];
     int links_out;          /* links from this node */
     int baseline_links;
     uint64_t last_change;
@@ -351,12 +355,34 @@ static float node_gain(const struct node *n) {
     return g;
 }
 
-/* The gain a victim is heard at: its own, times the node it plays into. */
+/* The gain a victim is heard at: its own, times the node it plays into (and, for a loopback
+ * sink, times that loopback's playback side). */
 static float effective_gain(struct react *r, uint32_t id) {
     struct node *v = &r->nodes[id];
     float g = node_gain(v);
-    if (v->peer != SPA_ID_INVALID && r->nodes[v->peer].present) g *= node_gain(&r->nodes[v->peer]);
+    if (v->peer != SPA_ID_INVALID && r->nodes[v->peer].present) {
+        struct node *peer = &r->nodes[v->peer];
+        g *= node_gain(peer);
+        if (peer->partner != SPA_ID_INVALID && r->nodes[peer->partner].present) g *= node_gain(&r->nodes[peer->partner]);
+    }
     return g;
+}
+
+/* WirePlumber 0.5's role loopbacks: input.loopback.X (the sink streams play into) and
+ * output.loopback.X (the stream it plays on, whose volume the role policy ducks). */
+static void pair_loopback(struct react *r, uint32_t id) {
+    struct node *n = &r->nodes[id];
+    const char *other_prefix, *rest;
+    if (strncmp(n->name, "input.loopback.", 15) == 0) { other_prefix = "output."; rest = n->name + 6; }
+    else if (strncmp(n->name, "output.loopback.", 16) == 0) { other_prefix = "input."; rest = n->name + 7; }
+    else return;
+    char wanted[128];
+    snprintf(wanted, sizeof(wanted), "%s%s", other_prefix, rest);
+    for (uint32_t i = 0; i < MAX_IDS; i++) {
+        if (!r->nodes[i].present || i == id || strcmp(r->nodes[i].name, wanted) != 0) continue;
+        if (other_prefix[0] == 'o') n->partner = i; else r->nodes[i].partner = id;
+        return;
+    }
 }
 
 static bool victim_affected(struct react *r, uint32_t id) {
@@ -670,8 +696,13 @@ static void on_global(void *data, uint32_t id, uint32_t permissions, const char 
         n->channel_min = 1.0f;
         n->monitor_min = -1.0f;
         n->peer = SPA_ID_INVALID;
+        n->partner = SPA_ID_INVALID;
         n->state = PW_NODE_STATE_CREATING;
         const char *name = props ? spa_dict_lookup(props, PW_KEY_NODE_NAME) : NULL;
+        if (name) {
+            snprintf(n->name, sizeof(n->name), "%s", name);
+            pair_loopback(r, id);
+        }
         if (name && strncmp(name, r->prefix, r->prefix_len) == 0 && name[r->prefix_len] == '-') {
             n->victim = true;
             r->victims[r->victim_count++] = id;
