@@ -195,7 +195,9 @@ def section(results, plot_path, command):
         "volume ramps: one write), and **WirePlumber 0.5.8** with its role loopbacks (the `media-role-nodes.conf` "
         "example of wireplumber-doc, with `Notification` ducking what plays under it as Navigation does there); "
         "its victims name no target, or the role policy would never touch them, so they all play into the "
-        "Multimedia loopback. Each 1.4.2 system is compared with audiosessiond on 1.4.2, with fewer trials.\n")
+        "Multimedia loopback, and its trigger streams live at least 300 ms (a trigger gone before its own role "
+        "link was active left the victim unlinked for good: 0.5.8 does not retry). Each 1.4.2 system is compared "
+        "with audiosessiond on 1.4.2, with fewer trials.\n")
     out.append(
         "Low-priority `Music` streams play silence from C stream farms (one `pw_stream`/`pa_stream` each, several "
         "clients: 1 stream → 1 client, 10 → 2, 100 → 4, 500 → 20 on PipeWire and 10 on PulseAudio; all at "
@@ -217,8 +219,10 @@ def section(results, plot_path, command):
                "the duck level 0.3. Restore: the first step up / every victim back at 1.0. PulseAudio's "
                "`module-role-ducking` is not timed: it changes a volume *factor*, which posts no event and is not in "
                "`pa_sink_input_info`, so no client can see when it happens.")
-    out.append("- 30 ms + up to 10 ms of random jitter between trials; a trial that sees no reaction within 3 s counts "
-               "as timed out and is left out of the percentiles.")
+    out.append("- 30 ms + up to 10 ms of random jitter between trials (audiosessiond's ducks on PipeWire 1.4.2: 800 ms, "
+               "since its one write starts a ramp the stream's converter runs for 250 ms, an unduck 500 ms, and 1.4.2's "
+               "converter takes no new ramp while one runs: a duck asked for sooner waits for it); a trial that sees no "
+               "reaction within 3 s counts as timed out and is left out of the percentiles.")
     if results.get("priorities"):
         out.append("- The machine is shared, so every system gets the same treatment: the observer runs SCHED_FIFO 10 "
                    "(its timestamps are not late), the audio servers and session managers under test run at nice -10, "

@@ -225,8 +225,12 @@ class Run:
         duck_trials = self.profile["duck_1.4" if on_1_4 else "duck"].get(streams)
         if duck_trials and manager != "pulseaudio" and stack.daemon.poll() is None:
             log(f"{manager}: {streams} streams, duck")
+            # On 1.4.2 a duck's one write starts a ramp the converter runs for 250 ms, an unduck
+            # 500 ms, and it takes no new ramp while one runs: trials 0.8 s apart, so each duck
+            # starts from a settled stream (what a notification seconds after another sees).
+            settle = 800 if manager == "audiosessiond-1.4" else 30
             rows, cost = self.bench.react(stack, "duck", duck_trials, streams,
-                                          f"duck-{streams}",
+                                          f"duck-{streams}", settle_ms=settle,
                                           duration=self.profile["cap_duck_1.4" if on_1_4 else "cap_duck"])
             system["duck"][str(streams)] = self.summary(rows, cost, "duck")
             self.check_alive(stack, f"duck, {streams} streams")

@@ -5,7 +5,7 @@
  *
  *   pw-reaction farm  COUNT ROLE PREFIX [TARGETS]  COUNT playback streams on one connection
  *   pw-reaction churn RATE ALIVE ROLE PREFIX       keeps ALIVE streams, replaces RATE per second
- *   pw-reaction react SCENARIO TRIALS PREFIX COUNT [SETTLE_MS]
+ *   pw-reaction react SCENARIO TRIALS PREFIX COUNT [SETTLE_MS [HOLD_MS]]
  *                                                   the observer + trigger trial loop
  *   pw-reaction sync  TRIALS                        pw_core_sync round-trips (the floor)
  *
@@ -329,6 +329,10 @@ struct react {
     int expected_victims;
     int trials, trial;
     uint64_t settle_ns;
+    /* the trigger lives at least this long (WirePlumber 0.5 leaves a victim unlinked for good
+     * when a trigger goes before its own role link is active) */
+    uint64_t hold_ns;
+    bool effect_done;
     enum phase phase;
     struct spa_source *timer;
     uint64_t deadline;
@@ -472,6 +476,15 @@ static void begin_trial(struct react *r) {
 }
 
 static void end_trigger(struct react *r) {
+    uint64_t until = r->t0 + r->hold_ns;
+    if (r->hold_ns && now_ns() < until) {
+        /* the effect is measured; the trigger stays until its minimum lifetime */
+        r->effect_done = true;
+        r->deadline = until;
+        arm_timer(r, until);
+        return;
+    }
+    r->effect_done = false;
     play_stream_destroy(r->trigger);
     r->trigger = NULL;
     r->phase = WAIT_TRIGGER_GONE;
@@ -531,6 +544,10 @@ static void advance(struct react *r) {
         }
         break;
     case WAIT_EFFECT: {
+        if (r->effect_done) {
+            if (t >= r->deadline) end_trigger(r);
+            break;
+        }
         int affected = 0, at_level = 0;
         for (int i = 0; i < r->victim_count; i++) {
             uint32_t id = r->victims[i];
@@ -771,7 +788,7 @@ static const struct pw_registry_events registry_events = {
     .global_remove = on_global_remove,
 };
 
-static int run_react(enum scenario scenario, int trials, const char *prefix, int expected, int settle_ms) {
+static int run_react(enum scenario scenario, int trials, const char *prefix, int expected, int settle_ms, int hold_ms) {
     struct react *r = calloc(1, sizeof(*r));
     app_init(&r->app);
     r->app.core_b = pw_context_connect(r->app.context, NULL, 0);
@@ -785,6 +802,7 @@ static int run_react(enum scenario scenario, int trials, const char *prefix, int
     r->prefix_len = strlen(prefix);
     r->expected_victims = expected;
     r->settle_ns = (uint64_t)settle_ms * 1000000ull;
+    r->hold_ns = (uint64_t)hold_ms * 1000000ull;
     r->duck_level = 0.3f;
     r->trigger_id = SPA_ID_INVALID;
     r->nodes = calloc(MAX_IDS, sizeof(struct node));
@@ -824,7 +842,7 @@ static void usage(void) {
     fprintf(stderr,
             "usage: pw-reaction farm COUNT ROLE PREFIX [SINK,SINK...]\n"
             "       pw-reaction churn RATE ALIVE ROLE PREFIX\n"
-            "       pw-reaction react interrupt|duck TRIALS PREFIX COUNT [SETTLE_MS]\n"
+            "       pw-reaction react interrupt|duck TRIALS PREFIX COUNT [SETTLE_MS [HOLD_MS]]\n"
             "       pw-reaction sync TRIALS\n");
     exit(64);
 }
@@ -839,12 +857,13 @@ int main(int argc, char *argv[]) {
         return run_farm(atoi(argv[2]), argv[3], argv[4], argc == 6 ? argv[5] : NULL);
     if (strcmp(command, "churn") == 0 && argc == 6) return run_churn(atof(argv[2]), atoi(argv[3]), argv[4], argv[5]);
     if (strcmp(command, "sync") == 0 && argc == 3) return run_sync(atoi(argv[2]));
-    if (strcmp(command, "react") == 0 && (argc == 6 || argc == 7)) {
+    if (strcmp(command, "react") == 0 && argc >= 6 && argc <= 8) {
         enum scenario s;
         if (strcmp(argv[2], "interrupt") == 0) s = INTERRUPT;
         else if (strcmp(argv[2], "duck") == 0) s = DUCK;
         else usage();
-        return run_react(s, atoi(argv[3]), argv[4], atoi(argv[5]), argc == 7 ? atoi(argv[6]) : 30);
+        return run_react(s, atoi(argv[3]), argv[4], atoi(argv[5]), argc >= 7 ? atoi(argv[6]) : 30,
+                         argc == 8 ? atoi(argv[7]) : 0);
     }
     usage();
     return 64;
