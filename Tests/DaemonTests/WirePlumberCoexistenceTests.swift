@@ -59,11 +59,15 @@ struct WirePlumberCoexistenceTests {
         try watcher.waitForVolume(of: "music", 1.0)
         // A call silences it by policy mute (the links are WirePlumber's: removing them would
         // leave it silent for good, 0.5 does not re-create them) and lifts it when it ends.
+        let callStarted = ContinuousClock.now
         let call = try sandbox.play(role: "Communication", file: tone, extraArguments: ["-P", "{ node.name = call }"])
         try waitUntil(timeout: .seconds(5), "music is muted by policy") { watcher.node("music")?.props?.mute == true }
+        let muted = ContinuousClock.now - callStarted
         #expect(try waitUntilLinkedByWirePlumber("music", in: sandbox) == device)
+        let callEnded = ContinuousClock.now
         call.terminate()
         try waitUntil(timeout: .seconds(5), "music is unmuted") { watcher.node("music")?.props?.mute == false }
+        print("beside WirePlumber (\(sandbox.wirePlumberSeries)): call spawned → music muted \(muted.formatted(.units(allowed: [.milliseconds]))), call stopped → unmuted \((ContinuousClock.now - callEnded).formatted(.units(allowed: [.milliseconds])))")
         #expect(!daemon.log.contains("linking playback stream"), "the daemon linked nothing")
 
         // Ducked when the daemon stops: the volume is back, the music plays where it was.
