@@ -60,13 +60,18 @@ if [ -n "${CLEAN_ROOT_FRESH:-}" ] || [ ! -f "$ROOTFS/.audiosession-clean-root" ]
   touch "$ROOTFS/.audiosession-clean-root.partial"
 fi
 
-cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
-bind /proc "$ROOTFS/proc"
-bind /sys "$ROOTFS/sys"
-bind /dev "$ROOTFS/dev"
-bind /dev/pts "$ROOTFS/dev/pts"
-bind /dev/shm "$ROOTFS/dev/shm"
-bind "$TOOLCHAIN" "$ROOTFS$TOOLCHAIN" ro
+# What the root needs from this machine: name resolution, the kernel's file systems, and the
+# toolchain (read-only).
+enter_root() {
+  cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
+  bind /proc "$ROOTFS/proc"
+  bind /sys "$ROOTFS/sys"
+  bind /dev "$ROOTFS/dev"
+  bind /dev/pts "$ROOTFS/dev/pts"
+  bind /dev/shm "$ROOTFS/dev/shm"
+  bind "$TOOLCHAIN" "$ROOTFS$TOOLCHAIN" ro
+}
+enter_root
 
 in_root() {
   chroot "$ROOTFS" /usr/bin/env -i HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
@@ -92,13 +97,7 @@ if [ -d "$WORK/pristine" ] && [ -z "${CLEAN_ROOT_REUSE:-}" ]; then
   cleanup; MOUNTS=()
   say "starting from the pristine root"
   rm -rf "$ROOTFS" && cp -a "$WORK/pristine" "$ROOTFS"
-  cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
-  bind /proc "$ROOTFS/proc"
-  bind /sys "$ROOTFS/sys"
-  bind /dev "$ROOTFS/dev"
-  bind /dev/pts "$ROOTFS/dev/pts"
-  bind /dev/shm "$ROOTFS/dev/shm"
-  bind "$TOOLCHAIN" "$ROOTFS$TOOLCHAIN" ro
+  enter_root
 fi
 
 # Swift packages resolve as on this machine: through git's `url.<dir>.insteadOf` setting.

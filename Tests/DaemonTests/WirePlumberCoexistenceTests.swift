@@ -41,17 +41,32 @@ struct WirePlumberCoexistenceTests {
         return links[0].peer
     }
 
-    @Test func wirePlumberLinksAndTheDaemonDucksInterruptsAndLeavesNothingBehind() throws {
+    /// A desktop: WirePlumber with the coexistence file, the daemon in its default mode (which
+    /// sees WirePlumber and links nothing), and music WirePlumber linked to `device`.
+    struct Desktop {
+        let sandbox: PrivatePipeWire
+        let daemon: DaemonProcess
+        let watcher: VolumeWatcher
+        let tone: URL
+        let device: String
+    }
+
+    func musicBesideWirePlumber() throws -> Desktop {
         let sandbox = try PrivatePipeWire()
-        defer { sandbox.stop() }
         try startWirePlumber(in: sandbox)
         let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
         try daemon.waitForLog(handedOver)
         let watcher = try VolumeWatcher(sandbox)
         let tone = try sandbox.testTone()
-
         try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
         let device = try waitUntilLinkedByWirePlumber("music", in: sandbox)
+        return Desktop(sandbox: sandbox, daemon: daemon, watcher: watcher, tone: tone, device: device)
+    }
+
+    @Test func wirePlumberLinksAndTheDaemonDucksInterruptsAndLeavesNothingBehind() throws {
+        let desktop = try musicBesideWirePlumber()
+        let (sandbox, daemon, watcher, tone, device) = (desktop.sandbox, desktop.daemon, desktop.watcher, desktop.tone, desktop.device)
+        defer { sandbox.stop() }
         // A notification ducks the music; WirePlumber's links stay as they are.
         let chime = try sandbox.play(role: "Notification", file: tone, extraArguments: ["-P", "{ node.name = chime }"])
         try watcher.waitForVolume(of: "music", duckLevel)
@@ -82,15 +97,9 @@ struct WirePlumberCoexistenceTests {
     /// Killed (SIGKILL) mid-call: WirePlumber's links were never touched, so the music keeps
     /// its device; the mute it could not undo is undone by the next start.
     @Test func killedMidCallItLeavesTheLinksAndTheNextStartLiftsTheMute() throws {
-        let sandbox = try PrivatePipeWire()
+        let desktop = try musicBesideWirePlumber()
+        let (sandbox, daemon, watcher, tone, device) = (desktop.sandbox, desktop.daemon, desktop.watcher, desktop.tone, desktop.device)
         defer { sandbox.stop() }
-        try startWirePlumber(in: sandbox)
-        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
-        try daemon.waitForLog(handedOver)
-        let watcher = try VolumeWatcher(sandbox)
-        let tone = try sandbox.testTone()
-        try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
-        let device = try waitUntilLinkedByWirePlumber("music", in: sandbox)
         let call = try sandbox.play(role: "Communication", file: tone, extraArguments: ["-P", "{ node.name = call }"])
         try waitUntil(timeout: .seconds(5), "music is muted by policy") { watcher.node("music")?.props?.mute == true }
         kill(daemon.process.pid, SIGKILL)
@@ -106,13 +115,9 @@ struct WirePlumberCoexistenceTests {
     /// Headphones unplugged beside WirePlumber: it moves the music to the speaker, the daemon
     /// pauses it there (by mute: nothing to unlink), as AVAudioSession pauses media.
     @Test func unplugPausesTheMusicWhereWirePlumberMovesIt() throws {
-        let sandbox = try PrivatePipeWire()
+        let desktop = try musicBesideWirePlumber()
+        let (sandbox, daemon, device) = (desktop.sandbox, desktop.daemon, desktop.device)
         defer { sandbox.stop() }
-        try startWirePlumber(in: sandbox)
-        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
-        try daemon.waitForLog(handedOver)
-        try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
-        let device = try waitUntilLinkedByWirePlumber("music", in: sandbox)
         try daemon.waitForLog("routed to in[] out[Virtual:\(device)]")
         try sandbox.destroyNode(named: device)
         try daemon.waitForLog("paused: its output went away (pause on unplug, by mute)")
