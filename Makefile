@@ -27,22 +27,21 @@ build: deps
 ## and on 2 cores many at once only measure the machine's load (about 45 s). A failed run is
 ## listed and run once more (scripts/run-tests.sh): only a failure that repeats fails.
 ##
-## Then the daemon's integration suites once more on the stack today's desktops run: PipeWire
-## 1.4.2 and WirePlumber 0.5.8 from bookworm-backports, unpacked by install-deps (never
-## installed), as test-stack-1.4 does.
+## Then the integration suites once more on the stack today's desktops run: PipeWire 1.4.2 and
+## WirePlumber 0.5.8 from bookworm-backports, unpacked by install-deps (never installed), as
+## test-stack-1.4 does.
 test: deps browsers apps
 	$(SWIFT) build --build-tests
 	scripts/run-tests.sh "$$($(SWIFT) build --show-bin-path)/audiosessionPackageTests.xctest"
 	AUDIOSESSION_TEST_STACK=1.4 scripts/run-tests.sh "$$($(SWIFT) build --show-bin-path)/audiosessionPackageTests.xctest" \
-		--filter DaemonTests --filter SessionServiceTests
+		--filter PipeWireGraphTests --filter DaemonTests --filter SessionServiceTests
 
-## The daemon's integration suites (DaemonTests, SessionServiceTests) on PipeWire 1.4.2 and
-## WirePlumber 0.5.8 only. (PipeWireGraphTests stay on Debian's 0.3.65: they check our mirror
-## of Props, which 1.4's null sinks do not report.)
+## The integration suites (PipeWireGraphTests, DaemonTests, SessionServiceTests) on PipeWire
+## 1.4.2 and WirePlumber 0.5.8 only.
 test-stack-1.4: deps browsers apps
 	$(SWIFT) build --build-tests
 	AUDIOSESSION_TEST_STACK=1.4 scripts/run-tests.sh "$$($(SWIFT) build --show-bin-path)/audiosessionPackageTests.xctest" \
-		--filter DaemonTests --filter SessionServiceTests
+		--filter PipeWireGraphTests --filter DaemonTests --filter SessionServiceTests
 
 ## A private PipeWire with a virtual speaker and headphones, the daemon, and a scripted scenario.
 demo: build

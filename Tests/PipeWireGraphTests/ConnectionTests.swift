@@ -118,16 +118,17 @@ extension PipeWireIntegration {
         @Test func performRunsOnTheLoopThreadInOrderWithEvents() async throws {
             let harness = try GraphHarness()
             let graph = harness.graph
+            let target = try harness.nodeWithProps().id
             let order = EventRecorder()
             graph.setObserver { event, snapshot in order.record(event, snapshot) }
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 graph.perform {
                     // Inside the loop: an action issued here and a nested perform run in call order.
-                    graph.setProps(node: graph.snapshot.node(named: "speaker")!.id, volume: 0.75)
+                    graph.setProps(node: target, volume: 0.75)
                     graph.perform { done.resume() }
                 }
             }
-            _ = try harness.waitForSnapshot("volume 0.75") { $0.node(named: "speaker")?.props?.volume == 0.75 }
+            _ = try harness.waitForSnapshot("volume 0.75") { $0.nodes[target]?.props?.volume == 0.75 }
             graph.stop()
             graph.perform { Issue.record("perform after stop must not run") }
         }
@@ -160,11 +161,11 @@ extension PipeWireIntegration {
 
         @Test func roundTripWaitsForTheDaemon() async throws {
             let harness = try GraphHarness()
-            let speaker = try #require(harness.graph.snapshot.node(named: "speaker"))
-            harness.graph.setProps(node: speaker.id, volume: 0.3)
+            let node = try harness.nodeWithProps()
+            harness.graph.setProps(node: node.id, volume: 0.3)
             await harness.graph.roundTrip()
             // After the round-trip the daemon has applied the change (pw-dump is a separate client).
-            let dumped = try #require(try harness.sandbox.dump().node(named: "speaker"))
+            let dumped = try #require(try harness.sandbox.dump().nodes.first { $0.id == node.id })
             #expect(abs((dumped.volume ?? 0) - 0.3) < 0.0001)
         }
     }

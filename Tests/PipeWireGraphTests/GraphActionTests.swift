@@ -152,18 +152,17 @@ extension PipeWireIntegration {
 
         @Test func setPropsChangesVolumeAndMute() throws {
             let harness = try GraphHarness()
-            let speaker = try #require(
-                try harness.waitForSnapshot("speaker Props") { $0.node(named: "speaker")?.props != nil }.node(named: "speaker"))
+            let speaker = try harness.nodeWithProps()
             harness.graph.setProps(node: speaker.id, volume: 0.5)
             _ = try harness.waitForSnapshot("volume 0.5 mirrored") { $0.nodes[speaker.id]?.props?.volume == 0.5 }
-            var dumped = try #require(try harness.sandbox.dump().node(named: "speaker"))
+            var dumped = try #require(try harness.sandbox.dump().nodes.first { $0.id == speaker.id })
             #expect(dumped.volume == 0.5)
             #expect(dumped.channelVolumes == [1, 1], "the user's channel volumes are untouched")
             harness.graph.setProps(node: speaker.id, mute: true, channelVolumes: [0.25, 0.75])
             _ = try harness.waitForSnapshot("mute and channel volumes mirrored") {
                 $0.nodes[speaker.id]?.props?.mute == true && $0.nodes[speaker.id]?.props?.channelVolumes == [0.25, 0.75]
             }
-            dumped = try #require(try harness.sandbox.dump().node(named: "speaker"))
+            dumped = try #require(try harness.sandbox.dump().nodes.first { $0.id == speaker.id })
             #expect(dumped.mute == true)
             #expect(dumped.volume == 0.5)
             #expect(dumped.channelVolumes == [0.25, 0.75])
@@ -173,8 +172,7 @@ extension PipeWireIntegration {
         /// for client nodes (pw-cat's stream lives in the client) as it is for the daemon's nodes.
         @Test func setPropsOnAStreamIsAppliedAndMirrored() throws {
             let harness = try GraphHarness()
-            let (_, stream) = try harness.playStream(role: "Music")
-            _ = try harness.waitForSnapshot("stream Props") { $0.nodes[stream.id]?.props?.volume != nil }
+            let stream = try harness.streamWithProps()
             harness.graph.setProps(node: stream.id, volume: 0.2)
             _ = try harness.waitForSnapshot("stream volume 0.2 mirrored") { $0.nodes[stream.id]?.props?.volume == 0.2 }
             try waitUntil(timeout: .seconds(5), "pw-dump shows the stream at 0.2") {

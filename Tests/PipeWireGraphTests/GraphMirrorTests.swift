@@ -56,8 +56,7 @@ extension PipeWireIntegration {
 
         @Test func seesPropsChangedByAnotherClient() throws {
             let harness = try GraphHarness()
-            let speaker = try #require(
-                try harness.waitForSnapshot("speaker") { $0.node(named: "speaker")?.props != nil }.node(named: "speaker"))
+            let speaker = try harness.nodeWithProps()
             try harness.sandbox.run("pw-cli", ["set-param", String(speaker.id), "Props", "{ channelVolumes: [0.25, 0.5] }"])
             _ = try harness.waitForSnapshot("channelVolumes [0.25, 0.5]") {
                 $0.nodes[speaker.id]?.props?.channelVolumes == [0.25, 0.5]
@@ -154,11 +153,17 @@ extension PipeWireIntegration {
                 s.node(named: "usb-dac").map { s.ports(of: $0.id, direction: .input).count == 2 } ?? false
             }
             let dac = try #require(snapshot.node(named: "usb-dac"))
+            // (PipeWire 1.4.2 replaces a new sink's first ports when they are configured: count
+            // the removals that unplugging makes.)
+            func portsRemoved() -> Int {
+                harness.events.count { if case .removed(.port(let p)) = $0 { p.nodeID == dac.id } else { false } }
+            }
+            let before = portsRemoved()
             try harness.sandbox.destroyNode(named: "usb-dac")
             _ = try harness.waitForSnapshot("usb-dac and its ports are gone") { s in
                 s.nodes[dac.id] == nil && s.ports.values.allSatisfy { $0.nodeID != dac.id }
             }
-            #expect(harness.events.count { if case .removed(.port(let p)) = $0 { p.nodeID == dac.id } else { false } } == 4)
+            #expect(portsRemoved() - before == 4)
         }
     }
 }

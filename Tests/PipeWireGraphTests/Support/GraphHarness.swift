@@ -62,6 +62,35 @@ final class GraphHarness: @unchecked Sendable {
         let node = snapshot.streams.first { snapshot.client(of: $0)?.pid == pid }!
         return (player, node)
     }
+
+    /// A playing stream whose `Props` the mirror shows. PipeWire 1.4.2 gives a client's
+    /// stream Props only once it is configured: there it is configured and linked to the
+    /// speaker, as a session manager would.
+    func streamWithProps(role: String = "Music") throws -> Node {
+        let (_, stream) = try playStream(role: role)
+        if sandbox.installation != nil {
+            graph.configurePorts(node: stream.id)
+            let speaker = try waitForSnapshot("stream ports") { $0.ports(of: stream.id, direction: .output).count == 2 }
+                .node(named: "speaker")
+            guard let speaker else { throw SandboxError.commandFailed("no speaker in the sandbox") }
+            graph.link(output: stream.id, input: speaker.id)
+            // Linked, its format is negotiated and pw_stream applies its own controls again,
+            // which would undo a volume written before: wait until it runs.
+            _ = try waitForSnapshot("the stream runs") { $0.nodes[stream.id]?.state == .running }
+        }
+        let snapshot = try waitForSnapshot("stream Props") { $0.nodes[stream.id]?.props?.volume != nil }
+        guard let node = snapshot.nodes[stream.id] else { throw SandboxError.commandFailed("the stream went away") }
+        return node
+    }
+
+    /// A node whose `Props` the server applies and reports: the speaker on Debian's 0.3.65;
+    /// on PipeWire 1.4.2, whose null sinks report none, a stream (``streamWithProps(role:)``).
+    func nodeWithProps() throws -> Node {
+        guard sandbox.installation == nil else { return try streamWithProps() }
+        let snapshot = try waitForSnapshot("speaker Props") { $0.node(named: "speaker")?.props != nil }
+        guard let speaker = snapshot.node(named: "speaker") else { throw SandboxError.commandFailed("no speaker") }
+        return speaker
+    }
 }
 
 /// Every event the observer saw, with the snapshot it came with.
