@@ -113,13 +113,15 @@ public final class PrivatePipeWire: @unchecked Sendable {
             }
             return UnixSocket.accepts(path: socket)
         }
-        if installation != nil { try configurePorts(of: devices, timeout: timeout) }
+        try configurePorts(of: devices, timeout: timeout)
     }
 
     /// PipeWire 1.4.2 leaves the conf's null sinks in convert mode despite their
-    /// `adapter.auto-port-config`: give them the DSP and monitor ports 0.3.65 gives them.
+    /// `adapter.auto-port-config`: give them the DSP and monitor ports 0.3.65 gives them
+    /// (on the system's 0.3.65 there is nothing to do).
     /// Every virtual device is a null-audio-sink, so its adapter's follower takes input.
-    func configurePorts(of devices: [VirtualDevice], timeout: Duration) throws {
+    private func configurePorts(of devices: [VirtualDevice], timeout: Duration) throws {
+        guard installation != nil else { return }
         var ids: [String: UInt32] = [:]
         try waitUntil(timeout: timeout, "the virtual devices \(devices.map(\.name)) appear") {
             let dump = try dump()
@@ -168,9 +170,9 @@ public final class PrivatePipeWire: @unchecked Sendable {
     /// (0.4: `main.lua.d/…`, `policy.lua.d/…`; 0.5: `wireplumber.conf.d/…`). Both are stopped
     /// by PID with the sandbox; stopping the returned process stops WirePlumber alone.
     @discardableResult
-    public func startWirePlumber(
-        configuration: [String: URL] = [:], extraEnvironment: [String: String] = [:], timeout: Duration = .seconds(15)
-    ) throws -> ManagedProcess {
+    public func startWirePlumber(configuration: [String: URL] = [:], timeout: Duration = .seconds(15)) throws
+        -> ManagedProcess
+    {
         let bus = try lock.withLock { () throws -> PrivateSessionBus in
             if let sessionBus { return sessionBus }
             let bus = try PrivateSessionBus()
@@ -185,7 +187,7 @@ public final class PrivatePipeWire: @unchecked Sendable {
                 at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: source, to: destination)
         }
-        var environment = bus.environment.merging(extraEnvironment) { $1 }
+        var environment = bus.environment
         let process: ManagedProcess
         if let installation, installation.hasWirePlumber {
             environment.merge(installation.wirePlumberEnvironment(
@@ -343,13 +345,12 @@ public final class PrivatePipeWire: @unchecked Sendable {
         let device = VirtualDevice(name: name, description: description, positions: positions)
         try run("pw-cli", ["create-node", "adapter", device.adapterArguments])
         try waitUntil(timeout: .seconds(5), "node \(name) appears") { try dump().node(named: name) != nil }
-        if installation != nil { try configurePorts(of: [device], timeout: .seconds(5)) }
+        try configurePorts(of: [device], timeout: .seconds(5))
     }
 
     /// Gives a device node created at run time (`pw-cli create-node adapter`) its DSP ports,
     /// as 0.3.65 does by itself from `adapter.auto-port-config` and 1.4.2 does not.
     public func configureDevicePorts(named name: String, positions: [String]) throws {
-        guard installation != nil else { return }
         try configurePorts(of: [VirtualDevice(name: name, positions: positions)], timeout: .seconds(5))
     }
 

@@ -332,7 +332,7 @@ extension PrivatePipeWire {
         let binary = try RouteDevice.executable(environment: environment, logDirectory: logDirectory)
         let device = try RouteDevice(name: name, process: spawn(binary, [name, description]))
         // Its sink is a null-audio-sink like the virtual devices: 1.4.2 leaves it unconfigured.
-        if installation != nil { try configurePorts(of: [VirtualDevice(name: "\(name)-output")], timeout: .seconds(5)) }
+        try configureDevicePorts(named: "\(name)-output", positions: ["FL", "FR"])
         return device
     }
 }

@@ -13,14 +13,17 @@ struct StartupDefaultTests {
         return highFirst ? [high, low] : [low, high]
     }
 
+    /// Waits until the `default` metadata names `sink` as the default sink.
+    func waitForDefaultSink(_ sink: String, in sandbox: PrivatePipeWire, _ description: String) throws {
+        try waitUntil(timeout: .seconds(5), description) { try sandbox.defaultDevice("default.audio.sink") == sink }
+    }
+
     @Test(arguments: [true, false])
     func theHighestPriorityIsTheDefaultWhateverTheOrder(highFirst: Bool) throws {
         let sandbox = try PrivatePipeWire(devices: Self.devices(highFirst: highFirst))
         let daemon = try DaemonProcess(in: sandbox)
         try daemon.waitForLog("attached to PipeWire")
-        try waitUntil(timeout: .seconds(5), "the daemon publishes usb-dac as the default sink") {
-            try sandbox.defaultDevice("default.audio.sink") == "usb-dac"
-        }
+        try waitForDefaultSink("usb-dac", in: sandbox, "the daemon publishes usb-dac as the default sink")
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try sandbox.waitUntilLinked("music", to: ["usb-dac"])
         #expect(try daemon.terminate() == 0)
@@ -32,28 +35,20 @@ struct StartupDefaultTests {
     @Test func theUsersChoiceSurvivesADaemonRestartAndAPipeWireRestart() throws {
         let sandbox = try PrivatePipeWire(devices: Self.devices(highFirst: true))
         let daemon = try DaemonProcess(in: sandbox)
-        try waitUntil(timeout: .seconds(5), "usb-dac is the default sink") {
-            try sandbox.defaultDevice("default.audio.sink") == "usb-dac"
-        }
+        try waitForDefaultSink("usb-dac", in: sandbox, "usb-dac is the default sink")
         try sandbox.chooseDefaultSink("speaker")
-        try waitUntil(timeout: .seconds(5), "speaker is the default sink") {
-            try sandbox.defaultDevice("default.audio.sink") == "speaker"
-        }
+        try waitForDefaultSink("speaker", in: sandbox, "speaker is the default sink")
         #expect(try daemon.terminate() == 0)
 
         let next = try DaemonProcess(in: sandbox)
         try next.waitForLog("the user's chosen default kept: default.configured.audio.sink")
-        try waitUntil(timeout: .seconds(5), "speaker is still the default sink") {
-            try sandbox.defaultDevice("default.audio.sink") == "speaker"
-        }
+        try waitForDefaultSink("speaker", in: sandbox, "speaker is still the default sink")
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try sandbox.waitUntilLinked("music", to: ["speaker"])
 
         try sandbox.restart()
         try next.waitForLog("the user's chosen default kept: default.configured.audio.sink", count: 2)
-        try waitUntil(timeout: .seconds(5), "speaker is the default sink after PipeWire's restart") {
-            try sandbox.defaultDevice("default.audio.sink") == "speaker"
-        }
+        try waitForDefaultSink("speaker", in: sandbox, "speaker is the default sink after PipeWire's restart")
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music2 }"])
         try sandbox.waitUntilLinked("music2", to: ["speaker"])
         #expect(try next.terminate() == 0)

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -20,6 +23,11 @@ enum GraphEndpoints {
 
     static func keys(for direction: StreamDirection) -> DefaultKeys {
         direction == .playback ? sinkKeys : sourceKeys
+    }
+
+    /// Whether a client is one of this process's own connections (the main one, the export one).
+    static func isOwn(_ client: Client?) -> Bool {
+        client?.pid == getpid()
     }
 
     /// The direction of an application stream, or nil if the node is not an audio stream (or is

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -169,11 +166,10 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
 
     // MARK: - Other session managers
 
-    /// Reports the graph's other clients when they changed (not ours: our pid).
+    /// Reports the graph's other clients when they changed (not our own connections).
     private func reportPeers(in snapshot: GraphSnapshot) {
-        let ownPID = getpid()
         let defaultOwner = snapshot.metadata[GraphEndpoints.defaultMetadata]?.properties["client.id"].flatMap(GlobalID.init)
-        let peers = snapshot.clients.values.filter { $0.pid != ownPID }.sorted { $0.id < $1.id }.map {
+        let peers = snapshot.clients.values.filter { !GraphEndpoints.isOwn($0) }.sorted { $0.id < $1.id }.map {
             GraphPeer(id: $0.id, name: $0.applicationName, binary: $0.processBinary, providesDefaultMetadata: $0.id == defaultOwner)
         }
         guard peers != reportedPeers else { return }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -125,7 +122,7 @@ final class StreamLinker: @unchecked Sendable {
     /// A link made by this process (on either of its connections).
     private func isOurs(_ link: Link, in snapshot: GraphSnapshot) -> Bool {
         guard let client = link.properties["client.id"].flatMap(GlobalID.init) else { return false }
-        return snapshot.clients[client]?.pid == getpid()
+        return GraphEndpoints.isOwn(snapshot.clients[client])
     }
 
     /// A stream's link to or from a device (not a level meter's).
@@ -218,7 +215,7 @@ final class StreamLinker: @unchecked Sendable {
                 reconcileAll(in: snapshot)
             }
         case .metadata(let metadata) where metadata.name == GraphEndpoints.defaultMetadata:
-            if isNew { putBackConfiguredDefaults(into: metadata, in: snapshot) }
+            if isNew { putBackConfiguredDefaults(into: metadata) }
             reconcileAll(in: snapshot)
         case .link(let link) where isNew:
             // A held stream got a link after all: one of ours that was still being created when
@@ -493,7 +490,7 @@ final class StreamLinker: @unchecked Sendable {
     /// Our `default` metadata has appeared: the user's saved choices go back into it. (The one
     /// that appears after we provided it is ours: while another session manager provides one,
     /// we are not linking. Its owner's client may not be mirrored yet, so it is not asked.)
-    private func putBackConfiguredDefaults(into metadata: Metadata, in snapshot: GraphSnapshot) {
+    private func putBackConfiguredDefaults(into metadata: Metadata) {
         guard restoreConfiguredDefaults, providedDefaultMetadata else { return }
         restoreConfiguredDefaults = false
         for (key, value) in configuredDefaults.values.sorted(by: { $0.key < $1.key }) where metadata.value(for: key, subject: 0) == nil {

@@ -8,10 +8,7 @@ extension PolicyCoordinator {
         backend.setLinking(change.linksStreams)
         // Holding a stream (unlinking it) is possible only while we link: every session's
         // ways of being interrupted change, and one held now is muted instead (the engine).
-        for id in sessions.apps.keys.sorted() {
-            let hasPlayer = mpris?.sessionsWithPlayers.contains(id) == true
-            submit(.capabilitiesChanged(id, hasPlayer ? backend.interruptionMethods.union([.mpris]) : backend.interruptionMethods))
-        }
+        for id in sessions.apps.keys.sorted() { submit(.capabilitiesChanged(id, interruptionMethods(of: id))) }
         carryOut([])  // an empty step: the session API shows the new mode
     }
 

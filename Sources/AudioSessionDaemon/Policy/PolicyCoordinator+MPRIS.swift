@@ -99,14 +99,19 @@ extension PolicyCoordinator {
         for id in live.sorted() { mprisRefreshPlayerCapability(of: id) }
     }
 
+    /// How an implicit session can be interrupted now: what the backend can do, and MPRIS
+    /// when the session has a player.
+    func interruptionMethods(of id: SessionID) -> Set<InterruptionMethod> {
+        mpris?.sessionsWithPlayers.contains(id) == true ? backend.interruptionMethods.union([.mpris]) : backend.interruptionMethods
+    }
+
     private func mprisRefreshPlayerCapability(of id: SessionID) {
         guard let mpris else { return }
         let hasPlayer = !mprisPlayerNames(of: id).isEmpty
         guard hasPlayer != mpris.sessionsWithPlayers.contains(id) else { return }
         if hasPlayer { mpris.sessionsWithPlayers.insert(id) } else { mpris.sessionsWithPlayers.remove(id) }
-        let methods = hasPlayer ? backend.interruptionMethods.union([.mpris]) : backend.interruptionMethods
         logger.info("\(id) \(hasPlayer ? "has" : "no longer has") an MPRIS player")
-        submit(.capabilitiesChanged(id, methods))
+        submit(.capabilitiesChanged(id, interruptionMethods(of: id)))
     }
 
     // MARK: - Pausing
