@@ -82,5 +82,19 @@ extension PipeWireIntegration {
                 "\(error)".contains("waiting until pigs fly")
             }
         }
+
+        /// The message is made at the deadline: what the condition saw last is in it (a log,
+        /// "now …"), not what there was when the wait began.
+        @Test func waitUntilsMessageSaysWhatWasSeenLast() {
+            var polls = 0
+            #expect {
+                try waitUntil(timeout: .milliseconds(30), "pigs fly (polled \(polls) times)") {
+                    polls += 1
+                    return false
+                }
+            } throws: { error in
+                polls > 1 && "\(error)".contains("(polled \(polls) times)")
+            }
+        }
     }
 }
