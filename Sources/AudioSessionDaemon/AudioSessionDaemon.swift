@@ -17,6 +17,8 @@ public final class AudioSessionDaemon: Sendable {
     public let options: DaemonOptions
     private let logger: Logger
     private let graph: PipeWireGraph
+    /// PipeWire's loop thread: where the policy's state lives and reactions run.
+    private let loop: PipeWireLoop
     private let backend: PipeWireBackend
     private let coordinator: PolicyCoordinator
     private let rules: LiveRules
@@ -36,9 +38,12 @@ public final class AudioSessionDaemon: Sendable {
         logger.info("policy rules: \(rules.ruleSet.files.count) files from \(locations.directories.joined(separator: ", "))")
         graph = PipeWireGraph(
             configuration: .init(remote: options.remote, applicationName: "audiosessiond"), logger: logger)
+        let loop = PipeWireLoop(graph: graph)
+        self.loop = loop
         backend = PipeWireBackend(
-            graph: graph, linksStreams: options.linking != .never, stateDirectory: options.stateDirectory, logger: logger)
-        coordinator = PolicyCoordinator(ruleSet: rules.ruleSet, backend: backend, linkingMode: options.linking, logger: logger)
+            graph: graph, loop: loop, linksStreams: options.linking != .never, stateDirectory: options.stateDirectory, logger: logger)
+        coordinator = PolicyCoordinator(
+            ruleSet: rules.ruleSet, backend: backend, loop: loop, linkingMode: options.linking, logger: logger)
     }
 
     /// Connects and reacts to the graph until `stop()`; returns at once.
@@ -68,11 +73,8 @@ public final class AudioSessionDaemon: Sendable {
         }
         graph.start()
         // --- MPRIS players (session bus) and logind (system bus): MPRIS/, Login/ ---
-        let graph = self.graph
         if options.servesBus {
-            DesktopIntegration.start(
-                coordinator: coordinator, perform: { graph.perform($0) }, stateDirectory: options.stateDirectory,
-                logger: logger)
+            DesktopIntegration.start(coordinator: coordinator, stateDirectory: options.stateDirectory, logger: logger)
         } else {
             logger.info("--no-bus: no MPRIS pause (interruptions hold streams), no logind lock or sleep")
         }
@@ -80,7 +82,7 @@ public final class AudioSessionDaemon: Sendable {
         // --- D-Bus session API (issue 7) ---
         if options.servesBus {
             let sessionAPI = self.sessionAPI
-            sessionAPI.start(graph: graph, coordinator: coordinator, stateDirectory: options.stateDirectory, logger: logger)
+            sessionAPI.start(coordinator: coordinator, stateDirectory: options.stateDirectory, logger: logger)
         }
         // --- end D-Bus session API ---
         // The watcher's own thread reloads (file reads stay off PipeWire's loop); no task in between.
@@ -104,7 +106,7 @@ public final class AudioSessionDaemon: Sendable {
         case .success(let fresh):
             logger.info("rules reloaded (\(reason)): \(fresh.files.count) files")
             let coordinator = self.coordinator
-            graph.perform { coordinator.reload(fresh) }
+            loop.perform { coordinator.reload(fresh) }
         case .failure(let error):
             logger.error("rules reload (\(reason)) failed; keeping the previous rules:\n\(error)")
         }
@@ -120,13 +122,13 @@ public final class AudioSessionDaemon: Sendable {
         // Players we paused over MPRIS play again. Bounded: a player that does not answer in
         // time stays journalled, and the next start tries again.
         let played = DispatchSemaphore(value: 0)
-        graph.perform { coordinator.mprisResumeBeforeExit { played.signal() } }
+        loop.perform { coordinator.mprisResumeBeforeExit { played.signal() } }
         if played.wait(timeout: .now() + .seconds(1)) == .timedOut {
             logger.warning("MPRIS players did not answer Play in time; the next start tries again")
         }
         let done = DispatchSemaphore(value: 0)
         let backend = self.backend
-        graph.perform { backend.undoAll() }
+        loop.perform { backend.undoAll() }
         Task.detached {
             await graph.roundTrip()  // our last writes reached PipeWire
             done.signal()

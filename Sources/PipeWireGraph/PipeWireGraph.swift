@@ -278,6 +278,9 @@ public final class PipeWireGraph: @unchecked Sendable {
         }
     }
 
+    /// Whether the caller runs on the loop thread (where the observer and timers run).
+    public var isOnLoopThread: Bool { loopThread.isOnLoopThread }
+
     /// Runs `work` on the loop thread, in order with the observer and the actions: how other
     /// threads (timers, D-Bus replies) hand results to code confined to the loop. Runs at once
     /// when called on the loop thread; dropped after `stop()`.

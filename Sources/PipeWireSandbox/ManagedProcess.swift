@@ -54,8 +54,15 @@ public final class ManagedProcess: @unchecked Sendable {
     /// The exit status once it has exited (nil while running); 128+N for signal N.
     public var exitStatus: Int32? { isRunning ? nil : state.withLock { $0 } }
 
-    public var output: String { (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" }
-    public var errorOutput: String { (try? String(contentsOf: errorURL, encoding: .utf8)) ?? "" }
+    /// What it wrote so far, decoded leniently: one byte that is not UTF-8 (a name cut short,
+    /// a binary's garbage) must not make the whole output look empty.
+    public var output: String { Self.read(outputURL) }
+    public var errorOutput: String { Self.read(errorURL) }
+
+    private static func read(_ url: URL) -> String {
+        guard let data = try? Data(contentsOf: url) else { return "" }
+        return String(decoding: data, as: UTF8.self)
+    }
 
     /// SIGTERM, wait up to `grace`, then SIGKILL; reaps the child. Idempotent.
     public func terminate(grace: Duration = .seconds(3)) {

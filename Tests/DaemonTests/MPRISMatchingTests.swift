@@ -23,9 +23,10 @@ struct MPRISMatchingTests {
         MPRISPlayer(busName: "org.mpris.MediaPlayer2.x", uniqueName: ":1.1", processID: pid, flatpakAppID: app, status: .playing)
     }
 
-    func stream(pid: Int32?, properties: [String: String] = [:]) -> BackendStream {
+    func stream(pid: Int32?, statedPID: Int32? = nil, sandboxAppID: String? = nil) -> BackendStream {
         BackendStream(
-            id: 1, client: 1, direction: .playback, properties: properties, activity: .playing, appName: "x", processID: pid)
+            id: 1, client: 1, direction: .playback, properties: [:], activity: .playing, appName: "x", processID: pid,
+            sandboxAppID: sandboxAppID, statedProcessID: statedPID)
     }
 
     @Test func sameProcess() {
@@ -52,11 +53,11 @@ struct MPRISMatchingTests {
 
     @Test func theStreamsPidPropertyIsUsedWhenTheClientHasNone() {
         #expect(PlayerMatching.player(
-            player(pid: 100), plays: stream(pid: nil, properties: ["application.process.id": "101"]), ancestry: ancestry))
+            player(pid: 100), plays: stream(pid: nil, statedPID: 101), ancestry: ancestry))
     }
 
     @Test func sameFlatpakApp() {
-        let flatpak = stream(pid: 200, properties: ["pipewire.access.portal.app_id": "org.example.Player"])
+        let flatpak = stream(pid: 200, sandboxAppID: "org.example.Player")
         #expect(PlayerMatching.player(player(pid: 999, app: "org.example.Player"), plays: flatpak, ancestry: ancestry))
         #expect(!PlayerMatching.player(player(pid: 999, app: "org.example.Other"), plays: flatpak, ancestry: ancestry))
     }

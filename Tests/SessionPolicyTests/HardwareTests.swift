@@ -76,3 +76,26 @@ import Testing
         #expect(h.activate(daw).hardware.isEmpty)
     }
 }
+
+/// Apps without the session API: what their stream asks for is a wish only when it asks for
+/// less than the default quantum.
+@Suite struct StreamHardwareRequestTests {
+    let limits = HardwareLimits()  // 1024 frames at 48 kHz: 21.3 ms
+
+    @Test func aSmallBufferIsAWishAndBringsItsRate() {
+        let wish = HardwareWish(implying: StreamHardwareRequest(bufferFrames: 64, bufferRate: 96_000, sampleRate: 96_000), limits: limits)
+        #expect(wish == HardwareWish(sampleRate: 96_000, ioBufferDuration: 64.0 / 96_000))
+    }
+
+    @Test func theDefaultRateIsNoWish() {
+        let wish = HardwareWish(implying: StreamHardwareRequest(bufferFrames: 256, bufferRate: 48_000, sampleRate: 48_000), limits: limits)
+        #expect(wish == HardwareWish(ioBufferDuration: 256.0 / 48_000))
+    }
+
+    @Test func whatNearlyEveryClientAsksIsLeftToTheServer() {
+        // pw-cat's 100 ms, and a buffer of exactly the default quantum.
+        #expect(HardwareWish(implying: StreamHardwareRequest(bufferFrames: 4800, bufferRate: 48_000), limits: limits) == nil)
+        #expect(HardwareWish(implying: StreamHardwareRequest(bufferFrames: 1024, bufferRate: 48_000), limits: limits) == nil)
+        #expect(HardwareWish(implying: StreamHardwareRequest(bufferFrames: 0, bufferRate: 48_000), limits: limits) == nil)
+    }
+}

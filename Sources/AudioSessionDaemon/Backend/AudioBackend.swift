@@ -4,7 +4,7 @@ import SessionPolicy
 /// that carry out its decisions. PipeWire implements it today; a libpulse backend can
 /// implement the same protocol and feed the same engine.
 ///
-/// Every call happens on the backend's own event-loop thread, and the backend delivers its
+/// Every call happens on the daemon's loop (``DaemonLoop``), and the backend delivers its
 /// events there too, so the coordinator needs no locks.
 protocol AudioBackend: AnyObject {
     /// Sets *our* gain factor of a stream (1.0 = untouched). The backend combines it with the
@@ -46,13 +46,6 @@ protocol AudioBackend: AnyObject {
     /// Links streams to devices (and provides the `default` metadata), or leaves that to
     /// another session manager and takes back the links it made (``Coexistence``).
     func setLinking(_ links: Bool)
-    /// Runs `work` on the loop thread after `delay`; cancel with the returned token.
-    func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork
-}
-
-/// A pending timer; `cancel()` is safe after it fired.
-protocol ScheduledWork: AnyObject {
-    func cancel()
 }
 
 /// What happened on the audio server, in the policy's terms.
@@ -109,6 +102,10 @@ struct BackendStream: Hashable, Sendable {
     var processID: Int32?
     /// The sandbox's app id the server vouches for (PipeWire's portal check), if any.
     var sandboxAppID: String? = nil
+    /// The pid the stream itself states, when its connection has none (``processID``).
+    var statedProcessID: Int32? = nil
+    /// The buffer and rate the app asked for on the stream, if it did.
+    var hardwareRequest: StreamHardwareRequest? = nil
     /// A capture of what plays (a sink's monitor), not of a microphone.
     var capturesMonitor: Bool = false
 }

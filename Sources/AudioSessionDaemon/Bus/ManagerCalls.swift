@@ -76,7 +76,7 @@ extension SessionService {
 
     /// Bus thread: session objects' calls take the same road as the manager's.
     private func receiveSessionCall(_ call: BusCall) {
-        graph.perform { [self] in
+        loop.perform { [self] in
             handleSessionCall(call)
             refresh()
         }

@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import Logging
-import PipeWireGraph
 import Synchronization
 
 /// Owns the D-Bus session API for the daemon: starts it beside PipeWire, stops it first on the
@@ -18,10 +17,10 @@ final class SessionAPIHost: Sendable {
     init() {}
 
     /// Starts serving unless `--no-bus`; with no session bus it logs one line and does nothing.
-    func start(graph: PipeWireGraph, coordinator: PolicyCoordinator, stateDirectory: URL, logger: Logger) {
+    func start(coordinator: PolicyCoordinator, stateDirectory: URL, logger: Logger) {
         let task = Task.detached { [self] in
             guard let started = await SessionService.start(
-                graph: graph, coordinator: coordinator, stateDirectory: stateDirectory, logger: logger)
+                coordinator: coordinator, stateDirectory: stateDirectory, logger: logger)
             else { return }
             let keep = stopped.withLock { stopped in
                 if !stopped { service.withLock { $0 = started } }

@@ -16,7 +16,7 @@ import SessionPolicy
 ///
 /// Mechanism only: it turns calls into coordinator requests and engine decisions into
 /// signals and properties. Threading: SessionBus hands calls over on its own thread; the
-/// service only hops them onto PipeWire's loop (`PipeWireGraph.perform`), where all of its
+/// service only hops them onto the daemon's loop (``DaemonLoop``), where all of its
 /// state lives, confined like the coordinator's. Nothing on the loop waits for the bus:
 /// replies, signals and property changes are queued to the bus thread.
 final class SessionService: @unchecked Sendable {
@@ -24,7 +24,8 @@ final class SessionService: @unchecked Sendable {
     static let maxSessionsPerPeer = 64
 
     let bus: BusConnection
-    let graph: PipeWireGraph
+    /// The daemon's loop: every call and peer change is handed to it.
+    let loop: DaemonLoop
     let coordinator: PolicyCoordinator
     let logger: Logger
     /// Silent mode and permissions are the user's: only callers with the daemon's uid may change them.
@@ -42,9 +43,9 @@ final class SessionService: @unchecked Sendable {
     private var refreshedAtEngineEvent: UInt64?
     var announcedRoute: RouteDescription?
 
-    private init(bus: BusConnection, graph: PipeWireGraph, coordinator: PolicyCoordinator, permissions: PermissionStore, logger: Logger) {
+    private init(bus: BusConnection, coordinator: PolicyCoordinator, permissions: PermissionStore, logger: Logger) {
         self.bus = bus
-        self.graph = graph
+        self.loop = coordinator.loop
         self.coordinator = coordinator
         self.permissions = permissions
         self.logger = logger
@@ -54,7 +55,7 @@ final class SessionService: @unchecked Sendable {
     /// takes the well-known name. Returns nil after logging one line when there is no session
     /// bus or another daemon owns the name: the daemon then runs without the API.
     static func start(
-        graph: PipeWireGraph, coordinator: PolicyCoordinator, stateDirectory: URL, logger: Logger
+        coordinator: PolicyCoordinator, stateDirectory: URL, logger: Logger
     ) async -> SessionService? {
         let bus: BusConnection
         do {
@@ -64,7 +65,7 @@ final class SessionService: @unchecked Sendable {
             return nil
         }
         let permissions = PermissionStore(directory: stateDirectory) { logger.warning("\($0)") }
-        let service = SessionService(bus: bus, graph: graph, coordinator: coordinator, permissions: permissions, logger: logger)
+        let service = SessionService(bus: bus, coordinator: coordinator, permissions: permissions, logger: logger)
         do {
             service.manager = try bus.export(
                 path: SessionAPI.managerPath, interfaces: [SessionAPI.manager],
@@ -77,9 +78,9 @@ final class SessionService: @unchecked Sendable {
         }
         bus.onPeerDisconnected { [weak service] name in
             guard let service else { return }
-            service.graph.perform { service.peerLeft(name) }
+            service.loop.perform { service.peerLeft(name) }
         }
-        graph.perform {
+        service.loop.perform {
             for (app, permission) in service.permissions.permissions {
                 coordinator.setRecordPermission(permission, for: app)
             }
@@ -99,7 +100,7 @@ final class SessionService: @unchecked Sendable {
 
     /// Stops serving; pending calls are answered with `Failed` by SessionBus.
     func stop() {
-        graph.perform { [self] in coordinator.decisionObserver = nil }
+        loop.perform { [self] in coordinator.decisionObserver = nil }
         bus.close()
     }
 
@@ -107,7 +108,7 @@ final class SessionService: @unchecked Sendable {
 
     /// Bus thread: hand the call to the loop, nothing else.
     private func receive(_ call: BusCall) {
-        graph.perform { [self] in
+        loop.perform { [self] in
             if call.path == SessionAPI.managerPath {
                 handleManagerCall(call)
             } else {
@@ -189,7 +190,7 @@ final class SessionService: @unchecked Sendable {
     func scheduleRefresh() {
         guard !refreshPending else { return }
         refreshPending = true
-        graph.performLater { [weak self] in
+        loop.performLater { [weak self] in
             guard let self, self.refreshPending else { return }
             self.refresh()
         }

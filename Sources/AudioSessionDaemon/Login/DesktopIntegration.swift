@@ -13,12 +13,14 @@ import SessionBus
 /// session on the system bus (logind). Either bus may be missing (a headless box, a test
 /// without one): that is logged once and the daemon goes on without it.
 enum DesktopIntegration {
-    /// Connects in the background; events reach the coordinator on its loop through `perform`.
+    /// Connects in the background; events reach the coordinator on its loop.
     /// `stateDirectory` holds the journal of MPRIS pauses we owe a Play.
     static func start(
-        coordinator: PolicyCoordinator, perform: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
-        stateDirectory: URL, logger: Logger, environment: [String: String] = ProcessInfo.processInfo.environment
+        coordinator: PolicyCoordinator, stateDirectory: URL, logger: Logger,
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
+        let loop = coordinator.loop
+        let perform: @Sendable (@escaping @Sendable () -> Void) -> Void = { loop.perform($0) }
         Task.detached {
             await attachPlayers(coordinator: coordinator, perform: perform, stateDirectory: stateDirectory, logger: logger)
         }

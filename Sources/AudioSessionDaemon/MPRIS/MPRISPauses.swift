@@ -8,12 +8,8 @@ import SessionPolicy
 /// no stop, crash or PipeWire restart leaves a player paused by us for good.
 final class MPRISPauses: @unchecked Sendable {
     let buttons: any MPRISButtons
-    /// Runs work on the policy loop (`PipeWireGraph.perform`): how bus results come back.
+    /// Runs work on the policy loop (``DaemonLoop/perform(_:)``): how bus results come back.
     let perform: @Sendable (@escaping @Sendable () -> Void) -> Void
-    /// How long after pressing Pause we wait to *see* `PlaybackStatus` become Paused before
-    /// holding the streams instead. WirePlumber sleeps a fixed 1000 ms; we watch and act on
-    /// the confirmation, and only a player that never confirms costs this long.
-    let confirmTimeout: Duration
 
     var players: [String: MPRISPlayer] = [:]
     /// Players we pressed Play on that have not reported Playing yet. Their stream can run
@@ -50,12 +46,10 @@ final class MPRISPauses: @unchecked Sendable {
     /// Reads the journal a previous run left: its entries are the first leftovers.
     init(
         buttons: any MPRISButtons, journalFile: JournalFile<MPRISPauseJournal>?,
-        confirmTimeout: Duration = .milliseconds(1000),
         perform: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
     ) {
         self.buttons = buttons
         self.journalFile = journalFile
-        self.confirmTimeout = confirmTimeout
         self.perform = perform
         journalled = journalFile?.read() ?? MPRISPauseJournal()
         leftovers = journalled.players
@@ -92,7 +86,8 @@ struct MPRISPause {
 
     var phase: Phase = .pausing
     var players: [String: PlayerPause] = [:]
-    var began = ContinuousClock.now
+    /// When the interruption began, on the loop's clock.
+    var began: Timestamp
     var timer: ScheduledWork?
     /// The players did not confirm (timeout, error, gone): the streams are held instead.
     var heldInstead = false

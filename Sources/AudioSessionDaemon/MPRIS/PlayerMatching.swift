@@ -6,13 +6,11 @@ enum PlayerMatching {
     typealias Ancestry = (Int32) -> [Int32]
 
     static func player(_ player: MPRISPlayer, plays stream: BackendStream, ancestry: Ancestry) -> Bool {
-        if let appID = player.flatpakAppID, !appID.isEmpty,
-            stream.properties["pipewire.access.portal.app_id"] == appID
-        {
+        if let appID = player.flatpakAppID, !appID.isEmpty, stream.sandboxAppID == appID {
             return true
         }
         guard let playerPID = player.processID, playerPID > 1 else { return false }
-        let streamPID = stream.processID ?? stream.properties["application.process.id"].flatMap { Int32($0) }
+        let streamPID = stream.processID ?? stream.statedProcessID
         guard let streamPID, streamPID > 1 else { return false }
         if playerPID == streamPID { return true }
         return ancestry(streamPID).contains(playerPID) || ancestry(playerPID).contains(streamPID)

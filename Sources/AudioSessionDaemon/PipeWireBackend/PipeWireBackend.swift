@@ -15,6 +15,7 @@ import SessionPolicy
 /// or `PipeWireGraph.perform`).
 final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private let graph: PipeWireGraph
+    private let loop: DaemonLoop
     private let linker: StreamLinker
     /// The other clients last reported (``BackendEvent/peersChanged(_:)``).
     private var reportedPeers: [GraphPeer]?
@@ -51,8 +52,9 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
 
     /// `linksStreams`: whether it starts as the linker (the policy says again once it has seen
     /// the graph's other clients).
-    init(graph: PipeWireGraph, linksStreams: Bool, stateDirectory: URL, logger: Logger) {
+    init(graph: PipeWireGraph, loop: DaemonLoop, linksStreams: Bool, stateDirectory: URL, logger: Logger) {
         self.graph = graph
+        self.loop = loop
         self.linker = StreamLinker(graph: graph, active: linksStreams, stateDirectory: stateDirectory, logger: logger)
         self.logger = logger
         self.journalFile = JournalFile(directory: stateDirectory, logger: logger)
@@ -238,6 +240,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         return BackendStream(
             id: node.id, client: node.clientID ?? 0, direction: direction, properties: properties,
             activity: activity, appName: appName, processID: client?.pid, sandboxAppID: sandboxAppID,
+            statedProcessID: properties["application.process.id"].flatMap { Int32($0) },
+            hardwareRequest: NodeHardwareRequest.request(from: properties),
             capturesMonitor: GraphEndpoints.capturesMonitor(node, in: snapshot))
     }
 
@@ -324,7 +328,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         let native = NativeVolumeRamp(duration: ramp.duration, step: ramp.step, sampleRate: rate, scale: .linear)
         logger.debug("stream \(stream): native volume ramp to \(volume) over \(native.milliseconds) ms, \(native.stepSamples)-sample steps")
         graph.setVolume(node: stream, volume, ramp: native)
-        let whenDone = schedule(after: ramp.duration + Self.nativeRampSettleDelay) { [weak self] in
+        let whenDone = loop.schedule(after: ramp.duration + Self.nativeRampSettleDelay) { [weak self] in
             self?.nativeRampDone(stream)
         }
         nativeRamps.started(stream, target: volume, whenDone: whenDone)
@@ -390,10 +394,6 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         graph.setMetadata("settings", subject: 0, key: "clock.force-rate", type: nil, value: String(choice.sampleRate ?? 0))
     }
 
-    func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
-        LoopTimer(after: delay, graph: graph, work)
-    }
-
     // MARK: - Nothing left behind
 
     private func recordStream(_ id: UInt32, _ change: (inout EnforcementJournal.StreamEntry) -> Void) {
@@ -414,7 +414,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private func saveJournalSoon() {
         guard !journalSavePending else { return }
         journalSavePending = true
-        graph.performLater { [weak self] in self?.saveJournalNow() }
+        loop.performLater { [weak self] in self?.saveJournalNow() }
     }
 
     private func saveJournalNow() {

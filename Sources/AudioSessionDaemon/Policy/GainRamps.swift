@@ -11,18 +11,20 @@ import SessionPolicy
 final class GainRamps: @unchecked Sendable {
     private struct Ramp {
         var ramp: DuckingRamp
-        var started: ContinuousClock.Instant
+        var started: Timestamp
         var timer: ScheduledWork?
     }
 
     private unowned let backend: AudioBackend
+    private let loop: DaemonLoop
     /// The factor last written for each stream we touched.
     private(set) var current: [UInt32: Double] = [:]
     private var ramps: [UInt32: Ramp] = [:]
     private let step: Duration
 
-    init(backend: AudioBackend, step: Duration = .milliseconds(10)) {
+    init(backend: AudioBackend, loop: DaemonLoop, step: Duration = EnforcementTiming.standard.rampStep) {
         self.backend = backend
+        self.loop = loop
         self.step = step
     }
 
@@ -43,7 +45,7 @@ final class GainRamps: @unchecked Sendable {
             return
         }
         // Start one step in: the first write is the first audible step, not a no-op at t=0.
-        ramps[stream] = Ramp(ramp: ramp, started: .now - step)
+        ramps[stream] = Ramp(ramp: ramp, started: loop.now.advanced(by: .zero - step))
         tick(stream)
     }
 
@@ -61,14 +63,14 @@ final class GainRamps: @unchecked Sendable {
 
     private func tick(_ stream: UInt32) {
         guard let state = ramps[stream] else { return }
-        let elapsed = ContinuousClock.now - state.started
+        let elapsed = loop.now - state.started
         let gain = state.ramp.gain(after: elapsed)
         write(stream, gain)
         guard elapsed < state.ramp.duration else {
             ramps[stream] = nil
             return
         }
-        ramps[stream]?.timer = backend.schedule(after: step) { [weak self] in self?.tick(stream) }
+        ramps[stream]?.timer = loop.schedule(after: step) { [weak self] in self?.tick(stream) }
     }
 
     private func write(_ stream: UInt32, _ gain: Double) {

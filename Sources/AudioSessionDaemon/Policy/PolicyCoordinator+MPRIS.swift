@@ -118,11 +118,11 @@ extension PolicyCoordinator {
 
     private func mprisPauseForInterruption(_ id: SessionID) {
         guard let mpris else { return }
-        var pause = mpris.pauses[id] ?? MPRISPause()
+        var pause = mpris.pauses[id] ?? MPRISPause(began: now)
         // A new interruption while we resume from the last one: each player starts afresh.
         let afresh = pause.phase == .resuming
         pause.phase = .pausing
-        pause.began = .now
+        pause.began = now
         let wasHeld = pause.heldInstead
         pause.heldInstead = false
         for name in mprisPlayerNames(of: id).sorted() {
@@ -180,9 +180,9 @@ extension PolicyCoordinator {
     private func mprisArmConfirmTimer(_ id: SessionID) {
         guard let mpris else { return }
         mpris.pauses[id]?.timer?.cancel()
-        mpris.pauses[id]?.timer = backend.schedule(after: mpris.confirmTimeout) { [weak self] in
+        mpris.pauses[id]?.timer = loop.schedule(after: timing.playerConfirmTimeout) { [weak self] in
             guard let self, let pause = self.mpris?.pauses[id], pause.phase == .pausing, pause.awaitingPause else { return }
-            self.mprisHoldInstead(id, because: "no Paused within \(mpris.confirmTimeout)")
+            self.mprisHoldInstead(id, because: "no Paused within \(self.timing.playerConfirmTimeout)")
         }
     }
 
@@ -221,7 +221,7 @@ extension PolicyCoordinator {
         case .paused, .stopped:
             if player.awaitingPause {
                 player.awaitingPause = false
-                let elapsed = ContinuousClock.now - pause.began
+                let elapsed = now - pause.began
                 logger.info("\(id): \(name) confirmed \(status.rawValue) \(Self.milliseconds(elapsed)) ms after the interruption began")
             } else if status == .stopped {
                 player.userTookOver = true  // its user stopped it: nothing to resume
@@ -238,7 +238,7 @@ extension PolicyCoordinator {
                 player.userTookOver = true
                 player.awaitingPause = true
                 pause.phase = .pausing
-                pause.began = .now
+                pause.began = now
                 mprisPress("Pause", on: name, for: id)
             }
         }
@@ -291,7 +291,7 @@ extension PolicyCoordinator {
             logger.info("\(id): resuming \(name) over MPRIS")
         }
         // Its streams should run again soon; if not, report what they really do.
-        pause.timer = backend.schedule(after: quietness.idleGrace) { [weak self] in
+        pause.timer = loop.schedule(after: quietness.idleGrace) { [weak self] in
             self?.mprisFinishPause(id, "resume grace over")
         }
         mpris.pauses[id] = pause
@@ -340,7 +340,7 @@ extension PolicyCoordinator {
         guard let mpris else { return }
         let key = mpris.nextTimer
         mpris.nextTimer += 1
-        mpris.timers[key] = backend.schedule(after: delay) { [weak self] in
+        mpris.timers[key] = loop.schedule(after: delay) { [weak self] in
             self?.mpris?.timers[key] = nil
             work()
         }

@@ -120,7 +120,7 @@ extension PolicyCoordinator {
     /// Makes a Paused player part of a session's pause, as if we had just paused it.
     private func mprisAdopt(_ player: MPRISPlayer, into id: SessionID) {
         guard let mpris else { return }
-        var pause = mpris.pauses[id] ?? MPRISPause()
+        var pause = mpris.pauses[id] ?? MPRISPause(began: now)
         if pause.phase == .resuming || pause.players[player.busName]?.isOwed(in: pause.phase) != true {
             pause.players[player.busName] = PlayerPause(player, wasPlaying: true)
         }

@@ -16,24 +16,24 @@ final class PolicyCoordinator: @unchecked Sendable {
     private(set) var engineEvents: UInt64 = 0
     private(set) var ruleSet: RuleSet
     unowned let backend: AudioBackend
+    /// The loop this runs on, and its clock: the only source of time and timers.
+    let loop: DaemonLoop
     let logger: Logger
-    private let epoch = ContinuousClock.now
     var sessions = ImplicitSessions()
     /// How an app's streams make its classification (what a call is comes from the rules).
     private var composition: AppComposition
     /// When idle and silent streams stop counting as running.
     let quietness = StreamQuietness.standard
+    /// Every delay between a decision and its last effect.
+    let timing = EnforcementTiming.standard
     /// Who each stream's process is, read once per process.
     private var appFacts = AppFactsReader()
     /// Streams whose level is watched (sessions that duck others), and what was heard.
     private var levels = StreamLevels()
     var effects: [SessionID: SessionEffects] = [:]
-    private lazy var gains = GainRamps(backend: backend)
+    private lazy var gains = GainRamps(backend: backend, loop: loop, step: timing.rampStep)
     private var idleTimers: [UInt32: ScheduledWork] = [:]
     private var graceTimers: [SessionID: ScheduledWork] = [:]
-    /// How long an app told of an interruption over the session API has to stop its audio
-    /// itself before the daemon holds its streams.
-    static let interruptionGrace: Duration = .milliseconds(500)
     private var attachedBefore = false
     /// The audio server is there and its streams are known (between `attached` and `lost`).
     private(set) var isAttached = false
@@ -58,7 +58,8 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// Whether we link, beside whichever other session manager (PolicyCoordinator+Coexistence.swift).
     var coexistence: Coexistence
 
-    init(ruleSet: RuleSet, backend: AudioBackend, linkingMode: LinkingMode = .always, logger: Logger) {
+    init(ruleSet: RuleSet, backend: AudioBackend, loop: DaemonLoop, linkingMode: LinkingMode = .always, logger: Logger) {
+        self.loop = loop
         self.coexistence = Coexistence(mode: linkingMode)
         self.ruleSet = ruleSet
         self.engine = PolicyEngine(configuration: ruleSet.configuration)
@@ -68,15 +69,12 @@ final class PolicyCoordinator: @unchecked Sendable {
         backend.usePortTypeRule { [ruleSet] in ruleSet.portType(properties: $0) }
     }
 
-    var now: Timestamp {
-        let elapsed = ContinuousClock.now - epoch
-        let (seconds, attoseconds) = elapsed.components
-        return Timestamp(nanoseconds: UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000))
-    }
+    var now: Timestamp { loop.now }
 
     // MARK: - Events from the backend
 
     func handle(_ event: BackendEvent) {
+        loop.assertConfined("the policy coordinator")
         switch event {
         case .attached, .portAppeared, .portRemoved, .portAvailabilityChanged, .portChanged, .defaultChanged:
             devicesChanged = true  // the policy's default devices may have moved (Routes/RouteExecution.swift)
@@ -194,8 +192,10 @@ final class PolicyCoordinator: @unchecked Sendable {
         mprisStreamJoined(stream, session: session)
         routeNewStream(stream, of: session)
         applyEffects(of: session, to: stream)
-        if let wish = StreamHardwareWish.wish(from: stream.properties, limits: ruleSet.configuration.hardwareLimits) {
-            logger.info("\(session) prefers \(wish.ioBufferDuration.map { "\($0 * 1000) ms buffers" } ?? "")\(wish.sampleRate.map { " at \(Int($0)) Hz" } ?? "") (its stream's node.latency / node.rate)")
+        if let request = stream.hardwareRequest,
+            let wish = HardwareWish(implying: request, limits: ruleSet.configuration.hardwareLimits)
+        {
+            logger.info("\(session) prefers \(wish.ioBufferDuration.map { "\($0 * 1000) ms buffers" } ?? "")\(wish.sampleRate.map { " at \(Int($0)) Hz" } ?? "") (what its stream asks for)")
             submit(.setPreferredHardware(session, wish))
         }
         if stream.activity != .pausedByUser, levels.sounds(stream.id) { start(stream) } else if !isNew { recompose(session) }
@@ -311,7 +311,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// A meter that reports nothing in its patience (it could not listen) must not cost the
     /// stream its effect: it is judged by whether it runs from then on.
     private func awaitLevelReport(_ id: UInt32) {
-        _ = backend.schedule(after: quietness.meterPatience) { [weak self] in
+        _ = loop.schedule(after: quietness.meterPatience) { [weak self] in
             guard let self, self.levels.awaitsReport(id), let record = self.sessions.streams[id],
                 record.stream.activity == .playing
             else { return }
@@ -362,7 +362,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     private func armIdleTimer(for id: UInt32) {
         cancelIdleTimer(id)
         let grace = idleGrace(of: id)
-        idleTimers[id] = backend.schedule(after: grace) { [weak self] in self?.idleGraceExpired(id) }
+        idleTimers[id] = loop.schedule(after: grace) { [weak self] in self?.idleGraceExpired(id) }
     }
 
     /// How long this stream may be idle: shorter for a session that ducks or interrupts others.
@@ -418,7 +418,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             }
             if method == .sessionAPI {
                 graceTimers[id]?.cancel()
-                graceTimers[id] = backend.schedule(after: Self.interruptionGrace) { [weak self] in
+                graceTimers[id] = loop.schedule(after: timing.interruptionGrace) { [weak self] in
                     guard let self, self.effects[id]?.interruption == .sessionAPI else { return }
                     self.graceTimers[id] = nil
                     self.logger.info("\(id) had its grace: holding its streams")

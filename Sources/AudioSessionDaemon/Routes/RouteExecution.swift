@@ -25,35 +25,31 @@ extension PolicyCoordinator {
             "\(id) route change: \(reason.wireName) (\(reason.rawValue)); previous \(Self.describe(previous)); now \(Self.describe(current))")
     }
 
-    /// How often, and how long, a player paused over MPRIS is checked before its hold ends.
-    static let playerPauseCheck: Duration = .milliseconds(20)
-    static let playerPauseDeadline: Duration = .seconds(3)
-
     func pauseForRouteLoss(_ id: SessionID, method: InterruptionMethod) {
         logger.info("\(id) paused: its output went away (pause on unplug, by \(method.wireName))")
         // The engine counts its streams as paused by their user: playing again is a new start.
         for record in sessions.streams(of: id) { sessions.setReportedActive(false, stream: record.stream.id) }
         update(id) { $0.routeLoss = method == .mute ? .mute : method == .mpris ? .mpris : .unlink }
-        if method == .mpris { checkPlayersPaused(id, since: .now) }
+        if method == .mpris { checkPlayersPaused(id, since: now) }
     }
 
     /// Ends an MPRIS session's hold once every player of it stopped playing (they answer Pause
     /// over the bus a little after the route is gone); a player that never does stays held.
-    private func checkPlayersPaused(_ id: SessionID, since start: ContinuousClock.Instant) {
+    private func checkPlayersPaused(_ id: SessionID, since start: Timestamp) {
         routeLossChecks.removeValue(forKey: id)?.cancel()
         guard effects[id]?.pausedForRouteLoss == true, let mpris else { return }
         let names = PlayerMatching.players(
             of: sessions.streams(of: id).map(\.stream), among: mpris.players, ancestry: { ProcessAncestry.chain(from: $0) })
         if !names.isEmpty, names.allSatisfy({ mpris.players[$0]?.status != .playing }) {
-            let elapsed = ContinuousClock.now - start
+            let elapsed = now - start
             logger.info("\(id): its player stopped \(elapsed) after the route loss; back on its route, silent until played")
             update(id) { $0.routeLoss = nil }
-        } else if ContinuousClock.now - start < Self.playerPauseDeadline {
-            routeLossChecks[id] = backend.schedule(after: Self.playerPauseCheck) { [weak self] in
+        } else if now - start < timing.routeLossPlayerDeadline {
+            routeLossChecks[id] = loop.schedule(after: timing.routeLossPlayerCheck) { [weak self] in
                 self?.checkPlayersPaused(id, since: start)
             }
         } else {
-            logger.warning("\(id): its player did not stop within \(Self.playerPauseDeadline); kept unlinked until it plays again")
+            logger.warning("\(id): its player did not stop within \(timing.routeLossPlayerDeadline); kept unlinked until it plays again")
         }
     }
 

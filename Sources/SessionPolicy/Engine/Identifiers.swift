@@ -53,3 +53,21 @@ public struct SessionDescriptor: Hashable, Sendable {
         self.capabilities = capabilities ?? (kind == .explicit ? [.sessionAPI, .unlink, .mute] : [.unlink, .mute])
     }
 }
+
+extension Timestamp {
+    /// This instant `duration` later (a negative duration goes back, never before zero).
+    public func advanced(by duration: Duration) -> Timestamp {
+        let (seconds, attoseconds) = duration.components
+        let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        return Timestamp(nanoseconds: nanoseconds >= 0
+            ? self.nanoseconds &+ UInt64(nanoseconds)
+            : self.nanoseconds - min(self.nanoseconds, UInt64(-nanoseconds)))
+    }
+
+    /// The time from `earlier` to this instant (negative when `earlier` is later).
+    public static func - (later: Timestamp, earlier: Timestamp) -> Duration {
+        later >= earlier
+            ? .nanoseconds(Int64(later.nanoseconds - earlier.nanoseconds))
+            : .zero - .nanoseconds(Int64(earlier.nanoseconds - later.nanoseconds))
+    }
+}

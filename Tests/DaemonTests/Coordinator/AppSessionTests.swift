@@ -124,12 +124,13 @@ struct AppSessionTests {
 @Suite("Ducking sessions end when their streams fall silent")
 struct QuietStreamTests {
     let backend = FakeBackend()
+    let loop = VirtualLoop()
     let coordinator: PolicyCoordinator
     let speaker = Port(uid: "speaker", nodeID: 40, type: .builtInSpeaker, direction: .output)
     let quietness = StreamQuietness.standard
 
     init() throws {
-        coordinator = try .onShippedRules(backend)
+        coordinator = try .onShippedRules(backend, loop: loop)
         coordinator.handle(.attached(streams: [], ports: [speaker], defaultOutput: "speaker", defaultInput: nil))
         coordinator.handle(.streamAppeared(BackendStream(
             id: 1, client: 90, direction: .playback, properties: ["media.role": "Music"], activity: .playing,
@@ -153,9 +154,9 @@ struct QuietStreamTests {
         coordinator.handle(.streamAudible(2, false))
         #expect(musicGain == 0.3, "not before its grace")
         // Not ramp steps, and not the meter's patience (it reported):
-        let grace = backend.timers.filter { !$0.cancelled && $0.delay >= .milliseconds(100) && $0.delay != quietness.meterPatience }.map(\.delay)
+        let grace = loop.timers.filter { $0.delay >= .milliseconds(100) && $0.delay != quietness.meterPatience }.map(\.delay)
         #expect(grace == [quietness.quietGrace])
-        backend.fireTimers(atLeast: quietness.quietGrace)
+        loop.advance(by: quietness.quietGrace)
         #expect(musicGain == 1.0, "silent past its grace: the music comes back while the stream still runs")
         coordinator.handle(.streamAudible(2, true))
         #expect(musicGain == 0.3, "words again")
@@ -164,7 +165,7 @@ struct QuietStreamTests {
     @Test func aSilentHelperStreamNeverDucks() {
         coordinator.handle(.streamAppeared(speech(2, client: 10)))
         coordinator.handle(.streamAudible(2, false))  // sd_dummy: runs, plays zeros
-        backend.fireTimers(atLeast: .zero)
+        loop.advance(by: .seconds(5))
         #expect(musicGain == 1.0)
     }
 
@@ -193,7 +194,7 @@ extension QuietStreamTests {
     @Test func aMeterThatReportsNothingCostsNoDuck() {
         coordinator.handle(.streamAppeared(speech(2, client: 10)))
         #expect(musicGain == 1.0)
-        backend.fireTimers(atLeast: quietness.meterPatience)
+        loop.advance(by: quietness.meterPatience)
         #expect(musicGain == 0.3, "no report in its patience: judged by whether it runs")
         #expect(backend.watchedLevels.isEmpty)
     }

@@ -5,27 +5,15 @@ import SessionPolicy
 @testable import AudioSessionDaemon
 
 /// A recording ``AudioBackend`` for the coordinator's unit tests: actions are logged, timers
-/// fire only when the test says so. (The integration tests use the real PipeWire backend.)
+/// run on a ``VirtualLoop`` the test advances. (The integration tests use the real PipeWire backend.)
 final class FakeBackend: AudioBackend, @unchecked Sendable {
     enum Action: Equatable {
         case hold(UInt32), release(UInt32), mute(UInt32, Bool), route(UInt32, [UInt32]), hardware(HardwareChoice)
         case linking(Bool)
     }
 
-    final class Timer: ScheduledWork, @unchecked Sendable {
-        let delay: Duration
-        let work: @Sendable () -> Void
-        var cancelled = false
-        init(delay: Duration, work: @escaping @Sendable () -> Void) {
-            self.delay = delay
-            self.work = work
-        }
-        func cancel() { cancelled = true }
-    }
-
     private(set) var actions: [Action] = []
     private(set) var gains: [UInt32: Double] = [:]
-    private(set) var timers: [Timer] = []
     var interruptionMethods: Set<InterruptionMethod> = [.unlink, .mute]
     /// As the PipeWire backend: holding needs linking.
     func setLinking(_ links: Bool) {
@@ -60,28 +48,16 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
     }
     func stopWatchingLevel(of stream: UInt32) { watchedLevels.remove(stream) }
 
-    func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
-        let timer = Timer(delay: delay, work: work)
-        timers.append(timer)
-        return timer
-    }
-
-    /// Fires every pending timer of at least `delay` (once), as if that much time passed.
-    func fireTimers(atLeast delay: Duration) {
-        for timer in timers where !timer.cancelled && timer.delay >= delay {
-            timer.cancelled = true
-            timer.work()
-        }
-    }
-
     func clearActions() { actions.removeAll() }
 }
 
 extension PolicyCoordinator {
     /// A coordinator on the shipped rules (none from /etc or the user) and `backend`.
-    static func onShippedRules(_ backend: FakeBackend, linkingMode: LinkingMode = .always) throws -> PolicyCoordinator {
+    static func onShippedRules(
+        _ backend: FakeBackend, loop: VirtualLoop = VirtualLoop(), linkingMode: LinkingMode = .always
+    ) throws -> PolicyCoordinator {
         let locations = RuleLocations.standard(environment: [:], extra: [])
         let rules = try RuleSetLoader(locations: RuleLocations(shipped: locations.shipped, system: "/nonexistent", user: nil)).load()
-        return PolicyCoordinator(ruleSet: rules, backend: backend, linkingMode: linkingMode, logger: Logger(label: "test"))
+        return PolicyCoordinator(ruleSet: rules, backend: backend, loop: loop, linkingMode: linkingMode, logger: Logger(label: "test"))
     }
 }

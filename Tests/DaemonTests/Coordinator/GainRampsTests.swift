@@ -3,13 +3,14 @@ import Testing
 
 @testable import AudioSessionDaemon
 
-/// Which way a duck's ramp is carried out, deterministic: a fake backend, timers fired by hand.
+/// Which way a duck's ramp is carried out, deterministic: a fake backend on a virtual loop.
 @Suite("GainRamps: native or stepped")
 struct GainRampsTests {
     let backend = FakeBackend()
+    let loop = VirtualLoop()
     let ramps: GainRamps
 
-    init() { ramps = GainRamps(backend: backend) }
+    init() { ramps = GainRamps(backend: backend, loop: loop) }
 
     @Test func aServerThatRampsGetsTheWholeRampInOneCallAndNoSteps() {
         backend.nativeRampStreams = [1]
@@ -17,7 +18,7 @@ struct GainRampsTests {
         #expect(backend.nativeRamps.count == 1)
         #expect(backend.nativeRamps.first?.stream == 1)
         #expect(backend.nativeRamps.first?.ramp == DuckingRamp(from: 1.0, to: 0.3, duration: .milliseconds(250)))
-        #expect(backend.timers.isEmpty, "no steps are scheduled")
+        #expect(loop.timers.isEmpty, "no steps are scheduled")
         #expect(ramps.current[1] == 0.3)
 
         ramps.ramp(1, to: 1.0, over: .milliseconds(500))
@@ -38,7 +39,7 @@ struct GainRampsTests {
         #expect(backend.nativeRamps.isEmpty)
         let first = backend.gains[1] ?? 1.0
         #expect(first < 1.0 && first > 0.3, "the first step is written at once: \(first)")
-        #expect(backend.timers.count == 1 && backend.timers.first?.delay == .milliseconds(10), "the next step is scheduled")
+        #expect(loop.timers.count == 1 && loop.timers.first?.delay == .milliseconds(10), "the next step is scheduled")
     }
 
     @Test func theUsersTakeoverForgetsOurFactorSoTheUnduckWritesNothing() {

@@ -18,13 +18,14 @@ struct MPRISJournalTests {
     let coordinator: PolicyCoordinator
     let buttons = RecordingButtons()
     let loop = LoopQueue()
+    let clock = VirtualLoop()
     let directory: URL
     let speaker = Port(uid: "speaker", nodeID: 40, type: .builtInSpeaker, direction: .output)
     static let mpv = "org.mpris.MediaPlayer2.mpv"
     static let mpvPID: Int32 = 4242
 
     init() throws {
-        coordinator = try .onShippedRules(backend)
+        coordinator = try .onShippedRules(backend, loop: clock)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("mpris-journal-\(UUID().uuidString)")
     }
 
@@ -228,8 +229,8 @@ struct MPRISJournalTests {
         let session = try #require(musicSession)
         #expect(coordinator.engine.snapshot(of: session)?.activity == .active)
         // mpv never plays: after the grace its corked stream is what it is, a pause.
-        backend.fireTimers(atLeast: StreamQuietness.standard.idleGrace)
-        backend.fireTimers(atLeast: .zero)
+        clock.advance(by: StreamQuietness.standard.idleGrace)
+        clock.advance(by: .seconds(5))
         #expect(coordinator.engine.snapshot(of: session)?.activity == .inactive)
     }
 

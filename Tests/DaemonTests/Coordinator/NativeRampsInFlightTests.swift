@@ -9,7 +9,9 @@ import Testing
     let duck = DuckingRamp(from: 1.0, to: 0.3, duration: .milliseconds(250))
     let unduck = DuckingRamp(from: 0.3, to: 1.0, duration: .milliseconds(500))
 
-    private func timer() -> FakeBackend.Timer { FakeBackend.Timer(delay: .milliseconds(500)) {} }
+    let loop = VirtualLoop()
+
+    private func timer() -> VirtualLoop.Timer { loop.schedule(after: .milliseconds(500)) {} as! VirtualLoop.Timer }
 
     @Test func theNewestRampAskedForMeanwhileStartsWhenTheRunningOneIsDone() {
         var ramps = NativeRampsInFlight()

@@ -5,17 +5,18 @@ import Testing
 
 @testable import AudioSessionDaemon
 
-/// The coordinator's bookkeeping, deterministic: a fake backend, the shipped rules, timers fired
-/// by hand. What PipeWire does is covered by the integration tests; this pins the logic that
+/// The coordinator's bookkeeping, deterministic: a fake backend, the shipped rules, a virtual
+/// loop whose clock the test advances. What PipeWire does is covered by the integration tests; this pins the logic that
 /// those only reach by timing (late echoes, idle grace).
 @Suite("PolicyCoordinator with a fake backend")
 struct PolicyCoordinatorTests {
     let backend = FakeBackend()
+    let loop = VirtualLoop()
     let coordinator: PolicyCoordinator
     let speaker = Port(uid: "speaker", nodeID: 40, type: .builtInSpeaker, direction: .output)
 
     init() throws {
-        coordinator = try .onShippedRules(backend)
+        coordinator = try .onShippedRules(backend, loop: loop)
         coordinator.handle(.attached(streams: [], ports: [speaker], defaultOutput: "speaker", defaultInput: nil))
     }
 
@@ -39,7 +40,7 @@ struct PolicyCoordinatorTests {
         coordinator.handle(.streamAppeared(stream(2, role: "Communication", client: 20)))
         // Unlinked by us, the music goes idle; the idle grace must not count that as a stop ...
         coordinator.handle(.streamChanged(stream(1, role: "Music", client: 10, activity: .idle)))
-        backend.fireTimers(atLeast: StreamQuietness.standard.idleGrace)
+        loop.advance(by: StreamQuietness.standard.idleGrace)
         backend.clearActions()
         // ... so when the call ends the music is resumed (released), not forgotten.
         coordinator.handle(.streamRemoved(2))
@@ -54,8 +55,8 @@ struct PolicyCoordinatorTests {
         coordinator.handle(.streamChanged(stream(2, role: "Communication", client: 20, activity: .idle)))
         #expect(!backend.actions.contains(.release(1)), "not before the grace")
         // A call interrupts others: its grace is the short one, so the music is back promptly.
-        #expect(backend.timers.contains { !$0.cancelled && $0.delay == StreamQuietness.standard.quietGrace })
-        backend.fireTimers(atLeast: StreamQuietness.standard.quietGrace)
+        #expect(loop.timers.contains { $0.delay == StreamQuietness.standard.quietGrace })
+        loop.advance(by: StreamQuietness.standard.quietGrace)
         #expect(backend.actions.contains(.release(1)))
     }
 
