@@ -25,7 +25,7 @@ struct MPRISMatchingTests {
 
     func stream(pid: Int32?, statedPID: Int32? = nil, sandboxAppID: String? = nil) -> BackendStream {
         BackendStream(
-            id: 1, client: 1, direction: .playback, properties: [:], activity: .playing, appName: "x", processID: pid,
+            id: .playback(1), client: 1, properties: [:], activity: .playing, appName: "x", processID: pid,
             sandboxAppID: sandboxAppID, statedProcessID: statedPID)
     }
 

@@ -49,7 +49,7 @@ import Testing
         #expect(unplug.contains(.pauseForRouteLoss(player, method: .mpris)))
         #expect(!h.isPlaying(player))
         // The user presses play again; a call comes and goes without notify: no resume.
-        h.send(.streamStarted(player, song, .playback))
+        h.send(.streamStarted(player, song))
         let call = h.explicit(2, .playAndRecord, mode: .voiceChat, class: .communication)
         #expect(h.activate(call).began(player))
         #expect(h.deactivate(call).ended(player) == [])

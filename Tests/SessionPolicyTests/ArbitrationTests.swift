@@ -55,7 +55,7 @@ import Testing
         let a = h.implicit(1, .playback)
         let b = h.implicit(2, .playback)
         _ = h.play(a)
-        let decisions = h.send(.streamStarted(b, StreamID(7), .playback))
+        let decisions = h.send(.streamStarted(b, StreamID(.playback, 7)))
         #expect(!decisions.began(a))
         #expect(Set(h.engine.playingSessions) == [a, b])
     }

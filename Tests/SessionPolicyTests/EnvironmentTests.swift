@@ -34,7 +34,7 @@ import Testing
         var h = EngineHarness(.desktop)
         let app = h.implicit(1, .playAndRecord, app: "chat")
         h.send(.recordPermissionChanged(app: "chat", .denied))
-        let start = h.send(.streamStarted(app, StreamID(3), .capture))
+        let start = h.send(.streamStarted(app, StreamID(.capture, 3)))
         #expect(start.contains(.setCaptureSilenced(app, true)))
         #expect(h.send(.recordPermissionChanged(app: "chat", .granted)) == [.setCaptureSilenced(app, false)])
         #expect(h.engine.recordPermission(for: "chat") == .granted)
@@ -43,17 +43,17 @@ import Testing
     @Test func undeterminedCaptureIsSilencedOnlyInStrict() {
         var strict = EngineHarness(.strict)
         let a = strict.implicit(1, .record, app: "rec")
-        #expect(strict.send(.streamStarted(a, StreamID(3), .capture)).contains(.setCaptureSilenced(a, true)))
+        #expect(strict.send(.streamStarted(a, StreamID(.capture, 3))).contains(.setCaptureSilenced(a, true)))
         var desktop = EngineHarness(.desktop)
         let b = desktop.implicit(1, .record, app: "rec")
-        #expect(!desktop.send(.streamStarted(b, StreamID(3), .capture)).contains(.setCaptureSilenced(b, true)))
+        #expect(!desktop.send(.streamStarted(b, StreamID(.capture, 3))).contains(.setCaptureSilenced(b, true)))
     }
 
     @Test func aMicrophoneIsNeverSilencedButByADeniedPermission() {
         var h = EngineHarness(.desktop)
         for (index, category) in [Category.soloAmbient, .playback, .ambient, .record].enumerated() {
             let app = h.implicit(UInt64(index + 1), category, app: "app\(index)")
-            let start = h.send(.streamStarted(app, StreamID(UInt32(index + 10)), .capture))
+            let start = h.send(.streamStarted(app, StreamID(.capture, UInt32(index + 10))))
             #expect(!start.contains(.setCaptureSilenced(app, true)), "\(category)")
         }
     }
@@ -62,11 +62,11 @@ import Testing
         var h = EngineHarness()
         let player = h.explicit(1, .playback)
         let recorder = h.explicit(2, .record)
-        let capture = h.send(.streamStarted(player, StreamID(1), .capture))
+        let capture = h.send(.streamStarted(player, StreamID(.capture, 1)))
         #expect(capture.failure(player) == .cannotStartRecording)
         // Told, not silenced: nothing but a denied permission sets a microphone's volume.
         #expect(!capture.contains(.setCaptureSilenced(player, true)))
-        #expect(h.send(.streamStarted(recorder, StreamID(2), .playback)).failure(recorder) == .cannotStartPlaying)
+        #expect(h.send(.streamStarted(recorder, StreamID(.playback, 2))).failure(recorder) == .cannotStartPlaying)
     }
 
     @Test func mediaServicesLostAndReset() {

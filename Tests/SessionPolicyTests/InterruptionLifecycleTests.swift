@@ -118,7 +118,7 @@ import Testing
         _ = h.play(call)
         #expect(h.log.contains(.interruptionBegan(music, reason: .default, method: .mute)))
         h.send(.capabilitiesChanged(music, [.unlink]))
-        let h2 = h.send(.streamStarted(music, StreamID(1), .playback))
+        let h2 = h.send(.streamStarted(music, StreamID(.playback, 1)))
         #expect(h2.contains(.interruptionBegan(music, reason: .default, method: .unlink)))
     }
 

@@ -153,7 +153,7 @@ import Testing
         var h = EngineHarness()
         h.send(.devicesEnumerated([Self.speaker, Self.headphones], defaultOutput: "headphones", defaultInput: nil))
         let player = h.implicit(1, .playback)
-        let start = h.send(.streamStarted(player, StreamID(5), .playback))
+        let start = h.send(.streamStarted(player, StreamID(.playback, 5)))
         #expect(start.links(player) == [RouteDescription(outputs: [Self.headphones])])
     }
 }

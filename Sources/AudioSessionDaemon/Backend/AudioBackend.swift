@@ -9,38 +9,38 @@ import SessionPolicy
 protocol AudioBackend: AnyObject {
     /// Sets *our* gain factor of a stream (1.0 = untouched). The backend combines it with the
     /// stream's own volume without ever overwriting the user's.
-    func setGainFactor(_ factor: Double, of stream: UInt32)
+    func setGainFactor(_ factor: Double, of stream: StreamID)
     /// Whether the server can carry out a gain ramp on this stream by itself (PipeWire ≥
     /// 0.3.68 volume-ramp Props, in the server and in the converter that owns the stream).
-    func rampsGainNatively(_ stream: UInt32) -> Bool
+    func rampsGainNatively(_ stream: StreamID) -> Bool
     /// Moves *our* gain factor to `ramp.to` along `ramp` in one write the server steps through
     /// on its own clock; only when ``rampsGainNatively(_:)`` says it can.
-    func rampGainFactor(along ramp: DuckingRamp, of stream: UInt32)
+    func rampGainFactor(along ramp: DuckingRamp, of stream: StreamID)
     /// Stops a stream's audio by taking it off its device (PipeWire: unlink; it freezes).
-    func hold(_ stream: UInt32)
+    func hold(_ stream: StreamID)
     /// Puts a held stream back on its device.
-    func release(_ stream: UInt32)
+    func release(_ stream: StreamID)
     /// Links a stream to exactly these device nodes (its session's route: one output, or every
     /// output of a multiRoute session), unless the stream or a mixer named its own target.
-    func route(_ stream: UInt32, to devices: [UInt32])
+    func route(_ stream: StreamID, to devices: [DeviceID])
     /// The devices a session with no wishes is routed to now (last in wins): what the backend
     /// publishes as the effective defaults, so other clients see where audio goes.
-    func preferDefaultDevices(output: UInt32?, input: UInt32?)
+    func preferDefaultDevices(output: DeviceID?, input: DeviceID?)
     /// The device a stream plays on because it (or a mixer) named it, while that device exists;
     /// nil when it follows its session's route (or the backend does not link).
-    func pinnedDevice(of stream: UInt32) -> UInt32?
+    func pinnedDevice(of stream: StreamID) -> DeviceID?
     /// The rules' port types (`audiosession.port-rules`): consulted before the backend's own
     /// typing for sinks and sources that appear from now on.
     func usePortTypeRule(_ rule: @escaping @Sendable ([String: String]) -> PortType?)
     /// Mutes or unmutes a stream on our behalf (the last-resort interruption method).
-    func setMutedByPolicy(_ muted: Bool, stream: UInt32)
+    func setMutedByPolicy(_ muted: Bool, stream: StreamID)
     /// Writes the system's hardware choice (nil fields: back to the system default).
     func applyHardware(_ choice: HardwareChoice)
     /// Starts reporting whether a playback stream is audible (``BackendEvent/streamAudible(_:_:)``,
     /// on changes only), its peak compared with `threshold` (linear). False when the backend
     /// cannot: the stream is then judged by whether it runs.
-    func watchLevel(of stream: UInt32, threshold: Float) -> Bool
-    func stopWatchingLevel(of stream: UInt32)
+    func watchLevel(of stream: StreamID, threshold: Float) -> Bool
+    func stopWatchingLevel(of stream: StreamID)
     /// How this backend can stop a stream's audio for an app that has no session API.
     var interruptionMethods: Set<InterruptionMethod> { get }
     /// Links streams to devices (and provides the `default` metadata), or leaves that to
@@ -56,7 +56,7 @@ enum BackendEvent: Sendable {
     case lost
     case streamAppeared(BackendStream)
     case streamChanged(BackendStream)
-    case streamRemoved(UInt32)
+    case streamRemoved(StreamID)
     case portAppeared(Port)
     case portRemoved(uid: String)
     /// A device route's availability flipped (a headphone jack); the port stays known.
@@ -65,10 +65,10 @@ enum BackendEvent: Sendable {
     case portChanged(Port)
     case defaultChanged(PortDirection, uid: String)
     /// A watched stream became audible, or silent (``AudioBackend/watchLevel(of:threshold:)``).
-    case streamAudible(UInt32, Bool)
+    case streamAudible(StreamID, Bool)
     /// Someone else set the stream's volume while we had it ducked: theirs wins, and our
     /// factor for it is back to 1.0 until the policy asks again.
-    case volumeTakenOver(UInt32)
+    case volumeTakenOver(StreamID)
     /// What the graph runs at and what it accepts (PipeWire: the `settings` metadata).
     case hardware(GraphHardware)
     /// The server's other clients (not the daemon's own), when they changed: who else may
@@ -90,10 +90,10 @@ struct GraphHardware: Hashable, Sendable {
 
 /// One application stream as any backend sees it.
 struct BackendStream: Hashable, Sendable {
-    var id: UInt32
+    /// Which way it flows, and the backend's number for it.
+    var id: StreamID
     /// The app connection it belongs to (PipeWire client id, pulse client index).
     var client: UInt32
-    var direction: StreamDirection
     /// The stream's own properties over its client's: what rules match on.
     var properties: [String: String]
     var activity: StreamActivity
@@ -108,6 +108,8 @@ struct BackendStream: Hashable, Sendable {
     var hardwareRequest: StreamHardwareRequest? = nil
     /// A capture of what plays (a sink's monitor), not of a microphone.
     var capturesMonitor: Bool = false
+
+    var direction: StreamDirection { id.direction }
 }
 
 /// Whether a stream is producing or consuming audio, as far as the server can tell.

@@ -120,26 +120,26 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
                     volumes.adopt(stream: node.id)
                     nativeRamps.dropWaiting(for: node.id)
                     recordStream(node.id) { $0.baseVolume = nil }
-                    onEvent?(.volumeTakenOver(node.id))
+                    onEvent?(.volumeTakenOver(StreamID(GraphEndpoints.streamDirection(of: node) ?? .playback, node.id)))
                 }
             }
             if node.props?.volume != nil, Self.hasPorts(node), let factor = deferredGain.removeValue(forKey: node.id) {
-                setGainFactor(factor, of: node.id)
+                setGainFactor(factor, node: node.id)
             }
             if let stream = backendStream(node) { onEvent?(.streamChanged(stream)) }
         case .removed(.node(let node)) where attached:
-            if GraphEndpoints.streamDirection(of: node) != nil {
+            if let direction = GraphEndpoints.streamDirection(of: node) {
                 volumes.forget(node.id)
                 deferredGain[node.id] = nil
                 propertyMerges[node.id] = nil
                 nativeRamps.forget(node.id)
                 if journal.streams.removeValue(forKey: String(node.id)) != nil { saveJournalSoon() }
-                onEvent?(.streamRemoved(node.id))
+                onEvent?(.streamRemoved(StreamID(direction, node.id)))
             } else if GraphEndpoints.endpointDirection(of: node) != nil {
                 report(ports.removed(node.id))
             }
         case .levelChanged(let node, let audible) where attached:
-            onEvent?(.streamAudible(node, audible))
+            onEvent?(.streamAudible(StreamID(.playback, node), audible))  // meters watch playback streams
         case .metadataChanged(let name, let subject, let key, let value) where attached:
             if name == GraphEndpoints.defaultMetadata, subject == 0, let key,
                 let direction = Self.configuredDefaultDirection(key),
@@ -238,7 +238,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         let appName = properties["application.name"] ?? properties["application.process.binary"] ?? node.name
         let sandboxAppID = properties["pipewire.access.portal.app_id"].flatMap { $0.isEmpty ? nil : $0 }
         return BackendStream(
-            id: node.id, client: node.clientID ?? 0, direction: direction, properties: properties,
+            id: StreamID(direction, node.id), client: node.clientID ?? 0, properties: properties,
             activity: activity, appName: appName, processID: client?.pid, sandboxAppID: sandboxAppID,
             statedProcessID: properties["application.process.id"].flatMap { Int32($0) },
             hardwareRequest: NodeHardwareRequest.request(from: properties),
@@ -267,14 +267,15 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     // MARK: - Actions out
 
     /// A level meter on the stream (a capture stream of ours linked to its output).
-    func watchLevel(of stream: UInt32, threshold: Float) -> Bool {
+    func watchLevel(of stream: StreamID, threshold: Float) -> Bool {
+        let stream = stream.rawValue
         guard snapshot.nodes[stream] != nil else { return false }
         graph.startMeter(node: stream, threshold: threshold)
         return true
     }
 
-    func stopWatchingLevel(of stream: UInt32) {
-        graph.stopMeter(node: stream)
+    func stopWatchingLevel(of stream: StreamID) {
+        graph.stopMeter(node: stream.rawValue)
     }
 
     var interruptionMethods: Set<InterruptionMethod> {
@@ -282,7 +283,11 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         linker.isActive ? [.unlink, .mute] : [.mute]
     }
 
-    func setGainFactor(_ factor: Double, of stream: UInt32) {
+    func setGainFactor(_ factor: Double, of stream: StreamID) {
+        setGainFactor(factor, node: stream.rawValue)
+    }
+
+    private func setGainFactor(_ factor: Double, node stream: GlobalID) {
         guard !undone, let node = snapshot.nodes[stream] else { return }
         guard let current = node.props?.volume, Self.hasPorts(node) else {
             // Its Props are not known yet (the base would be a guess), or its ports are not
@@ -299,14 +304,14 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         graph.setProps(node: stream, volume: volume)
     }
 
-    func rampsGainNatively(_ stream: UInt32) -> Bool { snapshot.rampsVolumeNatively(stream) }
+    func rampsGainNatively(_ stream: StreamID) -> Bool { snapshot.rampsVolumeNatively(stream.rawValue) }
 
-    func rampGainFactor(along ramp: DuckingRamp, of stream: UInt32) {
-        rampGainFactor(along: ramp, of: stream, from: nil)
+    func rampGainFactor(along ramp: DuckingRamp, of stream: StreamID) {
+        rampGainFactor(along: ramp, of: stream.rawValue, from: nil)
     }
 
     /// `from`: the volume the stream is at, when its Props cannot say (a ramp's end).
-    private func rampGainFactor(along ramp: DuckingRamp, of stream: UInt32, from known: Float?) {
+    private func rampGainFactor(along ramp: DuckingRamp, of stream: GlobalID, from known: Float?) {
         guard !undone else { return }
         guard let node = snapshot.nodes[stream], let current = known ?? node.props?.volume, Self.hasPorts(node) else {
             deferredGain[stream] = ramp.to  // not ready: see setGainFactor
@@ -343,7 +348,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     ///
     /// After a write of other Props during the ramp (a mute), the Props show where the ramp was
     /// then: the ramp's target is written instead, and is where a waiting ramp starts from.
-    private func nativeRampDone(_ stream: UInt32) {
+    private func nativeRampDone(_ stream: GlobalID) {
         guard !undone else { return }
         let (waiting, reached) = nativeRamps.finished(stream)
         if let waiting {
@@ -355,23 +360,28 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         graph.setProps(node: stream, volume: volume)
     }
 
-    func hold(_ stream: UInt32) { linker.hold(stream, in: snapshot) }
+    func hold(_ stream: StreamID) { linker.hold(stream.rawValue, in: snapshot) }
 
-    func pinnedDevice(of stream: UInt32) -> UInt32? {
-        linker.pinnedDevice(of: stream).flatMap { snapshot.nodes[$0] != nil ? $0 : nil }
+    func pinnedDevice(of stream: StreamID) -> DeviceID? {
+        linker.pinnedDevice(of: stream.rawValue).flatMap {
+            snapshot.nodes[$0] != nil ? DeviceID(stream.direction == .playback ? .output : .input, $0) : nil
+        }
     }
 
     func usePortTypeRule(_ rule: @escaping PortClassification.TypeRule) { ports.typeRule = rule }
 
-    func route(_ stream: UInt32, to devices: [UInt32]) { linker.follow(stream, to: devices, in: snapshot) }
-
-    func preferDefaultDevices(output: UInt32?, input: UInt32?) {
-        linker.preferDefaults(output: output, input: input, in: snapshot)
+    func route(_ stream: StreamID, to devices: [DeviceID]) {
+        linker.follow(stream.rawValue, to: devices.map(\.rawValue), in: snapshot)
     }
 
-    func release(_ stream: UInt32) { linker.release(stream, in: snapshot) }
+    func preferDefaultDevices(output: DeviceID?, input: DeviceID?) {
+        linker.preferDefaults(output: output?.rawValue, input: input?.rawValue, in: snapshot)
+    }
 
-    func setMutedByPolicy(_ muted: Bool, stream: UInt32) {
+    func release(_ stream: StreamID) { linker.release(stream.rawValue, in: snapshot) }
+
+    func setMutedByPolicy(_ muted: Bool, stream: StreamID) {
+        let stream = stream.rawValue
         guard !undone, let node = snapshot.nodes[stream] else { return }
         if muted {
             guard node.props?.mute != true else { return }  // the user's mute: not ours to lift later
@@ -396,7 +406,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
 
     // MARK: - Nothing left behind
 
-    private func recordStream(_ id: UInt32, _ change: (inout EnforcementJournal.StreamEntry) -> Void) {
+    private func recordStream(_ id: GlobalID, _ change: (inout EnforcementJournal.StreamEntry) -> Void) {
         let key = String(id)
         guard let serial = snapshot.nodes[id]?.serial else { return }
         var entry = journal.streams[key] ?? EnforcementJournal.StreamEntry(serial: serial)

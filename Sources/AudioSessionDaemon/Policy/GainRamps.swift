@@ -18,8 +18,8 @@ final class GainRamps: @unchecked Sendable {
     private unowned let backend: AudioBackend
     private let loop: DaemonLoop
     /// The factor last written for each stream we touched.
-    private(set) var current: [UInt32: Double] = [:]
-    private var ramps: [UInt32: Ramp] = [:]
+    private(set) var current: [StreamID: Double] = [:]
+    private var ramps: [StreamID: Ramp] = [:]
     private let step: Duration
 
     init(backend: AudioBackend, loop: DaemonLoop, step: Duration = EnforcementTiming.standard.rampStep) {
@@ -29,7 +29,7 @@ final class GainRamps: @unchecked Sendable {
     }
 
     /// Moves a stream's factor to `target` over `duration` (at once when zero).
-    func ramp(_ stream: UInt32, to target: Double, over duration: Duration) {
+    func ramp(_ stream: StreamID, to target: Double, over duration: Duration) {
         let from = current[stream] ?? 1.0
         ramps[stream]?.timer?.cancel()
         ramps[stream] = nil
@@ -50,18 +50,18 @@ final class GainRamps: @unchecked Sendable {
     }
 
     /// Forgets a stream (gone, or its volume was taken over by the user).
-    func forget(_ stream: UInt32) {
+    func forget(_ stream: StreamID) {
         ramps.removeValue(forKey: stream)?.timer?.cancel()
         current[stream] = nil
     }
 
     /// Sets the factor we believe a stream has, without writing (the backend re-based it).
-    func assume(_ factor: Double, for stream: UInt32) {
+    func assume(_ factor: Double, for stream: StreamID) {
         ramps.removeValue(forKey: stream)?.timer?.cancel()
         current[stream] = factor
     }
 
-    private func tick(_ stream: UInt32) {
+    private func tick(_ stream: StreamID) {
         guard let state = ramps[stream] else { return }
         let elapsed = loop.now - state.started
         let gain = state.ramp.gain(after: elapsed)
@@ -73,7 +73,7 @@ final class GainRamps: @unchecked Sendable {
         ramps[stream]?.timer = loop.schedule(after: step) { [weak self] in self?.tick(stream) }
     }
 
-    private func write(_ stream: UInt32, _ gain: Double) {
+    private func write(_ stream: StreamID, _ gain: Double) {
         current[stream] = gain
         backend.setGainFactor(gain, of: stream)
     }

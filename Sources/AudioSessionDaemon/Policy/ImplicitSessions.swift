@@ -22,8 +22,8 @@ struct ImplicitSessions {
         var identity: AppIdentity
     }
 
-    private(set) var streams: [UInt32: StreamRecord] = [:]
-    private(set) var sessionStreams: [SessionID: Set<UInt32>] = [:]
+    private(set) var streams: [StreamID: StreamRecord] = [:]
+    private(set) var sessionStreams: [SessionID: Set<StreamID>] = [:]
     /// Each implicit session's app, and the classification the engine has for it.
     private(set) var apps: [SessionID: AppIdentity] = [:]
     private(set) var composed: [SessionID: AppClassification] = [:]
@@ -58,11 +58,11 @@ struct ImplicitSessions {
         streams[stream.id]?.stream = stream
     }
 
-    mutating func setClassification(_ classification: StreamClassificationFacts, stream: UInt32) {
+    mutating func setClassification(_ classification: StreamClassificationFacts, stream: StreamID) {
         streams[stream]?.classification = classification
     }
 
-    mutating func setReportedActive(_ active: Bool, stream: UInt32) {
+    mutating func setReportedActive(_ active: Bool, stream: StreamID) {
         streams[stream]?.reportedActive = active
     }
 
@@ -72,7 +72,7 @@ struct ImplicitSessions {
     }
 
     /// Removes a stream; returns its record and whether its session is now empty.
-    mutating func remove(stream id: UInt32) -> (record: StreamRecord, sessionEmpty: Bool)? {
+    mutating func remove(stream id: StreamID) -> (record: StreamRecord, sessionEmpty: Bool)? {
         guard let record = streams.removeValue(forKey: id) else { return nil }
         sessionStreams[record.session]?.remove(id)
         return (record, sessionStreams[record.session]?.isEmpty ?? true)

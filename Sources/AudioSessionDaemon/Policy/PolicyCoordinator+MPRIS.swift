@@ -316,10 +316,10 @@ extension PolicyCoordinator {
             switch stream.activity {
             case .pausedByUser where record.reportedActive:
                 sessions.setReportedActive(false, stream: stream.id)
-                submit(.streamPausedByUser(StreamID(stream.id)))
+                submit(.streamPausedByUser(stream.id))
             case .playing where !record.reportedActive:
                 sessions.setReportedActive(true, stream: stream.id)
-                submit(.streamStarted(id, StreamID(stream.id), stream.direction))
+                submit(.streamStarted(id, stream.id))
             case .idle where record.reportedActive:
                 // Stopped by its app without a cork: the usual grace before it counts as stopped.
                 mprisLater(quietness.idleGrace) { [weak self] in
@@ -327,7 +327,7 @@ extension PolicyCoordinator {
                         now.stream.activity == .idle, now.reportedActive, self.effects[id]?.isHeld != true
                     else { return }
                     self.sessions.setReportedActive(false, stream: stream.id)
-                    self.submit(.streamStopped(StreamID(stream.id)))
+                    self.submit(.streamStopped(stream.id))
                 }
             default:
                 break

@@ -95,7 +95,7 @@ extension PolicyCoordinator {
         for id in ownSessions {
             for record in sessions.streams(of: id) where !record.reportedActive {
                 sessions.setReportedActive(true, stream: record.stream.id)
-                submit(.streamStarted(id, StreamID(record.stream.id), record.stream.direction))
+                submit(.streamStarted(id, record.stream.id))
             }
         }
         // Interrupted over MPRIS on the spot: mprisPauseForInterruption took it as ours.

@@ -32,7 +32,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     private var levels = StreamLevels()
     var effects: [SessionID: SessionEffects] = [:]
     private lazy var gains = GainRamps(backend: backend, loop: loop, step: timing.rampStep)
-    private var idleTimers: [UInt32: ScheduledWork] = [:]
+    private var idleTimers: [StreamID: ScheduledWork] = [:]
     private var graceTimers: [SessionID: ScheduledWork] = [:]
     private var attachedBefore = false
     /// The audio server is there and its streams are known (between `attached` and `lost`).
@@ -50,7 +50,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// Routes decided in the step being carried out, linked at its end (Routes/RouteExecution.swift).
     var pendingRoutes: [SessionID: RouteDescription] = [:]
     /// The default devices last handed to the backend (output, input node ids).
-    var preferredDefaults: (output: UInt32?, input: UInt32?) = (nil, nil)
+    var preferredDefaults: (output: DeviceID?, input: DeviceID?) = (nil, nil)
     /// Devices or defaults changed since the defaults were last handed to the backend.
     var devicesChanged = false
     /// Sessions paused for a lost route whose MPRIS players are being watched for their pause.
@@ -217,7 +217,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             cancelIdleTimer(stream.id)
             if record.reportedActive || effects[record.session]?.interruption != nil {
                 sessions.setReportedActive(false, stream: stream.id)
-                submit(.streamPausedByUser(StreamID(stream.id)))
+                submit(.streamPausedByUser(stream.id))
                 recompose(record.session)
             }
         case .playing:
@@ -235,13 +235,13 @@ final class PolicyCoordinator: @unchecked Sendable {
         }
     }
 
-    private func streamRemoved(_ id: UInt32) {
+    private func streamRemoved(_ id: StreamID) {
         cancelIdleTimer(id)
         gains.forget(id)
         if levels.unwatch(id) { backend.stopWatchingLevel(of: id) }
         guard let (record, sessionEmpty) = sessions.remove(stream: id) else { return }
         if let pid = record.stream.processID, !sessions.hasStreams(ofProcess: pid) { appFacts.forget(pid) }
-        if record.reportedActive { submit(.streamStopped(StreamID(id))) }
+        if record.reportedActive { submit(.streamStopped(id)) }
         guard sessions.isImplicit(record.session) else { return }  // explicit sessions outlive their streams
         if sessionEmpty {
             submit(.sessionRemoved(record.session))
@@ -256,14 +256,14 @@ final class PolicyCoordinator: @unchecked Sendable {
         guard let record = sessions.streams[stream.id] else { return }
         sessions.setReportedActive(true, stream: stream.id)
         recompose(record.session)  // before the start: a call interrupts from its first stream
-        submit(.streamStarted(record.session, StreamID(stream.id), stream.direction))
+        submit(.streamStarted(record.session, stream.id))
     }
 
     /// Reports a running stream stopped (idle or silent past its grace, or held).
-    func stop(_ id: UInt32) {
+    func stop(_ id: StreamID) {
         guard let record = sessions.streams[id], record.reportedActive else { return }
         sessions.setReportedActive(false, stream: id)
-        submit(.streamStopped(StreamID(id)))
+        submit(.streamStopped(id))
         recompose(record.session)
     }
 
@@ -310,7 +310,7 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     /// A meter that reports nothing in its patience (it could not listen) must not cost the
     /// stream its effect: it is judged by whether it runs from then on.
-    private func awaitLevelReport(_ id: UInt32) {
+    private func awaitLevelReport(_ id: StreamID) {
         _ = loop.schedule(after: quietness.meterPatience) { [weak self] in
             guard let self, self.levels.awaitsReport(id), let record = self.sessions.streams[id],
                 record.stream.activity == .playing
@@ -323,7 +323,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     }
 
     /// The meter heard a watched stream start or stop sounding.
-    private func streamAudible(_ id: UInt32, _ audible: Bool) {
+    private func streamAudible(_ id: StreamID, _ audible: Bool) {
         guard levels.isWatched(id) else { return }
         levels.heard(id, audible: audible)
         guard let record = sessions.streams[id] else { return }
@@ -344,7 +344,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             gains.forget(id)
             if let record = sessions.streams[id], !sessions.isImplicit(record.session) {
                 _ = sessions.remove(stream: id)  // an explicit session's stream: the session stays
-                if record.reportedActive { submit(.streamStopped(StreamID(id))) }
+                if record.reportedActive { submit(.streamStopped(id)) }
             }
         }
         for session in sessions.sessionIDs {
@@ -359,23 +359,23 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     // MARK: - Idle detection
 
-    private func armIdleTimer(for id: UInt32) {
+    private func armIdleTimer(for id: StreamID) {
         cancelIdleTimer(id)
         let grace = idleGrace(of: id)
         idleTimers[id] = loop.schedule(after: grace) { [weak self] in self?.idleGraceExpired(id) }
     }
 
     /// How long this stream may be idle: shorter for a session that ducks or interrupts others.
-    private func idleGrace(of id: UInt32) -> Duration {
+    private func idleGrace(of id: StreamID) -> Duration {
         guard let record = sessions.streams[id], let composed = sessions.composed[record.session] else { return quietness.idleGrace }
         return quietness.grace(for: composed.classification)
     }
 
-    private func cancelIdleTimer(_ id: UInt32) {
+    private func cancelIdleTimer(_ id: StreamID) {
         idleTimers.removeValue(forKey: id)?.cancel()
     }
 
-    private func idleGraceExpired(_ id: UInt32) {
+    private func idleGraceExpired(_ id: StreamID) {
         idleTimers[id] = nil
         guard let record = sessions.streams[id], record.stream.activity == .idle || !levels.sounds(id),
             record.reportedActive, effects[record.session]?.isHeld != true

@@ -1,3 +1,5 @@
+import SessionPolicy
+
 /// The streams whose level the daemon watches, and what was last heard of each.
 ///
 /// Only streams of sessions that duck others are watched (``StreamQuietness``): a speech
@@ -6,28 +8,28 @@
 /// when it has been silent for its grace.
 struct StreamLevels {
     /// Watched streams; nil until the first report.
-    private var heard: [UInt32: Bool?] = [:]
+    private var heard: [StreamID: Bool?] = [:]
 
-    func isWatched(_ id: UInt32) -> Bool { heard[id] != nil }
+    func isWatched(_ id: StreamID) -> Bool { heard[id] != nil }
 
     /// Watched, and nothing reported yet.
-    func awaitsReport(_ id: UInt32) -> Bool { heard[id] == .some(nil) }
+    func awaitsReport(_ id: StreamID) -> Bool { heard[id] == .some(nil) }
 
     /// Whether a running stream sounds: an unwatched one is taken at its word (its node
     /// runs); a watched one once it was heard, and until it falls silent.
-    func sounds(_ id: UInt32) -> Bool {
+    func sounds(_ id: StreamID) -> Bool {
         guard let level = heard[id] else { return true }
         return level == true
     }
 
-    mutating func watch(_ id: UInt32) { heard[id] = .some(nil) }
+    mutating func watch(_ id: StreamID) { heard[id] = .some(nil) }
 
     /// Stops watching; true when it was watched.
     @discardableResult
-    mutating func unwatch(_ id: UInt32) -> Bool { heard.removeValue(forKey: id) != nil }
+    mutating func unwatch(_ id: StreamID) -> Bool { heard.removeValue(forKey: id) != nil }
 
     /// A report from the meter; ignored for a stream no longer watched.
-    mutating func heard(_ id: UInt32, audible: Bool) {
+    mutating func heard(_ id: StreamID, audible: Bool) {
         guard heard[id] != nil else { return }
         heard[id] = .some(audible)
     }

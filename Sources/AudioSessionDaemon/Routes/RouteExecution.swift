@@ -68,8 +68,8 @@ extension PolicyCoordinator {
     func sparingPinnedSessions(_ decisions: [PolicyDecision]) -> ([PolicyDecision], Set<SessionID>) {
         var spared: Set<SessionID> = []
         for case .pauseForRouteLoss(let id, _) in decisions {
-            var lost: Set<UInt32> = []
-            for case .routeChanged(id, _, let previous) in decisions { lost.formUnion(previous.outputs.map(\.nodeID)) }
+            var lost: Set<DeviceID> = []
+            for case .routeChanged(id, _, let previous) in decisions { lost.formUnion(previous.outputs.map(\.device)) }
             let playback = sessions.streams(of: id).filter { $0.stream.direction == .playback }
             guard !playback.isEmpty, playback.allSatisfy({ record in
                 backend.pinnedDevice(of: record.stream.id).map { !lost.contains($0) } ?? false
@@ -86,7 +86,7 @@ extension PolicyCoordinator {
             logger.info("\(id) not paused: its streams play on the targets they named, not on the lost route")
             for record in sessions.streams(of: id) where record.stream.activity != .pausedByUser {
                 sessions.setReportedActive(true, stream: record.stream.id)
-                submit(.streamStarted(id, StreamID(record.stream.id), record.stream.direction))
+                submit(.streamStarted(id, record.stream.id))
             }
         }
     }
@@ -111,7 +111,7 @@ extension PolicyCoordinator {
         devicesChanged = false
         let ports = engine.availablePorts
         let wanted = (
-            output: ports.first { $0.direction == .output }?.nodeID, input: ports.first { $0.direction == .input }?.nodeID
+            output: ports.first { $0.direction == .output }?.device, input: ports.first { $0.direction == .input }?.device
         )
         guard wanted != preferredDefaults else { return }
         preferredDefaults = wanted
@@ -120,10 +120,10 @@ extension PolicyCoordinator {
 
     /// The device nodes a stream of this direction is linked to on a route (ports of one node
     /// are one device).
-    static func devices(of route: RouteDescription, for direction: StreamDirection) -> [UInt32] {
+    static func devices(of route: RouteDescription, for direction: StreamDirection) -> [DeviceID] {
         let ports = direction == .playback ? route.outputs : route.inputs
-        var seen: Set<UInt32> = []
-        return ports.map(\.nodeID).filter { seen.insert($0).inserted }
+        var seen: Set<DeviceID> = []
+        return ports.map(\.device).filter { seen.insert($0).inserted }
     }
 
     /// `in[] out[Speaker:card-output:analog-output-speaker]`: each port with its Apple type.

@@ -6,12 +6,41 @@ public struct SessionID: Hashable, Comparable, Sendable, CustomStringConvertible
     public var description: String { "session#\(rawValue)" }
 }
 
-/// A stream, named by the daemon (a PipeWire node id).
+/// A stream: which way it flows and the backend's number for it. The direction is part of
+/// its identity: PipeWire numbers all nodes together, PulseAudio numbers sink inputs and
+/// source outputs separately (sink input 5 and source output 5 are two streams).
 public struct StreamID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var direction: StreamDirection
+    /// The backend's number (PipeWire node id, PulseAudio sink input or source output index).
     public var rawValue: UInt32
-    public init(_ rawValue: UInt32) { self.rawValue = rawValue }
-    public static func < (lhs: StreamID, rhs: StreamID) -> Bool { lhs.rawValue < rhs.rawValue }
-    public var description: String { "stream#\(rawValue)" }
+    public init(_ direction: StreamDirection, _ rawValue: UInt32) {
+        self.direction = direction
+        self.rawValue = rawValue
+    }
+    public static func playback(_ rawValue: UInt32) -> StreamID { StreamID(.playback, rawValue) }
+    public static func capture(_ rawValue: UInt32) -> StreamID { StreamID(.capture, rawValue) }
+    public static func < (lhs: StreamID, rhs: StreamID) -> Bool {
+        (lhs.rawValue, lhs.direction == .playback ? 0 : 1) < (rhs.rawValue, rhs.direction == .playback ? 0 : 1)
+    }
+    /// `12` for playback, `capture 12` (PipeWire's ids are unique anyway; logs stay short).
+    public var description: String { direction == .playback ? "\(rawValue)" : "capture \(rawValue)" }
+}
+
+/// A device (one sink or source): which way it carries audio and the backend's number for it
+/// (PipeWire node id, PulseAudio sink or source index).
+public struct DeviceID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var direction: PortDirection
+    public var rawValue: UInt32
+    public init(_ direction: PortDirection, _ rawValue: UInt32) {
+        self.direction = direction
+        self.rawValue = rawValue
+    }
+    public static func output(_ rawValue: UInt32) -> DeviceID { DeviceID(.output, rawValue) }
+    public static func input(_ rawValue: UInt32) -> DeviceID { DeviceID(.input, rawValue) }
+    public static func < (lhs: DeviceID, rhs: DeviceID) -> Bool {
+        (lhs.rawValue, lhs.direction == .output ? 0 : 1) < (rhs.rawValue, rhs.direction == .output ? 0 : 1)
+    }
+    public var description: String { "\(direction.rawValue) \(rawValue)" }
 }
 
 /// A point in time from the caller's clock (monotonic nanoseconds). The engine never

@@ -2,7 +2,8 @@
 /// streams deactivate it.
 extension PolicyEngine {
 
-    mutating func startStream(_ id: SessionID, _ stream: StreamID, _ direction: StreamDirection) {
+    mutating func startStream(_ id: SessionID, _ stream: StreamID) {
+        let direction = stream.direction
         guard existing(id) else { return }
         if let owner = streamOwners[stream], owner != id {
             // The node id moved to another session (a reused id): forget the old owner's stream.
@@ -14,9 +15,8 @@ extension PolicyEngine {
             let hadStreams = !state.streams.isEmpty
             if let index = state.streams.firstIndex(where: { $0.id == stream }) {
                 state.streams[index].pausedByUser = false
-                state.streams[index].direction = direction
             } else {
-                state.streams.append(StreamState(id: stream, direction: direction, pausedByUser: false))
+                state.streams.append(StreamState(id: stream, pausedByUser: false))
             }
             if state.activity == .interrupted {
                 // Played again while held (its user pressed play): hold it again, and it is

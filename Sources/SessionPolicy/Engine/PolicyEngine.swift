@@ -62,7 +62,7 @@ public struct PolicyEngine: Sendable {
         case .setPreferredInput(let id, let uid): setPreferredInput(id, uid)
         case .overrideOutputAudioPort(let id, let override): overrideOutput(id, override)
         case .capabilitiesChanged(let id, let capabilities): changeCapabilities(id, capabilities)
-        case .streamStarted(let id, let stream, let direction): startStream(id, stream, direction)
+        case .streamStarted(let id, let stream): startStream(id, stream)
         case .streamPausedByUser(let stream): pauseStream(stream)
         case .streamStopped(let stream): stopStream(stream)
         case .devicesEnumerated(let ports, let output, let input): enumerateDevices(ports, defaultOutput: output, defaultInput: input)

@@ -17,7 +17,7 @@ public enum PolicyEvent: Hashable, Sendable {
 
     // Streams
     /// A stream of the session runs (new, or un-paused by its user).
-    case streamStarted(SessionID, StreamID, StreamDirection)
+    case streamStarted(SessionID, StreamID)
     /// Its user paused it (pulse `pulse.corked`). The daemon reports only pauses it did not
     /// cause itself (its own MPRIS `Pause` for an interruption is not a user pause).
     case streamPausedByUser(StreamID)

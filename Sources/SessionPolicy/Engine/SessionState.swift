@@ -12,8 +12,8 @@ public enum SessionActivity: String, Hashable, Sendable, CaseIterable, WireNamed
 /// One stream of a session.
 struct StreamState: Hashable, Sendable {
     var id: StreamID
-    var direction: StreamDirection
     var pausedByUser: Bool
+    var direction: StreamDirection { id.direction }
 }
 
 /// Everything the engine keeps about one session.

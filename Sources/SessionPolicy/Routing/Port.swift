@@ -9,7 +9,8 @@ public enum PortDirection: String, Hashable, Sendable, CaseIterable, WireNamed {
 public struct Port: Hashable, Sendable, CustomStringConvertible {
     /// Stable across restarts (e.g. `node.name` or device + route name).
     public var uid: String
-    /// The graph node carrying it now.
+    /// The backend's number for the device carrying it now (PipeWire node id, PulseAudio sink
+    /// or source index).
     public var nodeID: UInt32
     public var name: String
     public var type: PortType
@@ -38,6 +39,9 @@ public struct Port: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(type.wireName):\(uid)" }
+
+    /// The device carrying it now, with its direction.
+    public var device: DeviceID { DeviceID(direction, nodeID) }
 }
 
 /// A route description: the inputs and outputs a session's streams are linked to.

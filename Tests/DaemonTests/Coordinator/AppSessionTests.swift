@@ -30,7 +30,7 @@ struct AppSessionTests {
         activity: StreamActivity = .playing, monitor: Bool = false
     ) -> BackendStream {
         BackendStream(
-            id: id, client: client, direction: direction, properties: properties, activity: activity,
+            id: StreamID(direction, id), client: client, properties: properties, activity: activity,
             appName: "app\(client)", processID: pid, capturesMonitor: monitor)
     }
 
@@ -42,7 +42,7 @@ struct AppSessionTests {
         coordinator.handle(.streamAppeared(stream(1, client: 10, pid: appPID)))
         coordinator.handle(.streamAppeared(stream(2, client: 11, pid: appPID, direction: .capture)))
         #expect(sessionCount == 1)
-        #expect(coordinator.sessions.streams[1]?.session == coordinator.sessions.streams[2]?.session)
+        #expect(coordinator.sessions.streams[1]?.session == coordinator.sessions.streams[.capture(2)]?.session)
     }
 
     @Test func anAppsOwnCallStreamsNeverInterruptEachOther() {
@@ -65,7 +65,7 @@ struct AppSessionTests {
         #expect(coordinator.sessions.composed[session]?.reason == .call)
         #expect(coordinator.engine.snapshot(of: session)?.category == .playAndRecord)
         backend.clearActions()
-        coordinator.handle(.streamRemoved(3))  // the call ends; its page keeps playing
+        coordinator.handle(.streamRemoved(.capture(3)))  // the call ends; its page keeps playing
         #expect(backend.actions.contains(.release(1)))
         #expect(coordinator.sessions.composed[session]?.reason == .rules)
     }
@@ -82,7 +82,7 @@ struct AppSessionTests {
     @Test func aRecorderWithNoRoleRecordsAndIsNeverSilenced() throws {
         coordinator.handle(.streamAppeared(music()))
         coordinator.handle(.streamAppeared(stream(2, client: 10, pid: appPID, direction: .capture)))
-        let session = try #require(coordinator.sessions.streams[2]?.session)
+        let session = try #require(coordinator.sessions.streams[.capture(2)]?.session)
         #expect(coordinator.engine.snapshot(of: session)?.category == .record)
         #expect(coordinator.engine.snapshot(of: session)?.isCaptureSilenced == false)
         #expect(backend.gains[2] == nil, "nothing wrote the microphone stream's volume")
@@ -133,13 +133,13 @@ struct QuietStreamTests {
         coordinator = try .onShippedRules(backend, loop: loop)
         coordinator.handle(.attached(streams: [], ports: [speaker], defaultOutput: "speaker", defaultInput: nil))
         coordinator.handle(.streamAppeared(BackendStream(
-            id: 1, client: 90, direction: .playback, properties: ["media.role": "Music"], activity: .playing,
+            id: .playback(1), client: 90, properties: ["media.role": "Music"], activity: .playing,
             appName: "music", processID: nil)))
     }
 
     func speech(_ id: UInt32, client: UInt32) -> BackendStream {
         BackendStream(
-            id: id, client: client, direction: .playback, properties: ["application.process.binary": "sd_espeak-ng"],
+            id: .playback(id), client: client, properties: ["application.process.binary": "sd_espeak-ng"],
             activity: .playing, appName: "speech", processID: nil)
     }
 
@@ -177,7 +177,7 @@ struct QuietStreamTests {
 
     @Test func aCallIsNotMeteredItsSilenceIsPartOfTheCall() {
         coordinator.handle(.streamAppeared(BackendStream(
-            id: 3, client: 11, direction: .playback, properties: ["media.role": "Communication"], activity: .playing,
+            id: .playback(3), client: 11, properties: ["media.role": "Communication"], activity: .playing,
             appName: "call", processID: nil)))
         #expect(backend.watchedLevels.isEmpty)
         #expect(backend.actions.contains(.hold(1)))

@@ -21,7 +21,7 @@ struct CoexistenceCoordinatorTests {
 
     func stream(_ id: UInt32, role: String, client: UInt32) -> BackendStream {
         BackendStream(
-            id: id, client: client, direction: .playback, properties: ["media.role": role], activity: .playing,
+            id: .playback(id), client: client, properties: ["media.role": role], activity: .playing,
             appName: "app\(client)", processID: nil)
     }
 

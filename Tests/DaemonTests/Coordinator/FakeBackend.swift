@@ -8,12 +8,12 @@ import SessionPolicy
 /// run on a ``VirtualLoop`` the test advances. (The integration tests use the real PipeWire backend.)
 final class FakeBackend: AudioBackend, @unchecked Sendable {
     enum Action: Equatable {
-        case hold(UInt32), release(UInt32), mute(UInt32, Bool), route(UInt32, [UInt32]), hardware(HardwareChoice)
+        case hold(StreamID), release(StreamID), mute(StreamID, Bool), route(StreamID, [DeviceID]), hardware(HardwareChoice)
         case linking(Bool)
     }
 
     private(set) var actions: [Action] = []
-    private(set) var gains: [UInt32: Double] = [:]
+    private(set) var gains: [StreamID: Double] = [:]
     var interruptionMethods: Set<InterruptionMethod> = [.unlink, .mute]
     /// As the PipeWire backend: holding needs linking.
     func setLinking(_ links: Bool) {
@@ -21,32 +21,32 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
         interruptionMethods = links ? [.unlink, .mute] : [.mute]
     }
 
-    func setGainFactor(_ factor: Double, of stream: UInt32) { gains[stream] = factor }
+    func setGainFactor(_ factor: Double, of stream: StreamID) { gains[stream] = factor }
     /// Streams whose gain the fake "server" ramps itself; the ramps asked of it, in order.
-    var nativeRampStreams: Set<UInt32> = []
-    private(set) var nativeRamps: [(stream: UInt32, ramp: DuckingRamp)] = []
-    func rampsGainNatively(_ stream: UInt32) -> Bool { nativeRampStreams.contains(stream) }
-    func rampGainFactor(along ramp: DuckingRamp, of stream: UInt32) {
+    var nativeRampStreams: Set<StreamID> = []
+    private(set) var nativeRamps: [(stream: StreamID, ramp: DuckingRamp)] = []
+    func rampsGainNatively(_ stream: StreamID) -> Bool { nativeRampStreams.contains(stream) }
+    func rampGainFactor(along ramp: DuckingRamp, of stream: StreamID) {
         nativeRamps.append((stream, ramp))
         gains[stream] = ramp.to
     }
-    func hold(_ stream: UInt32) { actions.append(.hold(stream)) }
-    func release(_ stream: UInt32) { actions.append(.release(stream)) }
-    func route(_ stream: UInt32, to devices: [UInt32]) { actions.append(.route(stream, devices)) }
-    func preferDefaultDevices(output: UInt32?, input: UInt32?) {}
-    func pinnedDevice(of stream: UInt32) -> UInt32? { nil }
+    func hold(_ stream: StreamID) { actions.append(.hold(stream)) }
+    func release(_ stream: StreamID) { actions.append(.release(stream)) }
+    func route(_ stream: StreamID, to devices: [DeviceID]) { actions.append(.route(stream, devices)) }
+    func preferDefaultDevices(output: DeviceID?, input: DeviceID?) {}
+    func pinnedDevice(of stream: StreamID) -> DeviceID? { nil }
     func usePortTypeRule(_ rule: @escaping @Sendable ([String: String]) -> PortType?) {}
-    func setMutedByPolicy(_ muted: Bool, stream: UInt32) { actions.append(.mute(stream, muted)) }
+    func setMutedByPolicy(_ muted: Bool, stream: StreamID) { actions.append(.mute(stream, muted)) }
     func applyHardware(_ choice: HardwareChoice) { actions.append(.hardware(choice)) }
     /// Whether the fake can watch levels (a backend that cannot says so).
     var metersLevels = true
-    private(set) var watchedLevels: Set<UInt32> = []
-    func watchLevel(of stream: UInt32, threshold: Float) -> Bool {
+    private(set) var watchedLevels: Set<StreamID> = []
+    func watchLevel(of stream: StreamID, threshold: Float) -> Bool {
         guard metersLevels else { return false }
         watchedLevels.insert(stream)
         return true
     }
-    func stopWatchingLevel(of stream: UInt32) { watchedLevels.remove(stream) }
+    func stopWatchingLevel(of stream: StreamID) { watchedLevels.remove(stream) }
 
     func clearActions() { actions.removeAll() }
 }

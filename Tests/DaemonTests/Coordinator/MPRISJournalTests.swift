@@ -49,13 +49,13 @@ struct MPRISJournalTests {
     /// mpv's stream (its process plays it; `pausedByUser`: corked, as mpv's pause leaves it).
     func music(_ activity: StreamActivity = .playing) -> BackendStream {
         BackendStream(
-            id: 1, client: 10, direction: .playback, properties: ["media.role": "Music"], activity: activity,
+            id: .playback(1), client: 10, properties: ["media.role": "Music"], activity: activity,
             appName: "mpv", processID: Self.mpvPID)
     }
 
     func call() -> BackendStream {
         BackendStream(
-            id: 2, client: 20, direction: .playback, properties: ["media.role": "Communication"], activity: .playing,
+            id: .playback(2), client: 20, properties: ["media.role": "Communication"], activity: .playing,
             appName: "voip", processID: 777)
     }
 
@@ -122,7 +122,7 @@ struct MPRISJournalTests {
         try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)"])
         // Another call before mpv reported Playing: Pause goes after our Play, and is owed one.
         coordinator.handle(.streamAppeared(BackendStream(
-            id: 3, client: 30, direction: .playback, properties: ["media.role": "Communication"], activity: .playing,
+            id: .playback(3), client: 30, properties: ["media.role": "Communication"], activity: .playing,
             appName: "voip2", processID: 778)))
         try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)", "Pause \(Self.mpv)"])
         status(.playing)  // our Play landing: not its user
@@ -160,7 +160,7 @@ struct MPRISJournalTests {
         #expect(journal == nil, "the Play was answered: owed no more")
         // Nothing is pressed after exit began, whatever the graph does meanwhile.
         coordinator.handle(.streamAppeared(BackendStream(
-            id: 3, client: 30, direction: .playback, properties: ["media.role": "Communication"], activity: .playing,
+            id: .playback(3), client: 30, properties: ["media.role": "Communication"], activity: .playing,
             appName: "voip2", processID: 778)))
         status(.playing)
         #expect(buttons.presses == ["Pause \(Self.mpv)", "Play \(Self.mpv)"])
@@ -273,7 +273,7 @@ struct MPRISJournalTests {
         #expect(journal == [entry()], "the pause outlives the graph")
         // mpv's stream comes back (corked), the call's does not.
         attachGraph([BackendStream(
-            id: 11, client: 15, direction: .playback, properties: ["media.role": "Music"], activity: .pausedByUser,
+            id: .playback(11), client: 15, properties: ["media.role": "Music"], activity: .pausedByUser,
             appName: "mpv", processID: Self.mpvPID)])
         try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)"])
     }

@@ -22,7 +22,7 @@ struct PolicyCoordinatorTests {
 
     func stream(_ id: UInt32, role: String, client: UInt32, activity: StreamActivity = .playing) -> BackendStream {
         BackendStream(
-            id: id, client: client, direction: .playback, properties: ["media.role": role], activity: activity,
+            id: .playback(id), client: client, properties: ["media.role": role], activity: activity,
             appName: "app\(client)", processID: nil)
     }
 

@@ -59,9 +59,9 @@ struct EngineHarness {
 
     /// Starts a stream and returns its id.
     mutating func play(_ session: SessionID, _ direction: StreamDirection = .playback) -> StreamID {
-        let stream = StreamID(nextStream)
+        let stream = StreamID(direction, nextStream)
         nextStream += 1
-        send(.streamStarted(session, stream, direction))
+        send(.streamStarted(session, stream))
         return stream
     }
 

@@ -50,12 +50,12 @@ struct RandomScenario {
         for step in steps {
             let session = SessionID(UInt64((step / 32) % sessionCount))
             let slot = UInt32((step / 256) % 3)
-            let stream = StreamID(UInt32(session.rawValue) * 8 + slot)
+            let stream = StreamID(slot == 2 ? .capture : .playback, UInt32(session.rawValue) * 8 + slot)  // slot 2 records
             let other = step / 1024
             switch step % 32 {
             case 0..<5: events.append(.setActive(session, true, options: []))
             case 5..<8: events.append(.setActive(session, false, options: other % 2 == 0 ? .notifyOthersOnDeactivation : []))
-            case 8..<14: events.append(.streamStarted(session, stream, other % 4 == 0 ? .capture : .playback))
+            case 8..<14: events.append(.streamStarted(session, stream))
             case 14..<18: events.append(.streamStopped(stream))
             case 18..<20: events.append(.streamPausedByUser(stream))
             case 20: events.append(.deviceAdded(ports[other % ports.count]))
