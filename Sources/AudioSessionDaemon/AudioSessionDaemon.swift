@@ -43,7 +43,7 @@ public final class AudioSessionDaemon: Sendable {
         backend = PipeWireBackend(
             graph: graph, loop: loop, linksStreams: options.linking != .never, stateDirectory: options.stateDirectory, logger: logger)
         coordinator = PolicyCoordinator(
-            ruleSet: rules.ruleSet, backend: backend, loop: loop, linkingMode: options.linking, logger: logger)
+            ruleSet: rules.ruleSet, backend: backend, loop: loop, stateDirectory: options.stateDirectory, linkingMode: options.linking, logger: logger)
     }
 
     /// Connects and reacts to the graph until `stop()`; returns at once.
@@ -127,8 +127,7 @@ public final class AudioSessionDaemon: Sendable {
             logger.warning("MPRIS players did not answer Play in time; the next start tries again")
         }
         let done = DispatchSemaphore(value: 0)
-        let backend = self.backend
-        loop.perform { backend.undoAll() }
+        loop.perform { coordinator.enforcement.undoAll() }
         Task.detached {
             await graph.roundTrip()  // our last writes reached PipeWire
             done.signal()

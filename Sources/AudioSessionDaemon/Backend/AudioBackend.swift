@@ -7,15 +7,38 @@ import SessionPolicy
 /// Every call happens on the daemon's loop (``DaemonLoop``), and the backend delivers its
 /// events there too, so the coordinator needs no locks.
 protocol AudioBackend: AnyObject {
-    /// Sets *our* gain factor of a stream (1.0 = untouched). The backend combines it with the
-    /// stream's own volume without ever overwriting the user's.
-    func setGainFactor(_ factor: Double, of stream: StreamID)
-    /// Whether the server can carry out a gain ramp on this stream by itself (PipeWire ≥
+    // MARK: Raw reads and writes: what enforcement (Enforcement/) builds on
+
+    /// The stream's own volume as the server reports it now (its single volume control, never
+    /// the per-channel volumes its user sets); nil when the stream is gone, or when a write
+    /// would not hold yet (PipeWire: before its Props are known and its ports configured).
+    func volume(of stream: StreamID) -> Float?
+    /// Whether the stream is muted now; nil when it is gone.
+    func isMuted(_ stream: StreamID) -> Bool?
+    /// The stream's identity that is never reused (PipeWire `object.serial`): what the journal
+    /// matches after a crash, when ids may belong to other streams. Nil when it is gone.
+    func identity(of stream: StreamID) -> UInt64?
+    /// What the server is forced to run at now (nil: its own choice).
+    var forcedQuantum: Int? { get }
+    var forcedSampleRate: Int? { get }
+    /// Whether the server can carry out a volume ramp on this stream by itself (PipeWire ≥
     /// 0.3.68 volume-ramp Props, in the server and in the converter that owns the stream).
-    func rampsGainNatively(_ stream: StreamID) -> Bool
-    /// Moves *our* gain factor to `ramp.to` along `ramp` in one write the server steps through
-    /// on its own clock; only when ``rampsGainNatively(_:)`` says it can.
-    func rampGainFactor(along ramp: DuckingRamp, of stream: StreamID)
+    func rampsVolumeNatively(_ stream: StreamID) -> Bool
+    func writeVolume(_ volume: Float, of stream: StreamID)
+    /// Moves the stream's volume to `volume` along `ramp` in one write the server steps
+    /// through on its own clock; only when ``rampsVolumeNatively(_:)`` says it can.
+    func rampVolume(to volume: Float, along ramp: DuckingRamp, of stream: StreamID)
+    /// Someone else set the stream's volume: a ramp of ours that has not started yet must not.
+    func abandonVolumeRamp(of stream: StreamID)
+    func writeMute(_ muted: Bool, of stream: StreamID)
+    /// Forces the server's quantum (frames) or sample rate; nil: back to the server's choice.
+    func forceQuantum(_ frames: Int?)
+    func forceSampleRate(_ hertz: Int?)
+    /// Writes nothing more on its own (ramps it steps, settling): the daemon is exiting.
+    func stopWriting()
+
+    // MARK: Links, levels, what the backend can do
+
     /// Stops a stream's audio by taking it off its device (PipeWire: unlink; it freezes).
     func hold(_ stream: StreamID)
     /// Puts a held stream back on its device.
@@ -32,10 +55,6 @@ protocol AudioBackend: AnyObject {
     /// The rules' port types (`audiosession.port-rules`): consulted before the backend's own
     /// typing for sinks and sources that appear from now on.
     func usePortTypeRule(_ rule: @escaping @Sendable ([String: String]) -> PortType?)
-    /// Mutes or unmutes a stream on our behalf (the last-resort interruption method).
-    func setMutedByPolicy(_ muted: Bool, stream: StreamID)
-    /// Writes the system's hardware choice (nil fields: back to the system default).
-    func applyHardware(_ choice: HardwareChoice)
     /// Starts reporting whether a playback stream is audible (``BackendEvent/streamAudible(_:_:)``,
     /// on changes only), its peak compared with `threshold` (linear). False when the backend
     /// cannot: the stream is then judged by whether it runs.
@@ -66,9 +85,9 @@ enum BackendEvent: Sendable {
     case defaultChanged(PortDirection, uid: String)
     /// A watched stream became audible, or silent (``AudioBackend/watchLevel(of:threshold:)``).
     case streamAudible(StreamID, Bool)
-    /// Someone else set the stream's volume while we had it ducked: theirs wins, and our
-    /// factor for it is back to 1.0 until the policy asks again.
-    case volumeTakenOver(StreamID)
+    /// A stream's volume as the server reports it (on every report, ours included): how
+    /// enforcement tells its own writes from its user's.
+    case volumeReported(StreamID, Float)
     /// What the graph runs at and what it accepts (PipeWire: the `settings` metadata).
     case hardware(GraphHardware)
     /// The server's other clients (not the daemon's own), when they changed: who else may

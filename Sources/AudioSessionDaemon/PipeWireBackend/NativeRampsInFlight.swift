@@ -13,7 +13,7 @@ import SessionPolicy
 struct NativeRampsInFlight {
     private struct Entry {
         var whenDone: ScheduledWork
-        var waiting: DuckingRamp?
+        var waiting: WaitingRamp?
         /// The volume the ramp ends at.
         var target: Float
         /// We wrote other Props (a mute) while it ran: the converter then reports the volume
@@ -44,14 +44,14 @@ struct NativeRampsInFlight {
     func reportsMidRamp(_ stream: GlobalID) -> Bool { entries[stream]?.reportsMidRamp == true }
 
     /// Keeps `ramp` for when the running one is done, replacing any kept before.
-    mutating func wait(_ ramp: DuckingRamp, for stream: GlobalID) { entries[stream]?.waiting = ramp }
+    mutating func wait(_ ramp: WaitingRamp, for stream: GlobalID) { entries[stream]?.waiting = ramp }
 
     /// Someone else set the stream's volume: theirs wins over a ramp of ours not yet started.
     mutating func dropWaiting(for stream: GlobalID) { entries[stream]?.waiting = nil }
 
     /// The running ramp is done: the ramp that waited for it, if any, and the volume it ended
     /// at when the stream's reports cannot say (``reportsMidRamp(_:)``).
-    mutating func finished(_ stream: GlobalID) -> (waiting: DuckingRamp?, reachedIfUnreported: Float?) {
+    mutating func finished(_ stream: GlobalID) -> (waiting: WaitingRamp?, reachedIfUnreported: Float?) {
         guard let entry = entries.removeValue(forKey: stream) else { return (nil, nil) }
         return (entry.waiting, entry.reportsMidRamp ? entry.target : nil)
     }
@@ -62,4 +62,10 @@ struct NativeRampsInFlight {
         for entry in entries.values { entry.whenDone.cancel() }
         entries.removeAll()
     }
+}
+
+/// A ramp asked for while another ran: the volume it goes to, and its shape.
+struct WaitingRamp: Equatable {
+    var volume: Float
+    var ramp: DuckingRamp
 }

@@ -8,8 +8,9 @@ import PipeWireGraph
 import SessionPolicy
 
 /// The PipeWire implementation of ``AudioBackend``: turns graph events into
-/// ``BackendEvent``s and carries out actions on the graph, journalling every change so that
-/// nothing outlives the daemon.
+/// ``BackendEvent``s, reads and writes raw values (volumes, mutes, the `settings` metadata)
+/// for enforcement, and links streams (``StreamLinker``). What it writes is journalled and
+/// undone by enforcement, not here.
 ///
 /// Confined to PipeWire's loop thread (every entry point is the graph observer, a loop timer,
 /// or `PipeWireGraph.perform`).
@@ -22,15 +23,12 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// A stream linked into another manager's role-based policy was reported.
     private var reportedRolePolicy = false
     private let logger: Logger
-    private let journalFile: JournalFile<EnforcementJournal>
-    private var journal = EnforcementJournal()
-    private var volumes = StreamVolumes()
     /// The graph clock last reported to the policy.
     private var lastHardware: GraphHardware?
     /// Each stream's merged properties, with what they were merged from.
     private var propertyMerges: [GlobalID: PropertyMerge] = [:]
-    /// Gain factors asked for before the stream's Props were known.
-    private var deferredGain: [GlobalID: Double] = [:]
+    /// What we forced the graph's rate to (native ramps count their steps in it).
+    private var forcedRate: Int?
     /// Streams whose converter runs a ramp of ours.
     private var nativeRamps = NativeRampsInFlight()
     /// How long after a native ramp's nominal end it is settled: the converter starts the ramp
@@ -42,11 +40,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// every change copy what it shares.
     private var snapshot: GraphSnapshot { graph.snapshot }
     private var attached = false
-    /// Everything was undone for exit: a ramp step or timer that fires after that changes
-    /// nothing (it would leave a stream ducked behind the daemon).
-    private var undone = false
-    /// A journal write is queued for the loop's next turn (``saveJournalSoon()``).
-    private var journalSavePending = false
+    /// The daemon is exiting: a native ramp's settling that fires after that writes nothing.
+    private var stoppedWriting = false
     /// Where translated events go (the policy coordinator).
     var onEvent: ((BackendEvent) -> Void)?
 
@@ -57,7 +52,6 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         self.loop = loop
         self.linker = StreamLinker(graph: graph, active: linksStreams, stateDirectory: stateDirectory, logger: logger)
         self.logger = logger
-        self.journalFile = JournalFile(directory: stateDirectory, logger: logger)
     }
 
     // MARK: - Graph events in
@@ -75,19 +69,14 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             attached = true
             reportRolePolicy(in: snapshot)
             lastHardware = GraphHardwareReader.read(snapshot)
-            undoLeftovers()
             onEvent?(attachedEvent())
             if let lastHardware { onEvent?(.hardware(lastHardware)) }
         case .disconnected:
             // A new PipeWire has none of our changes: nothing to undo there.
             attached = false
             ports.reset()
-            volumes.removeAll()
-            deferredGain.removeAll()
             propertyMerges.removeAll()
             nativeRamps.removeAll()
-            journal = EnforcementJournal()
-            saveJournalNow()
             onEvent?(.lost)
         case .added(.node(let node)) where attached:
             if let stream = backendStream(node) { onEvent?(.streamAppeared(stream)) }
@@ -110,30 +99,17 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             if !reportedRolePolicy { reportRolePolicy(link, in: snapshot) }
         case .changed(.node(let node)) where attached:
             if GraphEndpoints.endpointDirection(of: node) != nil { report(ports.refresh(node, in: snapshot)) }
-            if let volume = node.props?.volume, !nativeRamps.reportsMidRamp(node.id) {
-                switch volumes.observe(volume, stream: node.id) {
-                case .ours:
-                    break
-                case .reasserted(let rewrite):
-                    graph.setProps(node: node.id, volume: rewrite)
-                case .external:
-                    volumes.adopt(stream: node.id)
-                    nativeRamps.dropWaiting(for: node.id)
-                    recordStream(node.id) { $0.baseVolume = nil }
-                    onEvent?(.volumeTakenOver(StreamID(GraphEndpoints.streamDirection(of: node) ?? .playback, node.id)))
+            if let stream = backendStream(node) {
+                // Mid-ramp values of a converter's own ramp are neither ours nor the user's.
+                if let volume = node.props?.volume, !nativeRamps.reportsMidRamp(node.id) {
+                    onEvent?(.volumeReported(stream.id, volume))
                 }
+                onEvent?(.streamChanged(stream))
             }
-            if node.props?.volume != nil, Self.hasPorts(node), let factor = deferredGain.removeValue(forKey: node.id) {
-                setGainFactor(factor, node: node.id)
-            }
-            if let stream = backendStream(node) { onEvent?(.streamChanged(stream)) }
         case .removed(.node(let node)) where attached:
             if let direction = GraphEndpoints.streamDirection(of: node) {
-                volumes.forget(node.id)
-                deferredGain[node.id] = nil
                 propertyMerges[node.id] = nil
                 nativeRamps.forget(node.id)
-                if journal.streams.removeValue(forKey: String(node.id)) != nil { saveJournalSoon() }
                 onEvent?(.streamRemoved(StreamID(direction, node.id)))
             } else if GraphEndpoints.endpointDirection(of: node) != nil {
                 report(ports.removed(node.id))
@@ -283,53 +259,67 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         linker.isActive ? [.unlink, .mute] : [.mute]
     }
 
-    func setGainFactor(_ factor: Double, of stream: StreamID) {
-        setGainFactor(factor, node: stream.rawValue)
+    // MARK: Raw reads and writes
+
+    func volume(of stream: StreamID) -> Float? {
+        // Before its ports are configured, configuring them resets the converter's Props.
+        guard let node = snapshot.nodes[stream.rawValue], Self.hasPorts(node) else { return nil }
+        return node.props?.volume
     }
 
-    private func setGainFactor(_ factor: Double, node stream: GlobalID) {
-        guard !undone, let node = snapshot.nodes[stream] else { return }
-        guard let current = node.props?.volume, Self.hasPorts(node) else {
-            // Its Props are not known yet (the base would be a guess), or its ports are not
-            // configured yet (configuring them resets the converter's Props): apply after.
-            deferredGain[stream] = factor
-            return
-        }
-        deferredGain[stream] = nil
-        nativeRamps.dropWaiting(for: stream)  // a newer decision (silencing is immediate)
-        let volume = volumes.volume(for: factor, stream: stream, current: current)
-        let base = volumes.touched[stream]?.base
-        // At factor 1.0 the stream is at its base: nothing of ours is left to undo.
-        recordStream(stream) { $0.baseVolume = factor == 1.0 ? nil : base }
-        graph.setProps(node: stream, volume: volume)
+    func isMuted(_ stream: StreamID) -> Bool? {
+        snapshot.nodes[stream.rawValue].map { $0.props?.mute == true }
     }
 
-    func rampsGainNatively(_ stream: StreamID) -> Bool { snapshot.rampsVolumeNatively(stream.rawValue) }
+    func identity(of stream: StreamID) -> UInt64? { snapshot.nodes[stream.rawValue]?.serial }
 
-    func rampGainFactor(along ramp: DuckingRamp, of stream: StreamID) {
-        rampGainFactor(along: ramp, of: stream.rawValue, from: nil)
+    var forcedQuantum: Int? { forcedSetting("clock.force-quantum") }
+    var forcedSampleRate: Int? { forcedSetting("clock.force-rate") }
+
+    private func forcedSetting(_ key: String) -> Int? {
+        snapshot.metadata["settings"]?.value(for: key, subject: 0).flatMap { Int($0) }.flatMap { $0 == 0 ? nil : $0 }
     }
 
-    /// `from`: the volume the stream is at, when its Props cannot say (a ramp's end).
-    private func rampGainFactor(along ramp: DuckingRamp, of stream: GlobalID, from known: Float?) {
-        guard !undone else { return }
-        guard let node = snapshot.nodes[stream], let current = known ?? node.props?.volume, Self.hasPorts(node) else {
-            deferredGain[stream] = ramp.to  // not ready: see setGainFactor
+    func rampsVolumeNatively(_ stream: StreamID) -> Bool { snapshot.rampsVolumeNatively(stream.rawValue) }
+
+    func writeVolume(_ volume: Float, of stream: StreamID) {
+        graph.setProps(node: stream.rawValue, volume: volume)
+    }
+
+    func rampVolume(to volume: Float, along ramp: DuckingRamp, of stream: StreamID) {
+        guard !nativeRamps.isRamping(stream.rawValue) else {
+            logger.debug("stream \(stream): native ramp to \(volume) waits for the running one")
+            nativeRamps.wait(WaitingRamp(volume: volume, ramp: ramp), for: stream.rawValue)
             return
         }
-        deferredGain[stream] = nil
-        guard !nativeRamps.isRamping(stream) else {
-            logger.debug("stream \(stream): native ramp to factor \(ramp.to) waits for the running one")
-            nativeRamps.wait(ramp, for: stream)
-            return
-        }
-        // The same bookkeeping as a step: the one value written is the target, so its echo is
-        // recognised as ours and anything else as the user's.
-        let volume = volumes.volume(for: ramp.to, stream: stream, current: current)
-        let base = volumes.touched[stream]?.base
-        recordStream(stream) { $0.baseVolume = ramp.to == 1.0 ? nil : base }
+        startNativeRamp(to: volume, along: ramp, of: stream.rawValue)
+    }
+
+    func abandonVolumeRamp(of stream: StreamID) { nativeRamps.dropWaiting(for: stream.rawValue) }
+
+    func writeMute(_ muted: Bool, of stream: StreamID) {
+        nativeRamps.otherPropsWritten(stream.rawValue)
+        graph.setProps(node: stream.rawValue, mute: muted)
+    }
+
+    func forceQuantum(_ frames: Int?) {
+        graph.setMetadata("settings", subject: 0, key: "clock.force-quantum", type: nil, value: String(frames ?? 0))
+    }
+
+    func forceSampleRate(_ hertz: Int?) {
+        forcedRate = hertz
+        graph.setMetadata("settings", subject: 0, key: "clock.force-rate", type: nil, value: String(hertz ?? 0))
+    }
+
+    func stopWriting() {
+        stoppedWriting = true
+        nativeRamps.removeAll()
+    }
+
+    private func startNativeRamp(to volume: Float, along ramp: DuckingRamp, of stream: GlobalID) {
+        guard !stoppedWriting else { return }
         // Steps as fine as the policy's, counted in samples at the graph's rate.
-        let rate = journal.forcedRate ?? lastHardware?.sampleRate ?? 48000
+        let rate = forcedRate ?? lastHardware?.sampleRate ?? 48000
         let native = NativeVolumeRamp(duration: ramp.duration, step: ramp.step, sampleRate: rate, scale: .linear)
         logger.debug("stream \(stream): native volume ramp to \(volume) over \(native.milliseconds) ms, \(native.stepSamples)-sample steps")
         graph.setVolume(node: stream, volume, ramp: native)
@@ -347,12 +337,12 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// whoever wrote last; either way it is the one the stream already reports.
     ///
     /// After a write of other Props during the ramp (a mute), the Props show where the ramp was
-    /// then: the ramp's target is written instead, and is where a waiting ramp starts from.
+    /// then: the ramp's target is written instead.
     private func nativeRampDone(_ stream: GlobalID) {
-        guard !undone else { return }
+        guard !stoppedWriting else { return }
         let (waiting, reached) = nativeRamps.finished(stream)
         if let waiting {
-            rampGainFactor(along: waiting, of: stream, from: reached)  // settled in turn when it is done
+            startNativeRamp(to: waiting.volume, along: waiting.ramp, of: stream)  // settled in turn when it is done
             return
         }
         guard let volume = reached ?? snapshot.nodes[stream]?.props?.volume else { return }
@@ -379,93 +369,4 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     }
 
     func release(_ stream: StreamID) { linker.release(stream.rawValue, in: snapshot) }
-
-    func setMutedByPolicy(_ muted: Bool, stream: StreamID) {
-        let stream = stream.rawValue
-        guard !undone, let node = snapshot.nodes[stream] else { return }
-        if muted {
-            guard node.props?.mute != true else { return }  // the user's mute: not ours to lift later
-            recordStream(stream) { $0.mutedByPolicy = true }
-            nativeRamps.otherPropsWritten(stream)
-            graph.setProps(node: stream, mute: true)
-        } else if journal.streams[String(stream)]?.mutedByPolicy == true {
-            recordStream(stream) { $0.mutedByPolicy = false }
-            nativeRamps.otherPropsWritten(stream)
-            graph.setProps(node: stream, mute: false)
-        }
-    }
-
-    func applyHardware(_ choice: HardwareChoice) {
-        guard !undone else { return }
-        journal.forcedQuantum = choice.quantum
-        journal.forcedRate = choice.sampleRate
-        saveJournalNow()
-        graph.setMetadata("settings", subject: 0, key: "clock.force-quantum", type: nil, value: String(choice.quantum ?? 0))
-        graph.setMetadata("settings", subject: 0, key: "clock.force-rate", type: nil, value: String(choice.sampleRate ?? 0))
-    }
-
-    // MARK: - Nothing left behind
-
-    private func recordStream(_ id: GlobalID, _ change: (inout EnforcementJournal.StreamEntry) -> Void) {
-        let key = String(id)
-        guard let serial = snapshot.nodes[id]?.serial else { return }
-        var entry = journal.streams[key] ?? EnforcementJournal.StreamEntry(serial: serial)
-        change(&entry)
-        let clean = entry.baseVolume == nil && !entry.mutedByPolicy
-        let before = journal.streams[key]
-        journal.streams[key] = clean ? nil : entry
-        if journal.streams[key] != before { saveJournalSoon() }
-    }
-
-    /// Writes the journal once the events being handled now are done: a duck of a hundred
-    /// streams changes a hundred entries in one go, and writing the file for each (the whole
-    /// journal every time) held a duck's first step back ~30 ms. The write runs in the loop's
-    /// next turn, microseconds after these changes leave for PipeWire.
-    private func saveJournalSoon() {
-        guard !journalSavePending else { return }
-        journalSavePending = true
-        loop.performLater { [weak self] in self?.saveJournalNow() }
-    }
-
-    private func saveJournalNow() {
-        journalSavePending = false
-        journalFile.write(journal)
-    }
-
-    /// On attach: undo what a previous run (crashed, or killed with SIGKILL) left behind.
-    private func undoLeftovers() {
-        let leftovers = journalFile.read()
-        guard !leftovers.isEmpty else { return }
-        logger.info("undoing what a previous run left behind (\(leftovers.streams.count) streams)")
-        restore(leftovers)
-        saveJournalNow()
-    }
-
-    /// Undoes everything we changed: before exit (SIGTERM) the daemon leaves PipeWire as the
-    /// user had it.
-    func undoAll() {
-        guard attached else { return }
-        undone = true
-        nativeRamps.removeAll()
-        restore(journal)
-        journal = EnforcementJournal()
-        volumes.removeAll()
-        saveJournalNow()
-    }
-
-    private func restore(_ entries: EnforcementJournal) {
-        for (key, entry) in entries.streams {
-            // Match by serial: the id may belong to another stream by now.
-            guard let id = UInt32(key), let node = snapshot.nodes[id], node.serial == entry.serial else { continue }
-            if let base = entry.baseVolume { graph.setProps(node: id, volume: base) }
-            if entry.mutedByPolicy { graph.setProps(node: id, mute: false) }
-        }
-        let settings = snapshot.metadata["settings"]
-        if let quantum = entries.forcedQuantum, settings?.value(for: "clock.force-quantum", subject: 0) == String(quantum) {
-            graph.setMetadata("settings", subject: 0, key: "clock.force-quantum", type: nil, value: "0")
-        }
-        if let rate = entries.forcedRate, settings?.value(for: "clock.force-rate", subject: 0) == String(rate) {
-            graph.setMetadata("settings", subject: 0, key: "clock.force-rate", type: nil, value: "0")
-        }
-    }
 }

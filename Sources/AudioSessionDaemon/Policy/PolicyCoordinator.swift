@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import Logging
 import PolicyRules
 import SessionPolicy
@@ -31,7 +36,8 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// Streams whose level is watched (sessions that duck others), and what was heard.
     private var levels = StreamLevels()
     var effects: [SessionID: SessionEffects] = [:]
-    private lazy var gains = GainRamps(backend: backend, loop: loop, step: timing.rampStep)
+    /// Everything carried out on the server, and its undoing.
+    let enforcement: Enforcement
     private var idleTimers: [StreamID: ScheduledWork] = [:]
     private var graceTimers: [SessionID: ScheduledWork] = [:]
     private var attachedBefore = false
@@ -58,8 +64,13 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// Whether we link, beside whichever other session manager (PolicyCoordinator+Coexistence.swift).
     var coexistence: Coexistence
 
-    init(ruleSet: RuleSet, backend: AudioBackend, loop: DaemonLoop, linkingMode: LinkingMode = .always, logger: Logger) {
+    init(
+        ruleSet: RuleSet, backend: AudioBackend, loop: DaemonLoop, stateDirectory: URL, linkingMode: LinkingMode = .always,
+        logger: Logger
+    ) {
         self.loop = loop
+        enforcement = Enforcement(
+            backend: backend, loop: loop, stateDirectory: stateDirectory, timing: .standard, logger: logger)
         self.coexistence = Coexistence(mode: linkingMode)
         self.ruleSet = ruleSet
         self.engine = PolicyEngine(configuration: ruleSet.configuration)
@@ -84,6 +95,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         switch event {
         case .attached(let streams, let ports, let defaultOutput, let defaultInput):
             logger.info("\(coexistence.reason)")
+            enforcement.attached()  // a crashed run's leftovers first
             if attachedBefore { submit(.graphRestored) }
             attachedBefore = true
             submit(.devicesEnumerated(ports, defaultOutput: defaultOutput, defaultInput: defaultInput))
@@ -92,6 +104,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             mprisGraphAttached()  // leftover MPRIS pauses: PolicyCoordinator+MPRISLeftovers.swift
         case .lost:
             isAttached = false
+            enforcement.lost()
             mprisGraphLost()  // before the sessions go: our MPRIS pauses outlive them
             dropAllStreams()
             submit(.graphLost)
@@ -119,9 +132,8 @@ final class PolicyCoordinator: @unchecked Sendable {
             graphHardwareChanged(hardware)
         case .streamAudible(let id, let audible):
             streamAudible(id, audible)
-        case .volumeTakenOver(let id):
-            logger.info("stream \(id): volume changed by someone else while ducked; theirs wins")
-            gains.assume(1.0, for: id)
+        case .volumeReported(let id, let volume):
+            enforcement.volumeReported(volume, of: id)
         case .peersChanged(let peers):
             peersChanged(peers)
         case .rolePolicySeen(let stream, let target):
@@ -237,7 +249,7 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     private func streamRemoved(_ id: StreamID) {
         cancelIdleTimer(id)
-        gains.forget(id)
+        enforcement.streamRemoved(id)
         if levels.unwatch(id) { backend.stopWatchingLevel(of: id) }
         guard let (record, sessionEmpty) = sessions.remove(stream: id) else { return }
         if let pid = record.stream.processID, !sessions.hasStreams(ofProcess: pid) { appFacts.forget(pid) }
@@ -341,7 +353,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     private func dropAllStreams() {
         for id in sessions.streams.keys.sorted() {
             cancelIdleTimer(id)
-            gains.forget(id)
+            enforcement.gain.forget(id)
             if let record = sessions.streams[id], !sessions.isImplicit(record.session) {
                 _ = sessions.remove(stream: id)  // an explicit session's stream: the session stays
                 if record.reportedActive { submit(.streamStopped(id)) }
@@ -442,8 +454,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             logger.info("\(id) capture \(silenced ? "silenced" : "restored") (record permission)")
             update(id) { $0.captureSilenced = silenced }
         case .setHardware(let choice):
-            logger.info("hardware: \(choice)")
-            backend.applyHardware(choice)
+            enforcement.hardware.apply(choice)
         case .failed(let id, let error):
             logger.warning("\(id): \(error)")
         case .activated(let id), .deactivated(let id):
@@ -485,17 +496,8 @@ final class PolicyCoordinator: @unchecked Sendable {
     }
 
     private func apply(before: SessionEffects, after: SessionEffects, to stream: BackendStream, ramp: Duration) {
-        if before.isHeld != after.isHeld {
-            after.isHeld ? backend.hold(stream.id) : backend.release(stream.id)
-            if after.isHeld { cancelIdleTimer(stream.id) }
-        }
-        if before.isMuted != after.isMuted { backend.setMutedByPolicy(after.isMuted, stream: stream.id) }
-        let target = after.gain(for: stream.direction)
-        if target != (gains.current[stream.id] ?? 1.0) {
-            // Silencing is immediate; ducks and unducks ramp.
-            let immediate = before.silenced != after.silenced || before.captureSilenced != after.captureSilenced
-            gains.ramp(stream.id, to: target, over: immediate ? .zero : ramp)
-        }
+        enforcement.apply(before: before, after: after, to: stream, ramp: ramp)
+        if after.isHeld && !before.isHeld { cancelIdleTimer(stream.id) }  // held is not idle
     }
 
     private func describe(_ composed: AppClassification) -> String {

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PolicyRules
 import SessionPolicy
@@ -8,12 +9,19 @@ import SessionPolicy
 /// run on a ``VirtualLoop`` the test advances. (The integration tests use the real PipeWire backend.)
 final class FakeBackend: AudioBackend, @unchecked Sendable {
     enum Action: Equatable {
-        case hold(StreamID), release(StreamID), mute(StreamID, Bool), route(StreamID, [DeviceID]), hardware(HardwareChoice)
+        case hold(StreamID), release(StreamID), mute(StreamID, Bool), route(StreamID, [DeviceID])
+        case forceQuantum(Int?), forceSampleRate(Int?)
         case linking(Bool)
     }
 
     private(set) var actions: [Action] = []
-    private(set) var gains: [StreamID: Double] = [:]
+    /// The volumes written, by stream: every stream's own volume is 1.0 here, so these are
+    /// the policy's factors.
+    private(set) var volumes: [StreamID: Float] = [:]
+    var gains: [StreamID: Double] { volumes.mapValues(Double.init) }
+    private(set) var muted: Set<StreamID> = []
+    private(set) var forcedQuantum: Int?
+    private(set) var forcedSampleRate: Int?
     var interruptionMethods: Set<InterruptionMethod> = [.unlink, .mute]
     /// As the PipeWire backend: holding needs linking.
     func setLinking(_ links: Bool) {
@@ -21,23 +29,38 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
         interruptionMethods = links ? [.unlink, .mute] : [.mute]
     }
 
-    func setGainFactor(_ factor: Double, of stream: StreamID) { gains[stream] = factor }
+    func volume(of stream: StreamID) -> Float? { volumes[stream] ?? 1.0 }
+    func isMuted(_ stream: StreamID) -> Bool? { muted.contains(stream) }
+    func identity(of stream: StreamID) -> UInt64? { UInt64(stream.rawValue) }
+    func writeVolume(_ volume: Float, of stream: StreamID) { volumes[stream] = volume }
     /// Streams whose gain the fake "server" ramps itself; the ramps asked of it, in order.
     var nativeRampStreams: Set<StreamID> = []
     private(set) var nativeRamps: [(stream: StreamID, ramp: DuckingRamp)] = []
-    func rampsGainNatively(_ stream: StreamID) -> Bool { nativeRampStreams.contains(stream) }
-    func rampGainFactor(along ramp: DuckingRamp, of stream: StreamID) {
+    func rampsVolumeNatively(_ stream: StreamID) -> Bool { nativeRampStreams.contains(stream) }
+    func rampVolume(to volume: Float, along ramp: DuckingRamp, of stream: StreamID) {
         nativeRamps.append((stream, ramp))
-        gains[stream] = ramp.to
+        volumes[stream] = volume
     }
+    func abandonVolumeRamp(of stream: StreamID) {}
+    func writeMute(_ muted: Bool, of stream: StreamID) {
+        actions.append(.mute(stream, muted))
+        if muted { self.muted.insert(stream) } else { self.muted.remove(stream) }
+    }
+    func forceQuantum(_ frames: Int?) {
+        actions.append(.forceQuantum(frames))
+        forcedQuantum = frames
+    }
+    func forceSampleRate(_ hertz: Int?) {
+        actions.append(.forceSampleRate(hertz))
+        forcedSampleRate = hertz
+    }
+    func stopWriting() {}
     func hold(_ stream: StreamID) { actions.append(.hold(stream)) }
     func release(_ stream: StreamID) { actions.append(.release(stream)) }
     func route(_ stream: StreamID, to devices: [DeviceID]) { actions.append(.route(stream, devices)) }
     func preferDefaultDevices(output: DeviceID?, input: DeviceID?) {}
     func pinnedDevice(of stream: StreamID) -> DeviceID? { nil }
     func usePortTypeRule(_ rule: @escaping @Sendable ([String: String]) -> PortType?) {}
-    func setMutedByPolicy(_ muted: Bool, stream: StreamID) { actions.append(.mute(stream, muted)) }
-    func applyHardware(_ choice: HardwareChoice) { actions.append(.hardware(choice)) }
     /// Whether the fake can watch levels (a backend that cannot says so).
     var metersLevels = true
     private(set) var watchedLevels: Set<StreamID> = []
@@ -54,10 +77,20 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
 extension PolicyCoordinator {
     /// A coordinator on the shipped rules (none from /etc or the user) and `backend`.
     static func onShippedRules(
-        _ backend: FakeBackend, loop: VirtualLoop = VirtualLoop(), linkingMode: LinkingMode = .always
+        _ backend: FakeBackend, loop: VirtualLoop = VirtualLoop(), linkingMode: LinkingMode = .always,
+        stateDirectory: URL = .temporaryStateDirectory()
     ) throws -> PolicyCoordinator {
         let locations = RuleLocations.standard(environment: [:], extra: [])
         let rules = try RuleSetLoader(locations: RuleLocations(shipped: locations.shipped, system: "/nonexistent", user: nil)).load()
-        return PolicyCoordinator(ruleSet: rules, backend: backend, loop: loop, linkingMode: linkingMode, logger: Logger(label: "test"))
+        return PolicyCoordinator(
+            ruleSet: rules, backend: backend, loop: loop, stateDirectory: stateDirectory, linkingMode: linkingMode,
+            logger: Logger(label: "test"))
+    }
+}
+
+extension URL {
+    /// A state directory of its own for one test (created when something is journalled).
+    static func temporaryStateDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("audiosession-test-state-\(UUID().uuidString)")
     }
 }

@@ -6,8 +6,8 @@ import Testing
 /// What waits for a running native ramp: newest wins, a user's change or a newer immediate
 /// decision drops it, and a forgotten stream's timer is cancelled.
 @Suite struct NativeRampsInFlightTests {
-    let duck = DuckingRamp(from: 1.0, to: 0.3, duration: .milliseconds(250))
-    let unduck = DuckingRamp(from: 0.3, to: 1.0, duration: .milliseconds(500))
+    let duck = WaitingRamp(volume: 0.3, ramp: DuckingRamp(from: 1.0, to: 0.3, duration: .milliseconds(250)))
+    let unduck = WaitingRamp(volume: 1.0, ramp: DuckingRamp(from: 0.3, to: 1.0, duration: .milliseconds(500)))
 
     let loop = VirtualLoop()
 

@@ -8,33 +8,6 @@ import Foundation
 #endif
 import Logging
 
-/// Everything the daemon has changed on PipeWire that must not outlive it, written to the
-/// state dir on every change, so that after a crash (`kill -9`) the next start undoes it:
-/// ducked volumes go back to their base, policy mutes are lifted, a forced quantum or rate is
-/// released. Links need no entry: they belong to the daemon's connection and die with it.
-/// (MPRIS pauses have their own journal beside it: `MPRISPauseJournal`.)
-struct EnforcementJournal: JournalContents {
-    static let fileName = "enforcement.json"
-
-    struct StreamEntry: Codable, Equatable {
-        /// `object.serial`: unlike the node id it is never reused, so a new stream with a
-        /// recycled id is never "restored" by mistake.
-        var serial: UInt64
-        /// The volume to put back, if we changed it.
-        var baseVolume: Float?
-        /// We muted it (and it was not muted before).
-        var mutedByPolicy = false
-    }
-
-    /// By node id (as the daemon knew it).
-    var streams: [String: StreamEntry] = [:]
-    /// What we forced into the `settings` metadata (nil: nothing).
-    var forcedQuantum: Int?
-    var forcedRate: Int?
-
-    var isEmpty: Bool { streams.isEmpty && forcedQuantum == nil && forcedRate == nil }
-}
-
 /// What a journal file in the state dir holds: empty means "nothing to undo" (no file).
 protocol JournalContents: Codable, Equatable {
     static var fileName: String { get }

@@ -1,0 +1,79 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
+import SessionPolicy
+
+/// The ``EnforcementJournal`` as enforcement keeps it: in memory, and in the state dir soon
+/// after every change. Shared by the components that change the server (gain, holds,
+/// hardware) and by undo.
+///
+/// Confined to the daemon's loop.
+final class ChangeJournal: @unchecked Sendable {
+    private(set) var contents = EnforcementJournal()
+    private let file: JournalFile<EnforcementJournal>
+    private let loop: DaemonLoop
+    /// A write is queued for the loop's next turn (``saveSoon()``).
+    private var savePending = false
+
+    init(directory: URL, loop: DaemonLoop, logger: Logger) {
+        file = JournalFile(directory: directory, logger: logger)
+        self.loop = loop
+    }
+
+    /// What a previous run left in the state dir.
+    func readLeftovers() -> EnforcementJournal { file.read() }
+
+    /// Changes a stream's entry; `identity` is the stream's never-reused identity (nothing is
+    /// recorded for a stream the backend cannot name so: it is gone).
+    func record(_ stream: StreamID, identity: UInt64?, _ change: (inout EnforcementJournal.StreamEntry) -> Void) {
+        guard let identity else { return }
+        let key = EnforcementJournal.key(of: stream)
+        var entry = contents.streams[key] ?? EnforcementJournal.StreamEntry(serial: identity)
+        change(&entry)
+        let clean = entry.baseVolume == nil && !entry.mutedByPolicy
+        let before = contents.streams[key]
+        contents.streams[key] = clean ? nil : entry
+        if contents.streams[key] != before { saveSoon() }
+    }
+
+    func entry(of stream: StreamID) -> EnforcementJournal.StreamEntry? {
+        contents.streams[EnforcementJournal.key(of: stream)]
+    }
+
+    /// The stream is gone: nothing of it can be undone any more.
+    func forget(_ stream: StreamID) {
+        if contents.streams.removeValue(forKey: EnforcementJournal.key(of: stream)) != nil { saveSoon() }
+    }
+
+    /// What the server is forced to now; written at once (it is rare, and a forced quantum
+    /// left behind costs every app its latency).
+    func recordHardware(quantum: Int?, sampleRate: Int?) {
+        contents.forcedQuantum = quantum
+        contents.forcedRate = sampleRate
+        saveNow()
+    }
+
+    /// Nothing is changed any more (undone, or the server is gone with our changes).
+    func clear() {
+        contents = EnforcementJournal()
+        saveNow()
+    }
+
+    /// Writes the journal once the events being handled now are done: a duck of a hundred
+    /// streams changes a hundred entries in one go, and writing the file for each (the whole
+    /// journal every time) held a duck's first step back ~30 ms. The write runs in the loop's
+    /// next turn, microseconds after these changes leave for the server.
+    private func saveSoon() {
+        guard !savePending else { return }
+        savePending = true
+        loop.performLater { [weak self] in self?.saveNow() }
+    }
+
+    func saveNow() {
+        savePending = false
+        file.write(contents)
+    }
+}

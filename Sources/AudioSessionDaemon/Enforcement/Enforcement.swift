@@ -1,0 +1,97 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
+import SessionPolicy
+
+/// Everything the daemon changes on the audio server, for every backend: gain
+/// (``GainEnforcement``), holds and policy mutes (``HoldEnforcement``), the forced quantum and
+/// rate (``HardwareEnforcement``), and the journal that undoes all of it — at exit, and at the
+/// next start after a crash. The backend below only reads and writes raw values.
+///
+/// Confined to the daemon's loop.
+final class Enforcement: @unchecked Sendable {
+    let gain: GainEnforcement
+    let holds: HoldEnforcement
+    let hardware: HardwareEnforcement
+    private let journal: ChangeJournal
+    private unowned let backend: AudioBackend
+    private let logger: Logger
+    /// The server is there (between `attached` and `lost`): there is something to undo.
+    private var isAttached = false
+
+    init(backend: AudioBackend, loop: DaemonLoop, stateDirectory: URL, timing: EnforcementTiming, logger: Logger) {
+        self.backend = backend
+        self.logger = logger
+        journal = ChangeJournal(directory: stateDirectory, loop: loop, logger: logger)
+        gain = GainEnforcement(backend: backend, loop: loop, journal: journal, logger: logger, step: timing.rampStep)
+        holds = HoldEnforcement(backend: backend, journal: journal)
+        hardware = HardwareEnforcement(backend: backend, journal: journal, logger: logger)
+    }
+
+    /// Brings one stream in line with its session's effects. The order is fixed here: off its
+    /// device first, then muted, then its gain (silencing at once, ducks along the ramp).
+    func apply(before: SessionEffects, after: SessionEffects, to stream: BackendStream, ramp: Duration) {
+        if before.isHeld != after.isHeld { holds.setHeld(after.isHeld, stream.id) }
+        if before.isMuted != after.isMuted { holds.setMuted(after.isMuted, stream.id) }
+        let target = after.gain(for: stream.direction)
+        if target != (gain.current[stream.id] ?? 1.0) {
+            let immediate = before.silenced != after.silenced || before.captureSilenced != after.captureSilenced
+            gain.ramp(stream.id, to: target, over: immediate ? .zero : ramp)
+        }
+    }
+
+    // MARK: - The server's side
+
+    /// The server is there: what a previous run (crashed, or killed with SIGKILL) left behind
+    /// is undone before anything else happens.
+    func attached() {
+        isAttached = true
+        let leftovers = journal.readLeftovers()
+        guard !leftovers.isEmpty else { return }
+        logger.info("undoing what a previous run left behind (\(leftovers.streams.count) streams)")
+        restore(leftovers)
+        journal.saveNow()
+    }
+
+    /// The server went away; a new one has none of our changes: nothing to undo there.
+    func lost() {
+        isAttached = false
+        gain.forgetAll()
+        journal.clear()
+    }
+
+    func volumeReported(_ volume: Float, of stream: StreamID) { gain.volumeReported(volume, of: stream) }
+
+    func streamRemoved(_ stream: StreamID) {
+        gain.forget(stream)
+        journal.forget(stream)
+    }
+
+    // MARK: - Nothing left behind
+
+    /// Undoes everything we changed: before exit (SIGTERM) the daemon leaves the server as the
+    /// user had it, and changes nothing more.
+    func undoAll() {
+        guard isAttached else { return }
+        gain.stop()
+        holds.stop()
+        hardware.stop()
+        backend.stopWriting()
+        restore(journal.contents)
+        journal.clear()
+    }
+
+    private func restore(_ entries: EnforcementJournal) {
+        for (key, entry) in entries.streams {
+            // Matched by identity: the id may belong to another stream by now.
+            guard let stream = EnforcementJournal.stream(ofKey: key), backend.identity(of: stream) == entry.serial else { continue }
+            if let base = entry.baseVolume { backend.writeVolume(base, of: stream) }
+            if entry.mutedByPolicy { backend.writeMute(false, of: stream) }
+        }
+        if let quantum = entries.forcedQuantum, backend.forcedQuantum == quantum { backend.forceQuantum(nil) }
+        if let rate = entries.forcedRate, backend.forcedSampleRate == rate { backend.forceSampleRate(nil) }
+    }
+}

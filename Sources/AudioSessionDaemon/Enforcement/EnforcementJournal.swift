@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import SessionPolicy
+
+/// Everything the daemon has changed on the audio server that must not outlive it, written to
+/// the state dir on every change, so that after a crash (`kill -9`) the next start undoes it:
+/// ducked volumes go back to their base, policy mutes are lifted, a forced quantum or rate is
+/// released. Links need no entry: they belong to the daemon's connection and die with it.
+/// (MPRIS pauses have their own journal beside it: `MPRISPauseJournal`.) Kept by enforcement
+/// for every backend, in the backend's neutral terms.
+struct EnforcementJournal: JournalContents {
+    static let fileName = "enforcement.json"
+
+    struct StreamEntry: Codable, Equatable {
+        /// The stream's identity that is never reused (PipeWire `object.serial`), so a new
+        /// stream with a recycled id is never "restored" by mistake.
+        var serial: UInt64
+        /// The volume to put back, if we changed it.
+        var baseVolume: Float?
+        /// We muted it (and it was not muted before).
+        var mutedByPolicy = false
+    }
+
+    /// By stream (``key(of:)``).
+    var streams: [String: StreamEntry] = [:]
+    /// What we forced into the `settings` metadata (nil: nothing).
+    var forcedQuantum: Int?
+    var forcedRate: Int?
+
+    var isEmpty: Bool { streams.isEmpty && forcedQuantum == nil && forcedRate == nil }
+
+    /// `"12"` for a playback stream (as journals always named PipeWire's), `"capture 12"`.
+    static func key(of stream: StreamID) -> String {
+        stream.direction == .playback ? String(stream.rawValue) : "capture \(stream.rawValue)"
+    }
+
+    static func stream(ofKey key: String) -> StreamID? {
+        if let id = UInt32(key) { return .playback(id) }
+        guard key.hasPrefix("capture "), let id = UInt32(key.dropFirst("capture ".count)) else { return nil }
+        return .capture(id)
+    }
+}
+

@@ -1,0 +1,174 @@
+import Logging
+import SessionPolicy
+
+/// Carries out gain decisions (ducks, unducks, silencing) on streams: moves each stream's
+/// factor along a ``DuckingRamp`` and always ends exactly on the target; applies the factor as
+/// ``OurVolumeFactor`` over the stream's own volume; tells its own writes from its user's, and
+/// lets the user's win.
+///
+/// Where the backend can ramp a stream itself (PipeWire ≥ 0.3.68), the whole ramp is one
+/// backend call and the server steps it on its own clock. Elsewhere (PipeWire 0.3.65) the
+/// daemon steps it: one backend write per step. Every base volume it would have to put back is
+/// in the journal before the write that changes it goes out.
+///
+/// Confined to the daemon's loop.
+final class GainEnforcement: @unchecked Sendable {
+    private struct Ramp {
+        var ramp: DuckingRamp
+        var started: Timestamp
+        var timer: ScheduledWork?
+    }
+
+    private unowned let backend: AudioBackend
+    private let loop: DaemonLoop
+    private let journal: ChangeJournal
+    private let logger: Logger
+    private let step: Duration
+    /// The factor last asked for each stream we touched.
+    private(set) var current: [StreamID: Double] = [:]
+    private var ramps: [StreamID: Ramp] = [:]
+    /// Our share of each stream's volume we changed.
+    private var factors: [StreamID: OurVolumeFactor] = [:]
+    /// Factors asked for before the stream's volume could be written (``AudioBackend/volume(of:)``).
+    private var deferred: [StreamID: Double] = [:]
+    /// Everything was undone for exit: a ramp step that fires after that changes nothing (it
+    /// would leave a stream ducked behind the daemon).
+    private var undone = false
+
+    init(backend: AudioBackend, loop: DaemonLoop, journal: ChangeJournal, logger: Logger, step: Duration) {
+        self.backend = backend
+        self.loop = loop
+        self.journal = journal
+        self.logger = logger
+        self.step = step
+    }
+
+    // MARK: - Entry point
+
+    /// Moves a stream's factor to `target` over `duration` (at once when zero).
+    func ramp(_ stream: StreamID, to target: Double, over duration: Duration) {
+        loop.assertConfined("gain enforcement")
+        let from = current[stream] ?? 1.0
+        ramps.removeValue(forKey: stream)?.timer?.cancel()
+        if from == target { return }
+        guard duration > .zero else {
+            write(stream, target)
+            return
+        }
+        let ramp = DuckingRamp(from: from, to: target, duration: duration, step: step)
+        if backend.rampsVolumeNatively(stream) {
+            current[stream] = target
+            writeNatively(stream, along: ramp)
+            return
+        }
+        // Start one step in: the first write is the first audible step, not a no-op at t=0.
+        ramps[stream] = Ramp(ramp: ramp, started: loop.now.advanced(by: .zero - step))
+        tick(stream)
+    }
+
+    // MARK: - What the server reports
+
+    /// The stream's volume as the server reports it: our write coming back, the stream putting
+    /// its own back (ours is written again), or someone else's (theirs wins). A factor that
+    /// waited for the stream to be writable is written once it is.
+    func volumeReported(_ volume: Float, of stream: StreamID) {
+        if var factor = factors[stream] {
+            switch factor.observe(volume) {
+            case .ours:
+                factors[stream] = factor
+            case .restored:
+                factors[stream] = nil
+            case .reasserted(let rewrite):
+                factors[stream] = factor
+                backend.writeVolume(rewrite, of: stream)
+            case .external:
+                logger.info("stream \(stream): volume changed by someone else while ducked; theirs wins")
+                factors[stream] = nil
+                backend.abandonVolumeRamp(of: stream)
+                journal.record(stream, identity: backend.identity(of: stream)) { $0.baseVolume = nil }
+                ramps.removeValue(forKey: stream)?.timer?.cancel()
+                current[stream] = 1.0  // until the policy asks again
+            }
+        }
+        if let factor = deferred[stream], backend.volume(of: stream) != nil {
+            deferred[stream] = nil
+            apply(factor, to: stream)
+        }
+    }
+
+    /// Forgets a stream (gone).
+    func forget(_ stream: StreamID) {
+        ramps.removeValue(forKey: stream)?.timer?.cancel()
+        current[stream] = nil
+        factors[stream] = nil
+        deferred[stream] = nil
+    }
+
+    /// The server is gone, and our changes with it.
+    func forgetAll() {
+        for ramp in ramps.values { ramp.timer?.cancel() }
+        ramps.removeAll()
+        current.removeAll()
+        factors.removeAll()
+        deferred.removeAll()
+    }
+
+    /// The daemon is exiting: what was written is being undone, nothing more is written.
+    func stop() {
+        undone = true
+        forgetAll()
+    }
+
+    // MARK: - Steps
+
+    private func tick(_ stream: StreamID) {
+        guard let state = ramps[stream] else { return }
+        let elapsed = loop.now - state.started
+        write(stream, state.ramp.gain(after: elapsed))
+        guard elapsed < state.ramp.duration else {
+            ramps[stream] = nil
+            return
+        }
+        ramps[stream]?.timer = loop.schedule(after: step) { [weak self] in self?.tick(stream) }
+    }
+
+    private func write(_ stream: StreamID, _ factor: Double) {
+        current[stream] = factor
+        apply(factor, to: stream)
+    }
+
+    /// Writes `base × factor`, journalling the base first.
+    private func apply(_ factor: Double, to stream: StreamID) {
+        guard !undone else { return }
+        guard let volumeNow = backend.volume(of: stream) else {
+            deferred[stream] = factor  // not writable yet: written when it is
+            return
+        }
+        deferred[stream] = nil
+        backend.abandonVolumeRamp(of: stream)  // a newer decision (silencing is immediate)
+        let volume = volumeWritten(for: factor, of: stream, now: volumeNow)
+        backend.writeVolume(volume, of: stream)
+    }
+
+    private func writeNatively(_ stream: StreamID, along ramp: DuckingRamp) {
+        guard !undone else { return }
+        guard let volumeNow = backend.volume(of: stream) else {
+            deferred[stream] = ramp.to
+            return
+        }
+        deferred[stream] = nil
+        // The one value written is the target, so its echo is recognised as ours and anything
+        // else as the user's.
+        let volume = volumeWritten(for: ramp.to, of: stream, now: volumeNow)
+        backend.rampVolume(to: volume, along: ramp, of: stream)
+    }
+
+    private func volumeWritten(for factor: Double, of stream: StreamID, now volumeNow: Float) -> Float {
+        var ours = factors[stream] ?? OurVolumeFactor(base: volumeNow)
+        let volume = ours.volume(for: factor)
+        factors[stream] = ours
+        // At factor 1.0 the stream is at its base: nothing of ours is left to undo.
+        journal.record(stream, identity: backend.identity(of: stream)) { $0.baseVolume = factor == 1.0 ? nil : ours.base }
+        return volume
+    }
+}

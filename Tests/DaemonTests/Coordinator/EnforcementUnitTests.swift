@@ -1,0 +1,162 @@
+import Foundation
+import Logging
+import SessionPolicy
+import Testing
+
+@testable import AudioSessionDaemon
+
+/// Enforcement for every backend, deterministic: a fake backend (every stream's own volume is
+/// 1.0 there) on a virtual loop, a real journal in a directory of its own.
+@Suite("Enforcement: gain, holds, hardware and undo")
+struct EnforcementUnitTests {
+    let backend = FakeBackend()
+    let loop = VirtualLoop()
+    let directory = URL.temporaryStateDirectory()
+    let enforcement: Enforcement
+    var ramps: GainEnforcement { enforcement.gain }
+
+    init() {
+        enforcement = Enforcement(
+            backend: backend, loop: loop, stateDirectory: directory, timing: .standard, logger: Logger(label: "test"))
+        enforcement.attached()
+    }
+
+    /// What the journal file says now (nil: no file, nothing to undo).
+    var journalled: EnforcementJournal? {
+        let file = JournalFile<EnforcementJournal>(directory: directory, logger: Logger(label: "test"))
+        return FileManager.default.fileExists(atPath: file.url.path) ? file.read() : nil
+    }
+
+    // MARK: - Gain: native or stepped
+
+    @Test func aServerThatRampsGetsTheWholeRampInOneCallAndNoSteps() {
+        backend.nativeRampStreams = [1]
+        ramps.ramp(1, to: 0.3, over: .milliseconds(250))
+        #expect(backend.nativeRamps.count == 1)
+        #expect(backend.nativeRamps.first?.stream == 1)
+        #expect(backend.nativeRamps.first?.ramp == DuckingRamp(from: 1.0, to: 0.3, duration: .milliseconds(250)))
+        #expect(loop.timers.isEmpty, "no steps are scheduled")
+        #expect(ramps.current[1] == 0.3)
+
+        ramps.ramp(1, to: 1.0, over: .milliseconds(500))
+        #expect(backend.nativeRamps.last?.ramp == DuckingRamp(from: 0.3, to: 1.0, duration: .milliseconds(500)))
+        #expect(backend.nativeRamps.count == 2)
+        #expect(backend.gains[1] == 1.0)
+    }
+
+    @Test func silencingIsImmediateEvenWhereTheServerRamps() {
+        backend.nativeRampStreams = [1]
+        ramps.ramp(1, to: 0.0, over: .zero)
+        #expect(backend.nativeRamps.isEmpty)
+        #expect(backend.gains[1] == 0.0)
+    }
+
+    @Test func elsewhereTheDaemonStepsItAndEndsExactlyOnTheTarget() {
+        ramps.ramp(1, to: 0.3, over: .milliseconds(250))
+        #expect(backend.nativeRamps.isEmpty)
+        let first = backend.gains[1] ?? 1.0
+        #expect(first < 1.0 && first > 0.3, "the first step is written at once: \(first)")
+        #expect(loop.timers.count == 1 && loop.timers.first?.delay == .milliseconds(10), "the next step is scheduled")
+        loop.advance(by: .milliseconds(120))
+        let halfway = backend.gains[1] ?? 1.0
+        #expect(halfway < first && halfway > 0.3, "half the ramp in, half the way down: \(halfway)")
+        loop.advance(by: .milliseconds(200))
+        #expect(backend.gains[1].map { abs($0 - 0.3) < 1e-6 } == true)
+        #expect(loop.timers.isEmpty, "done: no more steps")
+    }
+
+    // MARK: - Gain: our factor, the user's volume
+
+    @Test func theUsersTakeoverForgetsOurFactorSoTheUnduckWritesNothing() {
+        backend.nativeRampStreams = [1]
+        ramps.ramp(1, to: 0.3, over: .milliseconds(250))
+        enforcement.volumeReported(0.8, of: 1)  // the user set 0.8 while it was ducked
+        ramps.ramp(1, to: 1.0, over: .milliseconds(500))
+        #expect(backend.nativeRamps.count == 1, "only the duck: the user's volume is theirs")
+        #expect(journalled == nil, "nothing of ours is left to undo")
+    }
+
+    @Test func ourOwnWriteComingBackIsNoTakeover() {
+        ramps.ramp(1, to: 0.5, over: .zero)
+        enforcement.volumeReported(0.5, of: 1)
+        ramps.ramp(1, to: 1.0, over: .zero)
+        #expect(backend.gains[1] == 1.0, "the unduck is written")
+    }
+
+    @Test func theStreamPuttingItsOwnVolumeBackGetsOursAgain() {
+        ramps.ramp(1, to: 0.5, over: .zero)
+        enforcement.volumeReported(1.0, of: 1)  // format negotiated: pw_stream re-applies its controls
+        #expect(backend.gains[1] == 0.5, "our factor is written again")
+    }
+
+    @Test func aDuckIsJournalledWithItsBaseAndTheUnduckClearsIt() throws {
+        ramps.ramp(1, to: 0.3, over: .zero)
+        loop.runQueued()  // the journal is written in the loop's next turn
+        #expect(journalled?.streams["1"]?.baseVolume == 1.0)
+        ramps.ramp(1, to: 1.0, over: .zero)
+        loop.runQueued()
+        #expect(journalled == nil)
+    }
+
+    // MARK: - Holds and mutes
+
+    @Test func aStreamItsUserMutedIsNeitherMutedByUsNorUnmuted() {
+        backend.writeMute(true, of: 1)  // the user's mute
+        backend.clearActions()
+        enforcement.holds.setMuted(true, 1)
+        enforcement.holds.setMuted(false, 1)
+        #expect(backend.actions.isEmpty, "\(backend.actions)")
+        #expect(backend.muted.contains(1))
+    }
+
+    @Test func aPolicyMuteIsJournalledBeforeItGoesOutAndLifted() {
+        enforcement.holds.setMuted(true, 1)
+        loop.runQueued()
+        #expect(journalled?.streams["1"]?.mutedByPolicy == true)
+        enforcement.holds.setMuted(false, 1)
+        #expect(backend.actions == [.mute(1, true), .mute(1, false)])
+    }
+
+    // MARK: - Nothing left behind
+
+    @Test func exitUndoesEveryChangeAndWritesNothingAfter() {
+        ramps.ramp(1, to: 0.3, over: .milliseconds(250))
+        enforcement.holds.setMuted(true, 2)
+        enforcement.hardware.apply(HardwareChoice(sampleRate: 96_000, quantum: 64))
+        enforcement.undoAll()
+        #expect(backend.gains[1] == 1.0)
+        #expect(!backend.muted.contains(2))
+        #expect(backend.forcedQuantum == nil && backend.forcedSampleRate == nil)
+        #expect(journalled == nil)
+        backend.clearActions()
+        loop.advance(by: .seconds(1))  // the ramp's remaining steps
+        #expect(backend.gains[1] == 1.0, "no step after the undo")
+    }
+
+    @Test func theNextStartUndoesWhatACrashedRunLeftAndOnlyThat() {
+        ramps.ramp(1, to: 0.3, over: .zero)
+        enforcement.holds.setMuted(true, .capture(1))
+        enforcement.hardware.apply(HardwareChoice(quantum: 64))
+        loop.runQueued()
+        // SIGKILL: nothing undone. The next run finds the journal.
+        let next = FakeBackend()
+        next.writeVolume(0.3, of: 1)
+        next.writeMute(true, of: .capture(1))
+        next.forceQuantum(64)
+        let restarted = Enforcement(
+            backend: next, loop: loop, stateDirectory: directory, timing: .standard, logger: Logger(label: "test"))
+        restarted.attached()
+        #expect(next.gains[1] == 1.0)
+        #expect(!next.muted.contains(.capture(1)), "a capture stream is its own entry")
+        #expect(next.forcedQuantum == nil)
+        #expect(journalled == nil)
+    }
+
+    @Test func aQuantumSomeoneElseForcedSinceIsNotTouched() {
+        enforcement.hardware.apply(HardwareChoice(quantum: 64))
+        backend.forceQuantum(128)  // the user's pw-metadata, after ours
+        backend.clearActions()
+        enforcement.undoAll()
+        #expect(backend.actions.isEmpty, "\(backend.actions)")
+    }
+}
