@@ -22,24 +22,6 @@ extension SessionService {
         ]
     }
 
-    /// The route a session with no wishes gets now: the last-in output and input.
-    func systemRoute(_ engine: PolicyEngine) -> RouteDescription {
-        let ports = engine.availablePorts
-        return RouteDescription(
-            inputs: ports.first { $0.direction == .input }.map { [$0] } ?? [],
-            outputs: ports.first { $0.direction == .output }.map { [$0] } ?? [])
-    }
-
-    /// Why the system route changed, for the manager's RouteChange signal.
-    static func reason(from previous: RouteDescription, to current: RouteDescription, ports: [Port]) -> RouteChangeReason {
-        let available = Set(ports.map(\.uid))
-        let lost = (previous.inputs + previous.outputs).contains { !available.contains($0.uid) }
-        if lost { return .oldDeviceUnavailable }
-        let known = Set((previous.inputs + previous.outputs).map(\.uid))
-        if (current.inputs + current.outputs).contains(where: { !known.contains($0.uid) }) { return .newDeviceAvailable }
-        return .routeConfigurationChange
-    }
-
     /// Every Session1 property of an explicit session, or nil if the engine does not know it.
     func sessionProperties(_ id: SessionID) -> [String: BusValue]? {
         let engine = coordinator.engine

@@ -212,12 +212,12 @@ final class SessionService: @unchecked Sendable {
             mutable["App"] = nil
             try? object.setProperties(mutable, of: SessionAPI.sessionInterface)
         }
-        let route = systemRoute(engine)
+        let route = engine.systemRoute
         try? manager?.setProperties(managerProperties(route: route), of: SessionAPI.managerInterface)
         if let previous = announcedRoute, previous != route {
             try? manager?.emit(
                 "RouteChange", of: SessionAPI.managerInterface,
-                [.uint32(UInt32(Self.reason(from: previous, to: route, ports: engine.availablePorts).rawValue)), WireValues.route(previous)])
+                [.uint32(UInt32(RouteChangeReason.systemRouteChange(from: previous, to: route, available: engine.availablePorts).rawValue)), WireValues.route(previous)])
         }
         announcedRoute = route
     }

@@ -43,6 +43,12 @@ struct NativeRampsInFlight {
     /// Whether the stream's volume reports are mid-ramp values of its converter.
     func reportsMidRamp(_ stream: GlobalID) -> Bool { entries[stream]?.reportsMidRamp == true }
 
+    /// Where a stream whose reports are mid-ramp values is going: its volume for anyone who
+    /// would take it as the stream's own.
+    func target(ifReportsMidRamp stream: GlobalID) -> Float? {
+        entries[stream].flatMap { $0.reportsMidRamp ? $0.target : nil }
+    }
+
     /// Keeps `ramp` for when the running one is done, replacing any kept before.
     mutating func wait(_ ramp: WaitingRamp, for stream: GlobalID) { entries[stream]?.waiting = ramp }
 

@@ -264,7 +264,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     func volume(of stream: StreamID) -> Float? {
         // Before its ports are configured, configuring them resets the converter's Props.
         guard let node = snapshot.nodes[stream.rawValue], Self.hasPorts(node) else { return nil }
-        return node.props?.volume
+        // After a mute during a native ramp, the Props show where the ramp was, not where it goes.
+        return nativeRamps.target(ifReportsMidRamp: stream.rawValue) ?? node.props?.volume
     }
 
     func isMuted(_ stream: StreamID) -> Bool? {

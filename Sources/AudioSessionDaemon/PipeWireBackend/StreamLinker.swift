@@ -379,11 +379,11 @@ final class StreamLinker: @unchecked Sendable {
         }
         let devices = devices(in: snapshot)
         let endpoints = devices.endpoints
-        let request = GraphEndpoints.request(for: stream, direction: direction, in: snapshot)
-        let target = LinkTargetResolver.target(
-            for: request, endpoints: endpoints, defaultEndpoint: devices.defaults[direction])
-        let (wanted, reason) = wantedDevices(stream, direction, request, target, endpoints)
-        if case .requested(let endpoint) = target { pinned[streamID] = endpoint.id } else { pinned[streamID] = nil }
+        let decision = StreamRouting.decide(
+            for: GraphEndpoints.request(for: stream, direction: direction, in: snapshot), route: routes[streamID] ?? [],
+            endpoints: endpoints, defaultEndpoint: devices.defaults[direction])
+        let (wanted, reason) = (decision.devices, decision.reason)
+        if case .requested(let endpoint) = decision.target { pinned[streamID] = endpoint.id } else { pinned[streamID] = nil }
         let previous = linked[streamID] ?? []
         for device in previous.subtracting(wanted) where snapshot.nodes[device] != nil {
             direction == .playback
@@ -415,36 +415,18 @@ final class StreamLinker: @unchecked Sendable {
         }
     }
 
-    /// The devices a stream should be linked to, and why: its own named target while it exists;
-    /// else its session's route (every device of it that exists); else the effective default.
-    private func wantedDevices(
-        _ stream: Node, _ direction: StreamDirection, _ request: StreamLinkRequest, _ target: LinkTarget,
-        _ endpoints: [LinkEndpoint]
-    ) -> (Set<GlobalID>, String) {
-        if case .requested(let endpoint) = target { return ([endpoint.id], "its requested target") }
-        if case .none(.requestedTargetGoneNoReconnect) = target { return ([], "\(LinkTarget.Reason.requestedTargetGoneNoReconnect)") }
-        let existing = Set(endpoints.filter { $0.direction == direction }.map(\.id))
-        let routed = (routes[stream.id] ?? []).filter(existing.contains)
-        if !routed.isEmpty { return (Set(routed), "its session's route") }
-        return (target.endpoint.map { [$0.id] } ?? [], describe(target))
-    }
-
     // MARK: - Defaults
 
-    /// The default device of a direction: the policy's choice (last in wins) if it exists, else
-    /// the user's configured one if it exists, else the highest-priority device.
+    /// The effective default of a direction (``StreamRouting/effectiveDefault(direction:preferred:configuredName:endpoints:)``),
+    /// with the user's configured default read from the `default` metadata.
     private func effectiveDefault(
         _ direction: StreamDirection, endpoints: [LinkEndpoint], in snapshot: GraphSnapshot
     ) -> LinkEndpoint? {
-        if let preferred = preferredDefaults[direction],
-            let endpoint = endpoints.first(where: { $0.id == preferred && $0.direction == direction })
-        {
-            return endpoint
-        }
         let metadata = snapshot.metadata[GraphEndpoints.defaultMetadata]
         let configured = GraphEndpoints.deviceName(
             inMetadataValue: metadata?.value(for: GraphEndpoints.keys(for: direction).configured, subject: 0))
-        return LinkTargetResolver.defaultEndpoint(direction: direction, configuredName: configured, endpoints: endpoints)
+        return StreamRouting.effectiveDefault(
+            direction: direction, preferred: preferredDefaults[direction], configuredName: configured, endpoints: endpoints)
     }
 
     /// Writes the effective defaults to the `default` metadata when they changed, so pulse
@@ -496,14 +478,6 @@ final class StreamLinker: @unchecked Sendable {
         for (key, value) in configuredDefaults.values.sorted(by: { $0.key < $1.key }) where metadata.value(for: key, subject: 0) == nil {
             logger.info("the user's chosen default kept: \(key) = \(value)")
             graph.setMetadata(GraphEndpoints.defaultMetadata, subject: 0, key: key, type: "Spa:String:JSON", value: value)
-        }
-    }
-
-    private func describe(_ target: LinkTarget) -> String {
-        switch target {
-        case .requested: "its requested target"
-        case .followingDefault: "following the default"
-        case .none(let reason): "\(reason)"
         }
     }
 }

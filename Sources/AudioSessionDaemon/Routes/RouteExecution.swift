@@ -109,10 +109,8 @@ extension PolicyCoordinator {
         // Only a device change or a new route can move the defaults: the stream hot path skips this.
         guard devicesChanged || !routes.isEmpty else { return }
         devicesChanged = false
-        let ports = engine.availablePorts
-        let wanted = (
-            output: ports.first { $0.direction == .output }?.device, input: ports.first { $0.direction == .input }?.device
-        )
+        let system = engine.systemRoute
+        let wanted = (output: system.outputs.first?.device, input: system.inputs.first?.device)
         guard wanted != preferredDefaults else { return }
         preferredDefaults = wanted
         backend.preferDefaultDevices(output: wanted.output, input: wanted.input)

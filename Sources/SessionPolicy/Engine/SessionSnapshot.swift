@@ -51,6 +51,15 @@ extension PolicyEngine {
     /// Ports available now, most recently "in" first.
     public var availablePorts: [Port] { routeSelector().ports }
 
+    /// The route a session with no wishes gets now (last in wins): the system's route, whose
+    /// devices the daemon publishes as the defaults.
+    public var systemRoute: RouteDescription {
+        let ports = availablePorts
+        return RouteDescription(
+            inputs: ports.first { $0.direction == .input }.map { [$0] } ?? [],
+            outputs: ports.first { $0.direction == .output }.map { [$0] } ?? [])
+    }
+
     /// `isOtherAudioPlaying`: any other session plays, mixable or not.
     public func isOtherAudioPlaying(for id: SessionID) -> Bool {
         contenders.contains { $0.isEffective && $0.id != id }

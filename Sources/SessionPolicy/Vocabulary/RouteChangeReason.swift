@@ -9,6 +9,18 @@ public enum RouteChangeReason: UInt, CaseIterable, Hashable, Sendable, WireNamed
     case noSuitableRouteForCategory = 7
     case routeConfigurationChange = 8
 
+    /// Why the system route (``PolicyEngine/systemRoute``) went from `previous` to `current`,
+    /// with `available` the ports there are now.
+    public static func systemRouteChange(
+        from previous: RouteDescription, to current: RouteDescription, available: [Port]
+    ) -> RouteChangeReason {
+        let present = Set(available.map(\.uid))
+        if (previous.inputs + previous.outputs).contains(where: { !present.contains($0.uid) }) { return .oldDeviceUnavailable }
+        let known = Set((previous.inputs + previous.outputs).map(\.uid))
+        if (current.inputs + current.outputs).contains(where: { !known.contains($0.uid) }) { return .newDeviceAvailable }
+        return .routeConfigurationChange
+    }
+
     public var wireName: String {
         switch self {
         case .unknown: "unknown"
