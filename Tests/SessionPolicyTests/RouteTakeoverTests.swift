@@ -62,6 +62,25 @@ import Testing
         #expect(h.engine.route(for: game)?.outputs == [Self.usb])
     }
 
+    @Test func aSessionPlayingOnlyOnATargetItNamedIsNotPausedWhenItsRouteGoes() {
+        var h = EngineHarness()
+        h.send(.devicesEnumerated([Self.speaker, Self.usb], defaultOutput: "usb", defaultInput: nil))
+        let radio = h.implicit(1, .playback, capabilities: [.unlink, .mute])
+        let jukebox = h.implicit(2, .playback, capabilities: [.unlink, .mute])
+        let elsewhere = h.play(radio)
+        let there = h.play(jukebox)
+        h.send(.streamPinned(elsewhere, to: Self.speaker.device))  // `--target speaker`
+        h.send(.streamPinned(there, to: Self.usb.device))  // its own target, the route's device
+        let unplug = h.send(.deviceRemoved(uid: "usb"))
+        #expect(!unplug.contains { if case .pauseForRouteLoss(radio, _) = $0 { true } else { false } })
+        #expect(h.isPlaying(radio), "it plays on where it named")
+        #expect(unplug.contains(.pauseForRouteLoss(jukebox, method: .unlink)))
+        // Once it follows its route again, it is paused like any other.
+        h.send(.deviceAdded(Self.usb))
+        h.send(.streamPinned(elsewhere, to: nil))
+        #expect(h.send(.deviceRemoved(uid: "usb")).contains(.pauseForRouteLoss(radio, method: .unlink)))
+    }
+
     @Test func jackUnplugPausesAPlayingImplicitSessionWithItsPreviousRoute() {
         var h = EngineHarness()
         h.send(.devicesEnumerated([Self.speaker, Self.headphones], defaultOutput: nil, defaultInput: nil))

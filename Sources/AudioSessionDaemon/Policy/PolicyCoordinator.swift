@@ -61,6 +61,8 @@ final class PolicyCoordinator: @unchecked Sendable {
     var devicesChanged = false
     /// Sessions paused for a lost route whose MPRIS players are being watched for their pause.
     var routeLossChecks: [SessionID: ScheduledWork] = [:]
+    /// The named devices last reported for streams (``reportPinnedStreams()``).
+    var reportedPins: [StreamID: DeviceID] = [:]
     /// Whether we link, beside whichever other session manager (PolicyCoordinator+Coexistence.swift).
     var coexistence: Coexistence
 
@@ -105,6 +107,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         case .lost:
             isAttached = false
             enforcement.lost()
+            reportedPins.removeAll()
             mprisGraphLost()  // before the sessions go: our MPRIS pauses outlive them
             dropAllStreams()
             submit(.graphLost)
@@ -119,9 +122,11 @@ final class PolicyCoordinator: @unchecked Sendable {
             submit(.deviceAdded(port))
         case .portRemoved(let uid):
             logger.info("port gone: \(uid)")
+            reportPinnedStreams()
             submit(.deviceRemoved(uid: uid))
         case .portAvailabilityChanged(let uid, let available):
             logger.info("port \(available ? "available" : "unavailable"): \(uid)")
+            if !available { reportPinnedStreams() }
             submit(.portAvailabilityChanged(uid: uid, available: available))
         case .portChanged(let port):
             logger.info("port changed: \(port.type.rawValue):\(port.uid), \(port.channels) channels")
@@ -250,6 +255,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     private func streamRemoved(_ id: StreamID) {
         cancelIdleTimer(id)
         enforcement.streamRemoved(id)
+        if reportedPins.removeValue(forKey: id) != nil { submit(.streamPinned(id, to: nil)) }
         if levels.unwatch(id) { backend.stopWatchingLevel(of: id) }
         guard let (record, sessionEmpty) = sessions.remove(stream: id) else { return }
         if let pid = record.stream.processID, !sessions.hasStreams(ofProcess: pid) { appFacts.forget(pid) }
@@ -408,8 +414,6 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     func carryOut(_ decisions: [PolicyDecision]) {
         engineEvents &+= 1  // every engine step (events, reconfiguration) ends here
-        let (decisions, spared) = sparingPinnedSessions(decisions)  // Routes/RouteExecution.swift
-        defer { resumeSpared(spared) }
         for decision in decisions {
             carryOut(decision)
             mprisCarryOut(decision)

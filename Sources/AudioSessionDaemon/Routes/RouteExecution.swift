@@ -61,33 +61,15 @@ extension PolicyCoordinator {
         update(id) { $0.routeLoss = nil }
     }
 
-    /// Pause on unplug judges a session by its route, but a stream that named its own target
-    /// plays there, not on the route: a session whose every playback stream is pinned to a
-    /// device that was not on its lost route is not paused (the decision is dropped before
-    /// anyone acts on it), and its streams are reported as playing again after the step.
-    func sparingPinnedSessions(_ decisions: [PolicyDecision]) -> ([PolicyDecision], Set<SessionID>) {
-        var spared: Set<SessionID> = []
-        for case .pauseForRouteLoss(let id, _) in decisions {
-            var lost: Set<DeviceID> = []
-            for case .routeChanged(id, _, let previous) in decisions { lost.formUnion(previous.outputs.map(\.device)) }
-            let playback = sessions.streams(of: id).filter { $0.stream.direction == .playback }
-            guard !playback.isEmpty, playback.allSatisfy({ record in
-                backend.pinnedDevice(of: record.stream.id).map { !lost.contains($0) } ?? false
-            }) else { continue }
-            spared.insert(id)
-        }
-        guard !spared.isEmpty else { return (decisions, []) }
-        return (decisions.filter { if case .pauseForRouteLoss(let id, _) = $0 { !spared.contains(id) } else { true } }, spared)
-    }
-
-    /// The spared sessions' streams play on: tell the engine (it counted them as paused).
-    func resumeSpared(_ spared: Set<SessionID>) {
-        for id in spared.sorted() {
-            logger.info("\(id) not paused: its streams play on the targets they named, not on the lost route")
-            for record in sessions.streams(of: id) where record.stream.activity != .pausedByUser {
-                sessions.setReportedActive(true, stream: record.stream.id)
-                submit(.streamStarted(id, record.stream.id))
-            }
+    /// Tells the engine which streams play on a device they named, not on their session's
+    /// route (pause on unplug spares a session whose playback all plays elsewhere). Read from
+    /// the backend before a device goes, the only time the engine needs it.
+    func reportPinnedStreams() {
+        for id in sessions.streams.keys.sorted() {
+            let device = backend.pinnedDevice(of: id)
+            guard device != reportedPins[id] else { continue }
+            reportedPins[id] = device
+            submit(.streamPinned(id, to: device))
         }
     }
 

@@ -30,6 +30,7 @@ extension PolicyEngine {
         emit(.mediaServicesLost)
         ports = []
         streamOwners = [:]
+        pinnedStreams = [:]
         for id in sessionOrder {
             guard let state = sessions[id] else { continue }
             sessions[id]?.streams = []

@@ -145,7 +145,7 @@ extension PolicyEngine {
             // Implicit sessions hear it too: `monitor` and the logs show every session's route change.
             emit(.routeChanged(id, reason: noRoute ? .noSuitableRouteForCategory : reason, previous: previous))
             if reason == .oldDeviceUnavailable && lostOutput && state.kind == .implicit && state.activity == .active
-                && configuration.pauseOnUnplug.contains(state.configuration.category) {
+                && configuration.pauseOnUnplug.contains(state.configuration.category) && !playsElsewhere(state, than: previous) {
                 emit(.pauseForRouteLoss(id, method: state.interruptionMethod))
                 for index in state.streams.indices { sessions[id]?.streams[index].pausedByUser = true }
                 leaveContention(id, resumeHint: false)
@@ -154,6 +154,17 @@ extension PolicyEngine {
             }
         }
         if paused { arbitrate(cause: nil) }
+    }
+
+    /// Pause on unplug judges a session by its route, but a stream that named its own target
+    /// plays there: a session whose every playback stream is pinned to a device that was not on
+    /// its lost route plays on, unpaused.
+    func playsElsewhere(_ state: SessionState, than route: RouteDescription) -> Bool {
+        let routeDevices = Set(route.outputs.map(\.device))
+        let playback = state.streams.filter { $0.direction == .playback }
+        return !playback.isEmpty && playback.allSatisfy { stream in
+            pinnedStreams[stream.id].map { !routeDevices.contains($0) } ?? false
+        }
     }
 
     /// A session whose category does not follow new devices keeps its route while every port

@@ -16,6 +16,8 @@ public struct PolicyEngine: Sendable {
     /// Active and interrupted sessions, in dominance order.
     var contenders: [Contender] = []
     var streamOwners: [StreamID: SessionID] = [:]
+    /// Streams playing on a device they named (``PolicyEvent/streamPinned(_:to:)``).
+    var pinnedStreams: [StreamID: DeviceID] = [:]
     var nextSerial: UInt64 = 1
     var appKeys: [String: Int] = [:]
     var appSessions: [String: Set<SessionID>] = [:]
@@ -65,6 +67,7 @@ public struct PolicyEngine: Sendable {
         case .streamStarted(let id, let stream): startStream(id, stream)
         case .streamPausedByUser(let stream): pauseStream(stream)
         case .streamStopped(let stream): stopStream(stream)
+        case .streamPinned(let stream, let device): pinnedStreams[stream] = device
         case .devicesEnumerated(let ports, let output, let input): enumerateDevices(ports, defaultOutput: output, defaultInput: input)
         case .deviceAdded(let port): addDevice(port)
         case .deviceRemoved(let uid): removeDevice(uid)

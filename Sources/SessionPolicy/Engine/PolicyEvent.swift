@@ -23,6 +23,10 @@ public enum PolicyEvent: Hashable, Sendable {
     case streamPausedByUser(StreamID)
     /// Stopped or gone.
     case streamStopped(StreamID)
+    /// The stream plays on a device it (or a mixer) named itself, not on its session's route;
+    /// nil: it follows its route again (or is gone). Pause on unplug spares a session whose
+    /// playback all plays elsewhere than on the route that went away.
+    case streamPinned(StreamID, to: DeviceID?)
 
     // Devices and routes
     /// The full device list (startup, or after the graph came back): ports in discovery
