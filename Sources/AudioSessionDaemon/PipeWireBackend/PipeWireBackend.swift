@@ -57,6 +57,9 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     // MARK: - Graph events in
 
     func handle(_ event: GraphEvent, in snapshot: GraphSnapshot) {
+        // What the policy asks of the linker while it reacts waits for the end of the event.
+        linker.beginEvent()
+        defer { linker.endEvent(in: snapshot) }
         switch event {
         case .connected:
             attached = false
@@ -138,7 +141,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             break
         }
         // Linking comes after the policy has seen the event, so a stream the policy holds is
-        // never linked, not even for a moment.
+        // never linked, not even for a moment; each stream the event touched is linked once.
         linker.handle(event, in: snapshot)
     }
 

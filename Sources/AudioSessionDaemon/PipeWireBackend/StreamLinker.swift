@@ -68,6 +68,16 @@ final class StreamLinker: @unchecked Sendable {
     private var linkSignatures: [GlobalID: LinkSignature] = [:]
     /// Streams just released: linking them back where they were is logged at debug level.
     private var relinking: Set<GlobalID> = []
+    /// What the graph event being handled asks to reconcile, done once at its end
+    /// (``beginEvent()``, ``endEvent(in:)``): the policy's reaction to an event (routes, holds,
+    /// releases) and the event itself reach each stream once.
+    private var pending: PendingWork?
+
+    private struct PendingWork {
+        var streams: Set<GlobalID> = []
+        var everyStream = false
+        var defaults = false
+    }
 
     init(graph: PipeWireGraph, active: Bool, stateDirectory: URL, logger: Logger) {
         self.graph = graph
@@ -274,6 +284,10 @@ final class StreamLinker: @unchecked Sendable {
         preferredDefaults = wanted
         knownDevices = nil
         guard ready else { return }
+        if pending != nil {
+            pending?.defaults = true
+            return
+        }
         publishEffectiveDefaults(in: snapshot)
     }
 
@@ -284,9 +298,13 @@ final class StreamLinker: @unchecked Sendable {
         guard isActive, held.insert(stream).inserted else { return }
         // Per stream at debug: a call holds every music stream; the coordinator logs the session.
         logger.debug("holding stream \(stream): unlinked until released")
-        unlinkEverything(of: stream, in: snapshot)
         linked[stream] = nil
         linkSignatures[stream] = nil
+        if pending != nil {
+            pending?.streams.insert(stream)  // reconciling a held stream unlinks it
+            return
+        }
+        unlinkEverything(of: stream, in: snapshot)
     }
 
     /// The device a stream plays on because it named it (not its session's route), if any.
@@ -348,14 +366,47 @@ final class StreamLinker: @unchecked Sendable {
         return devices
     }
 
+    // MARK: - Once per event
+
+    /// A graph event is being handled: what it and the policy's reaction to it ask of the
+    /// linker waits for ``endEvent(in:)``.
+    func beginEvent() { pending = PendingWork() }
+
+    /// The event is handled: each stream it touched is reconciled once.
+    func endEvent(in snapshot: GraphSnapshot) {
+        guard let work = pending else { return }
+        pending = nil
+        guard ready else { return }
+        if work.defaults || work.everyStream { publishEffectiveDefaults(in: snapshot) }
+        if work.everyStream {
+            for node in snapshot.nodes.values where GraphEndpoints.streamDirection(of: node) != nil {
+                reconcileNow(streamID: node.id, in: snapshot)
+            }
+        } else {
+            for stream in work.streams.sorted() { reconcileNow(streamID: stream, in: snapshot) }
+        }
+    }
+
     private func reconcileAll(in snapshot: GraphSnapshot) {
+        if pending != nil {
+            pending?.everyStream = true
+            return
+        }
         publishEffectiveDefaults(in: snapshot)
         for node in snapshot.nodes.values where GraphEndpoints.streamDirection(of: node) != nil {
-            reconcile(streamID: node.id, in: snapshot)
+            reconcileNow(streamID: node.id, in: snapshot)
         }
     }
 
     private func reconcile(streamID: GlobalID, in snapshot: GraphSnapshot) {
+        if pending != nil {
+            pending?.streams.insert(streamID)
+            return
+        }
+        reconcileNow(streamID: streamID, in: snapshot)
+    }
+
+    private func reconcileNow(streamID: GlobalID, in snapshot: GraphSnapshot) {
         guard let stream = snapshot.nodes[streamID], let direction = GraphEndpoints.streamDirection(of: stream)
         else { return }
         reconciledInputs[streamID] = ReconciledInputs(properties: stream.properties, ports: snapshot.portCount(of: streamID))
