@@ -290,6 +290,26 @@ struct MPRISJournalTests {
     }
 
     var musicSession: SessionID? { coordinator.sessions.streams[1]?.session }
+
+    // MARK: - Deadlines, on the virtual clock
+
+    @Test func aPlayerThatNeverConfirmsIsHeldAfterItsTimeoutAndNotBefore() async throws {
+        attachPlayers([player(.playing)])
+        attachGraph([music()])
+        coordinator.handle(.streamAppeared(call()))
+        try await buttons.waitFor(["Pause \(Self.mpv)"])
+        let timeout = EnforcementTiming.standard.playerConfirmTimeout
+        clock.advance(by: timeout - .milliseconds(1))
+        #expect(!backend.actions.contains(.hold(1)), "not before its timeout")
+        clock.advance(by: .milliseconds(1))
+        #expect(backend.actions.contains(.hold(1)), "no Paused in \(timeout): its streams are held instead")
+    }
+
+    @Test func aPlayerThatConfirmsInTimeIsNeverHeld() async throws {
+        try await pausedByACall()
+        clock.advance(by: .seconds(5))
+        #expect(!backend.actions.contains(.hold(1)))
+    }
 }
 
 /// Presses recorded in order, answered at once (or refused).
