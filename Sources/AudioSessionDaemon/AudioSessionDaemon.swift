@@ -122,7 +122,7 @@ public final class AudioSessionDaemon: Sendable {
         // Players we paused over MPRIS play again. Bounded: a player that does not answer in
         // time stays journalled, and the next start tries again.
         let played = DispatchSemaphore(value: 0)
-        loop.perform { coordinator.mprisResumeBeforeExit { played.signal() } }
+        loop.perform { coordinator.resumePlayersBeforeExit { played.signal() } }
         if played.wait(timeout: .now() + .seconds(1)) == .timedOut {
             logger.warning("MPRIS players did not answer Play in time; the next start tries again")
         }

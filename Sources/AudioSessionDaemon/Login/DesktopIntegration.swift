@@ -48,10 +48,10 @@ enum DesktopIntegration {
         if !pauses.leftovers.isEmpty {
             logger.info("MPRIS: a previous run left \(pauses.leftovers.count) players paused by us; deciding once the graph and the players are known")
         }
-        perform { coordinator.mpris = pauses }
+        perform { coordinator.attachPlayers(pauses) }
         do {
-            try await controller.start { event in perform { coordinator.mprisPlayerEvent(event) } }
-            perform { coordinator.mprisPlayersDiscovered() }
+            try await controller.start { event in perform { coordinator.playerControl?.mprisPlayerEvent(event) } }
+            perform { coordinator.playerControl?.mprisPlayersDiscovered() }
             logger.info("watching MPRIS players on the session bus")
         } catch {
             // The journal stays as it is: a later run that can reach the players decides.

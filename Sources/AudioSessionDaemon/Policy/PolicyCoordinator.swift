@@ -51,8 +51,9 @@ final class PolicyCoordinator: @unchecked Sendable {
     var nextExplicitSession: UInt64 = 1
     /// What the graph's clock accepts, once known: it overrides the rules' hardware limits.
     var graphHardware: GraphHardware?
-    /// MPRIS players and the pauses we pressed (PolicyCoordinator+MPRIS.swift); nil without a session bus.
-    var mpris: MPRISPauses?
+    /// MPRIS players and the pauses we pressed (MPRIS/PlayerControl.swift); nil without a session bus.
+    private(set) var playerControl: PlayerControl?
+    var mpris: MPRISPauses? { playerControl?.state }
     /// Routes decided in the step being carried out, linked at its end (Routes/RouteExecution.swift).
     var pendingRoutes: [SessionID: RouteDescription] = [:]
     /// The default devices last handed to the backend (output, input node ids).
@@ -103,12 +104,12 @@ final class PolicyCoordinator: @unchecked Sendable {
             submit(.devicesEnumerated(ports, defaultOutput: defaultOutput, defaultInput: defaultInput))
             for stream in streams.sorted(by: { $0.id < $1.id }) { streamAppeared(stream) }
             isAttached = true
-            mprisGraphAttached()  // leftover MPRIS pauses: PolicyCoordinator+MPRISLeftovers.swift
+            playerControl?.mprisGraphAttached()  // leftover MPRIS pauses: MPRIS/PlayerControl+Leftovers.swift
         case .lost:
             isAttached = false
             enforcement.lost()
             reportedPins.removeAll()
-            mprisGraphLost()  // before the sessions go: our MPRIS pauses outlive them
+            playerControl?.mprisGraphLost()  // before the sessions go: our MPRIS pauses outlive them
             dropAllStreams()
             submit(.graphLost)
         case .streamAppeared(let stream):
@@ -144,6 +145,27 @@ final class PolicyCoordinator: @unchecked Sendable {
         case .rolePolicySeen(let stream, let target):
             rolePolicySeen(stream: stream, target: target)
         }
+    }
+
+    // MARK: - Players
+
+    /// The session bus is there: MPRIS players are controlled from now on (`pauses` holds what
+    /// a previous run left paused).
+    func attachPlayers(_ pauses: MPRISPauses) {
+        playerControl = PlayerControl(state: pauses, host: self)
+    }
+
+    /// How an implicit session can be interrupted now: what the backend can do, and MPRIS
+    /// when the session has a player.
+    func interruptionMethods(of id: SessionID) -> Set<InterruptionMethod> {
+        mpris?.sessionsWithPlayers.contains(id) == true ? backend.interruptionMethods.union([.mpris]) : backend.interruptionMethods
+    }
+
+    /// Before exit: Play on the players we paused (``PlayerControl/mprisResumeBeforeExit(_:)``);
+    /// `done` runs once they answered, at once without players.
+    func resumePlayersBeforeExit(_ done: @escaping @Sendable () -> Void) {
+        guard let playerControl else { return done() }
+        playerControl.mprisResumeBeforeExit(done)
     }
 
     /// Swaps in a new rule set: the engine is reconfigured and every stream re-classified.
@@ -206,7 +228,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             logger.info("\(session) for '\(stream.appName)': \(describe(composed)) [app \(facts.identity)]")
         }
         updateLevelWatching(session)
-        mprisStreamJoined(stream, session: session)
+        playerControl?.mprisStreamJoined(stream, session: session)
         routeNewStream(stream, of: session)
         applyEffects(of: session, to: stream)
         if let request = stream.hardwareRequest,
@@ -228,7 +250,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             restream(sessions.streams[stream.id] ?? record, facts: classify(stream))
         }
         guard let record = sessions.streams[stream.id], previous != stream.activity else { return }
-        if mprisOwnsActivityChange(of: stream, in: record.session) { return }
+        if playerControl?.mprisOwnsActivityChange(of: stream, in: record.session) == true { return }
         switch stream.activity {
         case .pausedByUser:
             cancelIdleTimer(stream.id)
@@ -416,7 +438,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         engineEvents &+= 1  // every engine step (events, reconfiguration) ends here
         for decision in decisions {
             carryOut(decision)
-            mprisCarryOut(decision)
+            playerControl?.mprisCarryOut(decision)
             decisionObserver?(decision)
         }
         // Links last: a session paused for its lost route in the same step is held before its

@@ -61,9 +61,9 @@ struct MPRISJournalTests {
 
     /// The bus side as the daemon starts it: the journal read, then the players reported.
     func attachPlayers(_ players: [MPRISPlayer]) {
-        coordinator.mpris = MPRISPauses(buttons: buttons, journalFile: journalFile, perform: loop.perform)
-        for player in players { coordinator.mprisPlayerEvent(.appeared(player)) }
-        coordinator.mprisPlayersDiscovered()
+        coordinator.attachPlayers(MPRISPauses(buttons: buttons, journalFile: journalFile, perform: loop.perform))
+        for player in players { coordinator.playerControl?.mprisPlayerEvent(.appeared(player)) }
+        coordinator.playerControl?.mprisPlayersDiscovered()
     }
 
     func attachGraph(_ streams: [BackendStream]) {
@@ -71,7 +71,7 @@ struct MPRISJournalTests {
     }
 
     func status(_ status: PlaybackStatus) {
-        coordinator.mprisPlayerEvent(.statusChanged(busName: Self.mpv, status))
+        coordinator.playerControl?.mprisPlayerEvent(.statusChanged(busName: Self.mpv, status))
     }
 
     /// mpv plays, a call pauses it over MPRIS, mpv confirms.
@@ -112,7 +112,7 @@ struct MPRISJournalTests {
 
     @Test func aPlayerThatLeavesTheBusLeavesTheJournal() async throws {
         try await pausedByACall()
-        coordinator.mprisPlayerEvent(.vanished(busName: Self.mpv))
+        coordinator.playerControl?.mprisPlayerEvent(.vanished(busName: Self.mpv))
         #expect(journal == nil)
     }
 
@@ -154,7 +154,7 @@ struct MPRISJournalTests {
     @Test func exitPlaysWhatWePausedAndEmptiesTheJournal() async throws {
         try await pausedByACall()
         let finished = Flag()
-        coordinator.mprisResumeBeforeExit { finished.set() }
+        coordinator.resumePlayersBeforeExit { finished.set() }
         try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)"])
         try await loop.drain(until: { finished.isSet })
         #expect(journal == nil, "the Play was answered: owed no more")
@@ -172,7 +172,7 @@ struct MPRISJournalTests {
         try await buttons.waitFor(["Pause \(Self.mpv)", "Pause \(Self.mpv)"])
         status(.paused)
         let finished = Flag()
-        coordinator.mprisResumeBeforeExit { finished.set() }
+        coordinator.resumePlayersBeforeExit { finished.set() }
         try await loop.drain(until: { finished.isSet })
         #expect(buttons.presses == ["Pause \(Self.mpv)", "Pause \(Self.mpv)"], "no Play")
     }
@@ -181,7 +181,7 @@ struct MPRISJournalTests {
         try await pausedByACall()
         buttons.refuse("Play")
         let finished = Flag()
-        coordinator.mprisResumeBeforeExit { finished.set() }
+        coordinator.resumePlayersBeforeExit { finished.set() }
         try await loop.drain(until: { finished.isSet })
         #expect(journal == [entry()], "the next start tries again")
     }

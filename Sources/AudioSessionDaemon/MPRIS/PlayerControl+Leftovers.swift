@@ -1,6 +1,6 @@
 import SessionPolicy
 
-/// MPRIS pauses must not outlive the daemon (issue 5). A pause we press is journalled until we
+/// MPRIS pauses must not outlive the daemon. A pause we press is journalled until we
 /// no longer owe a Play (``MPRISPauses``, ``MPRISPauseJournal``); this is what undoes it:
 ///
 /// - **Exit** (SIGTERM): ``mprisResumeBeforeExit(_:)`` presses Play on every player we paused
@@ -13,7 +13,7 @@ import SessionPolicy
 ///   pause is adopted and the interruption's end presses Play; otherwise Play is pressed now.
 ///
 /// The decisions stay the engine's; this is bookkeeping and mechanism.
-extension PolicyCoordinator {
+extension PlayerControl {
     // MARK: - Hooks
 
     /// The graph is there and its streams are known (`attached`, first or after a restart).
@@ -45,7 +45,7 @@ extension PolicyCoordinator {
     /// Plays or adopts each leftover, once both the graph and the players are known: what the
     /// policy wants of a session can only be asked with its streams and its players there.
     func mprisDecideLeftovers() {
-        guard let mpris, mpris.discovered, isAttached, !mpris.stopping else { return }
+        guard let mpris, mpris.discovered, host.isAttached, !mpris.stopping else { return }
         for entry in mpris.leftovers {
             // Adopted meanwhile by an interruption of its session (mprisPauseForInterruption).
             guard mpris.leftovers.contains(entry) else { continue }
@@ -84,7 +84,7 @@ extension PolicyCoordinator {
     private func mprisDecide(_ entry: MPRISPauseJournal.PausedPlayer, _ player: MPRISPlayer) {
         guard let mpris else { return }
         let name = player.busName
-        let ownSessions = sessions.sessionIDs.filter { mprisPlayerNames(of: $0).contains(name) }
+        let ownSessions = host.sessions.sessionIDs.filter { mprisPlayerNames(of: $0).contains(name) }
         guard !ownSessions.isEmpty else {
             // No stream of it in the graph: nothing for the policy to weigh. The stream its Play
             // starts is arbitrated like any other (and paused again if a call is going on).
@@ -93,14 +93,14 @@ extension PolicyCoordinator {
         }
         // Ask the engine: the pause was ours, so the streams it paused count as running.
         for id in ownSessions {
-            for record in sessions.streams(of: id) where !record.reportedActive {
-                sessions.setReportedActive(true, stream: record.stream.id)
-                submit(.streamStarted(id, record.stream.id))
+            for record in host.sessions.streams(of: id) where !record.reportedActive {
+                host.sessions.setReportedActive(true, stream: record.stream.id)
+                host.submit(.streamStarted(id, record.stream.id))
             }
         }
         // Interrupted over MPRIS on the spot: mprisPauseForInterruption took it as ours.
         guard mpris.leftovers.contains(entry) else { return }
-        let interrupted = ownSessions.filter { engine.snapshot(of: $0)?.activity == .interrupted }
+        let interrupted = ownSessions.filter { host.engine.snapshot(of: $0)?.activity == .interrupted }
         if !interrupted.isEmpty {
             // Interrupted by another method (or since before the player was known): the
             // interruption's end presses Play all the same.

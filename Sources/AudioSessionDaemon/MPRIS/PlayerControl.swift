@@ -1,7 +1,10 @@
 import AppProcesses
+import Logging
 import SessionPolicy
 
-/// MPRIS interruption and pause for apps that have a media player but no session API.
+/// MPRIS interruption and pause for apps that have a media player but no session API: the
+/// player control, one component with its own state (``MPRISPauses``: the players, the pauses
+/// we pressed and their journal) and timers.
 ///
 /// The engine chooses `.mpris` for an implicit session once we tell it the session has a
 /// player (`capabilitiesChanged`). Carrying it out: press Pause on the session's players,
@@ -10,16 +13,36 @@ import SessionPolicy
 /// Our own Pause corks the app's stream: while a pause of ours lasts, the session's activity
 /// changes are not reported to the engine (they are not a user pause).
 ///
-/// Hooks the coordinator calls: ``mprisStreamJoined(_:session:)`` (streamAppeared),
-/// ``mprisOwnsActivityChange(of:in:)`` (streamChanged), ``mprisCarryOut(_:)`` (carryOut).
-/// What must not outlive the daemon (the journal, Play at exit, leftovers of a crashed run):
-/// PolicyCoordinator+MPRISLeftovers.swift.
-extension PolicyCoordinator {
+/// Entry points: the decisions (``mprisCarryOut(_:)``), the coordinator's stream hooks
+/// (``mprisStreamJoined(_:session:)``, ``mprisOwnsActivityChange(of:in:)``), the graph coming and
+/// going (``mprisGraphAttached()``, ``mprisGraphLost()``), the bus side's player news
+/// (``mprisPlayerEvent(_:)``, ``mprisPlayersDiscovered()``) and exit
+/// (``mprisResumeBeforeExit(_:)``). What must not outlive the daemon: PlayerControl+Leftovers.swift.
+///
+/// Confined to the daemon's loop, like the coordinator it reports to.
+final class PlayerControl: @unchecked Sendable {
+    let state: MPRISPauses
+    /// The coordinator: the sessions and streams it reports on, the engine it tells.
+    unowned let host: PolicyCoordinator
+
+    init(state: MPRISPauses, host: PolicyCoordinator) {
+        self.state = state
+        self.host = host
+    }
+
+    /// The state, under the name the code below has always used for it.
+    var mpris: MPRISPauses? { state }
+    var logger: Logger { host.logger }
+    var loop: DaemonLoop { host.loop }
+    var now: Timestamp { host.now }
+    var timing: EnforcementTiming { host.timing }
+    var quietness: StreamQuietness { host.quietness }
+
     // MARK: - Hooks
 
     /// A stream joined an implicit session: does the session have a player now?
     func mprisStreamJoined(_ stream: BackendStream, session: SessionID) {
-        guard mpris != nil, sessions.isImplicit(session) else { return }
+        guard mpris != nil, host.sessions.isImplicit(session) else { return }
         mprisRefreshPlayerCapability(of: session)
     }
 
@@ -86,23 +109,17 @@ extension PolicyCoordinator {
     func mprisPlayerNames(of session: SessionID) -> Set<String> {
         guard let mpris else { return [] }
         return PlayerMatching.players(
-            of: sessions.streams(of: session).map(\.stream), among: mpris.players, ancestry: { ProcessAncestry.chain(from: $0) })
+            of: host.sessions.streams(of: session).map(\.stream), among: mpris.players, ancestry: { ProcessAncestry.chain(from: $0) })
     }
 
     private func mprisRefreshPlayerCapabilities() {
         guard let mpris else { return }
-        let live = Set(sessions.apps.keys)
+        let live = Set(host.sessions.apps.keys)
         mpris.sessionsWithPlayers.formIntersection(live)
-        for id in mpris.pauses.keys where sessions.streams(of: id).isEmpty && explicitSessions[id] == nil {
+        for id in mpris.pauses.keys where host.sessions.streams(of: id).isEmpty && host.explicitSessions[id] == nil {
             mpris.pauses.removeValue(forKey: id)?.timer?.cancel()
         }
         for id in live.sorted() { mprisRefreshPlayerCapability(of: id) }
-    }
-
-    /// How an implicit session can be interrupted now: what the backend can do, and MPRIS
-    /// when the session has a player.
-    func interruptionMethods(of id: SessionID) -> Set<InterruptionMethod> {
-        mpris?.sessionsWithPlayers.contains(id) == true ? backend.interruptionMethods.union([.mpris]) : backend.interruptionMethods
     }
 
     private func mprisRefreshPlayerCapability(of id: SessionID) {
@@ -111,7 +128,7 @@ extension PolicyCoordinator {
         guard hasPlayer != mpris.sessionsWithPlayers.contains(id) else { return }
         if hasPlayer { mpris.sessionsWithPlayers.insert(id) } else { mpris.sessionsWithPlayers.remove(id) }
         logger.info("\(id) \(hasPlayer ? "has" : "no longer has") an MPRIS player")
-        submit(.capabilitiesChanged(id, interruptionMethods(of: id)))
+        host.submit(.capabilitiesChanged(id, host.interruptionMethods(of: id)))
     }
 
     // MARK: - Pausing
@@ -256,17 +273,17 @@ extension PolicyCoordinator {
     /// The fallback: a player that does not confirm its pause gets its streams held, so the
     /// session ends up silent either way. The interruption's end releases them as usual.
     private func mprisHoldInstead(_ id: SessionID, because reason: String) {
-        guard let mpris, var pause = mpris.pauses[id], !pause.heldInstead, effects[id]?.interruption != nil else { return }
+        guard let mpris, var pause = mpris.pauses[id], !pause.heldInstead, host.effects[id]?.interruption != nil else { return }
         logger.warning("\(id): MPRIS pause not confirmed (\(reason)); holding its streams instead")
         pause.heldInstead = true
         pause.phase = .paused
         pause.timer?.cancel()
         pause.timer = nil
         mpris.pauses[id] = pause
-        let wasHeld = effects[id]?.isHeld ?? false
-        effects[id, default: SessionEffects()].interruption = .unlink
+        let wasHeld = host.effects[id]?.isHeld ?? false
+        host.effects[id, default: SessionEffects()].interruption = .unlink
         guard !wasHeld else { return }
-        for record in sessions.streams(of: id) { backend.hold(record.stream.id) }
+        for record in host.sessions.streams(of: id) { host.enforcement.holds.setHeld(true, record.stream.id) }
     }
 
     // MARK: - Ending
@@ -311,23 +328,23 @@ extension PolicyCoordinator {
 
     private func mprisReportWithheldActivity(of id: SessionID) {
         guard mpris?.pauses[id] == nil else { return }
-        for record in sessions.streams(of: id) {
+        for record in host.sessions.streams(of: id) {
             let stream = record.stream
             switch stream.activity {
             case .pausedByUser where record.reportedActive:
-                sessions.setReportedActive(false, stream: stream.id)
-                submit(.streamPausedByUser(stream.id))
+                host.sessions.setReportedActive(false, stream: stream.id)
+                host.submit(.streamPausedByUser(stream.id))
             case .playing where !record.reportedActive:
-                sessions.setReportedActive(true, stream: stream.id)
-                submit(.streamStarted(id, stream.id))
+                host.sessions.setReportedActive(true, stream: stream.id)
+                host.submit(.streamStarted(id, stream.id))
             case .idle where record.reportedActive:
                 // Stopped by its app without a cork: the usual grace before it counts as stopped.
                 mprisLater(quietness.idleGrace) { [weak self] in
-                    guard let self, self.mpris?.pauses[id] == nil, let now = self.sessions.streams[stream.id],
-                        now.stream.activity == .idle, now.reportedActive, self.effects[id]?.isHeld != true
+                    guard let self, self.mpris?.pauses[id] == nil, let now = self.host.sessions.streams[stream.id],
+                        now.stream.activity == .idle, now.reportedActive, self.host.effects[id]?.isHeld != true
                     else { return }
-                    self.sessions.setReportedActive(false, stream: stream.id)
-                    self.submit(.streamStopped(stream.id))
+                    self.host.sessions.setReportedActive(false, stream: stream.id)
+                    self.host.submit(.streamStopped(stream.id))
                 }
             default:
                 break
