@@ -169,3 +169,31 @@ import Testing
         #expect(!h.isPlaying(music))
     }
 }
+
+/// A method that cannot stop a session's audio (an MPRIS player that never confirms) gives way
+/// to the next one for that interruption only.
+@Suite struct InterruptionFallbackTests {
+    @Test func theNextMethodTakesOverAndTheEndStillResumes() {
+        var h = EngineHarness()
+        let player = h.implicit(1, .playback, capabilities: [.mpris, .unlink, .mute])
+        _ = h.play(player)
+        let call = h.explicit(2, .playAndRecord, mode: .voiceChat, class: .communication)
+        #expect(h.activate(call).contains(.interruptionBegan(player, reason: .default, method: .mpris)))
+        #expect(h.send(.interruptionMethodFailed(player, .mpris)) == [.interruptionBegan(player, reason: .default, method: .unlink)])
+        #expect(h.send(.interruptionMethodFailed(player, .mpris)).isEmpty, "once")
+        let end = h.deactivate(call, notifyOthers: true)
+        #expect(end.contains(.interruptionEnded(player, options: .shouldResume, method: .unlink)))
+        #expect(h.isPlaying(player))
+        // The next interruption tries MPRIS first again.
+        #expect(h.activate(call).contains(.interruptionBegan(player, reason: .default, method: .mpris)))
+    }
+
+    @Test func whereItCannotBeHeldItIsMuted() {
+        var h = EngineHarness()
+        let player = h.implicit(1, .playback, capabilities: [.mpris, .mute])  // beside WirePlumber
+        _ = h.play(player)
+        let call = h.explicit(2, .playAndRecord, mode: .voiceChat, class: .communication)
+        h.activate(call)
+        #expect(h.send(.interruptionMethodFailed(player, .mpris)) == [.interruptionBegan(player, reason: .default, method: .mute)])
+    }
+}

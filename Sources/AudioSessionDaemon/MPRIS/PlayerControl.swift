@@ -271,7 +271,8 @@ final class PlayerControl: @unchecked Sendable {
     }
 
     /// The fallback: a player that does not confirm its pause gets its streams held, so the
-    /// session ends up silent either way. The interruption's end releases them as usual.
+    /// session ends up silent either way. The interruption's end releases them and presses
+    /// Play as usual.
     private func mprisHoldInstead(_ id: SessionID, because reason: String) {
         guard let mpris, var pause = mpris.pauses[id], !pause.heldInstead, host.effects[id]?.interruption != nil else { return }
         logger.warning("\(id): MPRIS pause not confirmed (\(reason)); holding its streams instead")
@@ -280,10 +281,8 @@ final class PlayerControl: @unchecked Sendable {
         pause.timer?.cancel()
         pause.timer = nil
         mpris.pauses[id] = pause
-        let wasHeld = host.effects[id]?.isHeld ?? false
-        host.effects[id, default: SessionEffects()].interruption = .unlink
-        guard !wasHeld else { return }
-        for record in host.sessions.streams(of: id) { host.enforcement.holds.setHeld(true, record.stream.id) }
+        // Which method stops it instead is the engine's to say (unlink, or mute where it cannot).
+        host.submit(.interruptionMethodFailed(id, .mpris))
     }
 
     // MARK: - Ending

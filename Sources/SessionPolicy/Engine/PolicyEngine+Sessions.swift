@@ -161,6 +161,21 @@ extension PolicyEngine {
         }
     }
 
+    /// The method of a running interruption failed: the next one the session has (in the
+    /// configured order) takes over, on top of what the failed one did — a player whose Pause
+    /// never came is held (or muted, where holding is not possible) and still gets its Play at
+    /// the end. The next interruption tries the preferred method again.
+    mutating func interruptionMethodFailed(_ id: SessionID, _ failed: InterruptionMethod) {
+        let order = configuration.interruptionMethods
+        guard let fallback = update(id, { state -> InterruptionMethod? in
+            guard state.activity == .interrupted, state.interruptionMethod == failed else { return nil }
+            let next = order.first { $0 != failed && $0 != .sessionAPI && state.capabilities.contains($0) } ?? .unlink
+            state.interruptionMethod = next
+            return next
+        }), let fallback else { return }
+        emit(.interruptionBegan(id, reason: .default, method: fallback))
+    }
+
     /// Silent mode and screen lock silence the configured categories (ambient, soloAmbient).
     mutating func updateSilencing(of id: SessionID) {
         guard let state = sessions[id] else { return }

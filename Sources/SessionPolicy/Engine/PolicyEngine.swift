@@ -64,6 +64,7 @@ public struct PolicyEngine: Sendable {
         case .setPreferredInput(let id, let uid): setPreferredInput(id, uid)
         case .overrideOutputAudioPort(let id, let override): overrideOutput(id, override)
         case .capabilitiesChanged(let id, let capabilities): changeCapabilities(id, capabilities)
+        case .interruptionMethodFailed(let id, let method): interruptionMethodFailed(id, method)
         case .streamStarted(let id, let stream): startStream(id, stream)
         case .streamPausedByUser(let stream): pauseStream(stream)
         case .streamStopped(let stream): stopStream(stream)

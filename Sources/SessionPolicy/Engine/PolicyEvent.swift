@@ -14,6 +14,9 @@ public enum PolicyEvent: Hashable, Sendable {
     case setPreferredInput(SessionID, portUID: String?)
     case overrideOutputAudioPort(SessionID, OutputOverride)
     case capabilitiesChanged(SessionID, Set<InterruptionMethod>)
+    /// The method interrupting the session could not stop its audio (an MPRIS player never
+    /// confirmed its Pause): until this interruption ends, the next method it has stops it.
+    case interruptionMethodFailed(SessionID, InterruptionMethod)
 
     // Streams
     /// A stream of the session runs (new, or un-paused by its user).
