@@ -54,16 +54,8 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// MPRIS players and the pauses we pressed (MPRIS/PlayerControl.swift); nil without a session bus.
     private(set) var playerControl: PlayerControl?
     var mpris: MPRISPauses? { playerControl?.state }
-    /// Routes decided in the step being carried out, linked at its end (Routes/RouteExecution.swift).
-    var pendingRoutes: [SessionID: RouteDescription] = [:]
-    /// The default devices last handed to the backend (output, input node ids).
-    var preferredDefaults: (output: DeviceID?, input: DeviceID?) = (nil, nil)
-    /// Devices or defaults changed since the defaults were last handed to the backend.
-    var devicesChanged = false
-    /// Sessions paused for a lost route whose MPRIS players are being watched for their pause.
-    var routeLossChecks: [SessionID: ScheduledWork] = [:]
-    /// The named devices last reported for streams (``reportPinnedStreams()``).
-    var reportedPins: [StreamID: DeviceID] = [:]
+    /// Route decisions carried out, and the defaults kept on the system route (Routes/).
+    private(set) lazy var routes = RouteExecution(host: self)
     /// Whether we link, beside whichever other session manager (PolicyCoordinator+Coexistence.swift).
     var coexistence: Coexistence
 
@@ -91,7 +83,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         loop.assertConfined("the policy coordinator")
         switch event {
         case .attached, .portAppeared, .portRemoved, .portAvailabilityChanged, .portChanged, .defaultChanged:
-            devicesChanged = true  // the policy's default devices may have moved (Routes/RouteExecution.swift)
+            routes.devicesChanged = true  // the policy's default devices may have moved (Routes/RouteExecution.swift)
         default:
             break
         }
@@ -108,7 +100,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         case .lost:
             isAttached = false
             enforcement.lost()
-            reportedPins.removeAll()
+            routes.forgetAll()
             playerControl?.mprisGraphLost()  // before the sessions go: our MPRIS pauses outlive them
             dropAllStreams()
             submit(.graphLost)
@@ -123,11 +115,11 @@ final class PolicyCoordinator: @unchecked Sendable {
             submit(.deviceAdded(port))
         case .portRemoved(let uid):
             logger.info("port gone: \(uid)")
-            reportPinnedStreams()
+            routes.reportPinnedStreams()
             submit(.deviceRemoved(uid: uid))
         case .portAvailabilityChanged(let uid, let available):
             logger.info("port \(available ? "available" : "unavailable"): \(uid)")
-            if !available { reportPinnedStreams() }
+            if !available { routes.reportPinnedStreams() }
             submit(.portAvailabilityChanged(uid: uid, available: available))
         case .portChanged(let port):
             logger.info("port changed: \(port.type.rawValue):\(port.uid), \(port.channels) channels")
@@ -172,7 +164,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     func reload(_ fresh: RuleSet) {
         ruleSet = fresh
         composition = AppComposition(call: fresh.callClassification)
-        devicesChanged = true
+        routes.devicesChanged = true
         backend.usePortTypeRule { fresh.portType(properties: $0) }
         reconfigure(fresh.configuration)
         for id in sessions.streams.keys.sorted() {
@@ -210,7 +202,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     private func streamAppeared(_ stream: BackendStream, facts known: ImplicitSessions.StreamClassificationFacts? = nil) {
         if let explicit = explicitSession(of: stream) {
             sessions.add(stream, to: explicit, classification: known ?? classify(stream))
-            routeNewStream(stream, of: explicit)
+            routes.routeNewStream(stream, of: explicit)
             applyEffects(of: explicit, to: stream)
             logger.info("stream \(stream.id) belongs to \(explicit)")
             if stream.activity != .pausedByUser { start(stream) }
@@ -229,7 +221,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         }
         updateLevelWatching(session)
         playerControl?.mprisStreamJoined(stream, session: session)
-        routeNewStream(stream, of: session)
+        routes.routeNewStream(stream, of: session)
         applyEffects(of: session, to: stream)
         if let request = stream.hardwareRequest,
             let wish = HardwareWish(implying: request, limits: ruleSet.configuration.hardwareLimits)
@@ -277,7 +269,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     private func streamRemoved(_ id: StreamID) {
         cancelIdleTimer(id)
         enforcement.streamRemoved(id)
-        if reportedPins.removeValue(forKey: id) != nil { submit(.streamPinned(id, to: nil)) }
+        routes.streamRemoved(id)
         if levels.unwatch(id) { backend.stopWatchingLevel(of: id) }
         guard let (record, sessionEmpty) = sessions.remove(stream: id) else { return }
         if let pid = record.stream.processID, !sessions.hasStreams(ofProcess: pid) { appFacts.forget(pid) }
@@ -443,7 +435,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         }
         // Links last: a session paused for its lost route in the same step is held before its
         // new route could link it (routes: Routes/RouteExecution.swift).
-        applyPendingRoutes()
+        routes.applyPendingRoutes()
     }
 
     private func carryOut(_ decision: PolicyDecision) {
@@ -485,7 +477,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             logger.warning("\(id): \(error)")
         case .activated(let id), .deactivated(let id):
             logger.debug("\(id) \(decision == .activated(id) ? "active" : "inactive")")
-            if decision == .activated(id) { routeLossEnded(id) }
+            if decision == .activated(id) { routes.routeLossEnded(id) }
             // Either closes an interruption without an ended: stop holding or muting it.
             if effects[id]?.interruption != nil {
                 graceTimers.removeValue(forKey: id)?.cancel()
@@ -495,11 +487,11 @@ final class PolicyCoordinator: @unchecked Sendable {
                 }
             }
         case .link(let id, let route):
-            routeDecided(id, route)
+            routes.routeDecided(id, route)
         case .routeChanged(let id, let reason, let previous):
-            routeChanged(id, reason: reason, previous: previous)
+            routes.routeChanged(id, reason: reason, previous: previous)
         case .pauseForRouteLoss(let id, let method):
-            pauseForRouteLoss(id, method: method)
+            routes.pauseForRouteLoss(id, method: method)
         case .secondaryAudioHint, .reportHardware, .mediaServicesLost, .mediaServicesReset:
             logger.debug("decision: \(decision)")
         }

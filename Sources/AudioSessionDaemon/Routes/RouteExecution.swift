@@ -1,9 +1,11 @@
 import AppProcesses
+import Logging
 import SessionPolicy
 
-/// Carrying out the engine's route decisions: `.link` (where a session's streams go),
-/// `.routeChanged` (logged with its reason and previous route; the D-Bus service signals it),
-/// and `.pauseForRouteLoss` (pause on unplug).
+/// Route execution: carries out the engine's route decisions — `.link` (where a session's
+/// streams go), `.routeChanged` (logged with its reason and previous route; the D-Bus service
+/// signals it) and `.pauseForRouteLoss` (pause on unplug) — and keeps the backend's default
+/// devices on the system route. A component with its own state, confined to the daemon's loop.
 ///
 /// Pause on unplug stops the audio at once whatever the method: the session's streams are held
 /// (unlinked) in the same step, so nothing plays from the speakers while an MPRIS `Pause` or an
@@ -12,7 +14,41 @@ import SessionPolicy
 /// there when its user presses play. Otherwise (unlink) the hold lasts until the session is
 /// active again: its user plays it (an uncork, a new stream), never on its own — not when the
 /// headphones come back. Either way the session's streams count as paused by their user.
-extension PolicyCoordinator {
+final class RouteExecution: @unchecked Sendable {
+    /// The coordinator: the sessions whose streams it routes, the effects it sets.
+    unowned let host: PolicyCoordinator
+    /// Routes decided in the step being carried out, linked at its end (``applyPendingRoutes()``).
+    private var pendingRoutes: [SessionID: RouteDescription] = [:]
+    /// The default devices last handed to the backend.
+    private var preferredDefaults: (output: DeviceID?, input: DeviceID?) = (nil, nil)
+    /// Devices or defaults changed since the defaults were last handed to the backend.
+    var devicesChanged = false
+    /// Sessions paused for a lost route whose MPRIS players are being watched for their pause.
+    private var routeLossChecks: [SessionID: ScheduledWork] = [:]
+    /// The named devices last reported for streams (``reportPinnedStreams()``).
+    private var reportedPins: [StreamID: DeviceID] = [:]
+
+    init(host: PolicyCoordinator) {
+        self.host = host
+    }
+
+    private var logger: Logger { host.logger }
+    private var now: Timestamp { host.now }
+    private var loop: DaemonLoop { host.loop }
+    private var timing: EnforcementTiming { host.timing }
+
+    /// The graph went away: nothing is pinned, nothing is checked.
+    func forgetAll() {
+        reportedPins.removeAll()
+        for check in routeLossChecks.values { check.cancel() }
+        routeLossChecks.removeAll()
+    }
+
+    /// A stream is gone: the engine forgets where it was pinned.
+    func streamRemoved(_ id: StreamID) {
+        if reportedPins.removeValue(forKey: id) != nil { host.submit(.streamPinned(id, to: nil)) }
+    }
+
     /// A session's route: its streams are linked there at the end of the current step.
     func routeDecided(_ id: SessionID, _ route: RouteDescription) {
         logger.info("\(id) routed to \(Self.describe(route))")
@@ -20,7 +56,7 @@ extension PolicyCoordinator {
     }
 
     func routeChanged(_ id: SessionID, reason: RouteChangeReason, previous: RouteDescription) {
-        let current = engine.route(for: id) ?? .empty
+        let current = host.engine.route(for: id) ?? .empty
         logger.info(
             "\(id) route change: \(reason.wireName) (\(reason.rawValue)); previous \(Self.describe(previous)); now \(Self.describe(current))")
     }
@@ -28,8 +64,8 @@ extension PolicyCoordinator {
     func pauseForRouteLoss(_ id: SessionID, method: InterruptionMethod) {
         logger.info("\(id) paused: its output went away (pause on unplug, by \(method.wireName))")
         // The engine counts its streams as paused by their user: playing again is a new start.
-        for record in sessions.streams(of: id) { sessions.setReportedActive(false, stream: record.stream.id) }
-        update(id) { $0.routeLoss = method == .mute ? .mute : method == .mpris ? .mpris : .unlink }
+        for record in host.sessions.streams(of: id) { host.sessions.setReportedActive(false, stream: record.stream.id) }
+        host.update(id) { $0.routeLoss = method == .mute ? .mute : method == .mpris ? .mpris : .unlink }
         if method == .mpris { checkPlayersPaused(id, since: now) }
     }
 
@@ -37,13 +73,13 @@ extension PolicyCoordinator {
     /// over the bus a little after the route is gone); a player that never does stays held.
     private func checkPlayersPaused(_ id: SessionID, since start: Timestamp) {
         routeLossChecks.removeValue(forKey: id)?.cancel()
-        guard effects[id]?.pausedForRouteLoss == true, let mpris else { return }
+        guard host.effects[id]?.pausedForRouteLoss == true, let mpris = host.mpris else { return }
         let names = PlayerMatching.players(
-            of: sessions.streams(of: id).map(\.stream), among: mpris.players, ancestry: { ProcessAncestry.chain(from: $0) })
+            of: host.sessions.streams(of: id).map(\.stream), among: mpris.players, ancestry: { ProcessAncestry.chain(from: $0) })
         if !names.isEmpty, names.allSatisfy({ mpris.players[$0]?.status != .playing }) {
             let elapsed = now - start
             logger.info("\(id): its player stopped \(elapsed) after the route loss; back on its route, silent until played")
-            update(id) { $0.routeLoss = nil }
+            host.update(id) { $0.routeLoss = nil }
         } else if now - start < timing.routeLossPlayerDeadline {
             routeLossChecks[id] = loop.schedule(after: timing.routeLossPlayerCheck) { [weak self] in
                 self?.checkPlayersPaused(id, since: start)
@@ -56,27 +92,27 @@ extension PolicyCoordinator {
     /// The session is active again (its user played it): its streams may be linked again.
     func routeLossEnded(_ id: SessionID) {
         routeLossChecks.removeValue(forKey: id)?.cancel()
-        guard effects[id]?.pausedForRouteLoss == true else { return }
-        logger.info("\(id) plays again after its route loss: linking it to \(Self.describe(engine.route(for: id) ?? .empty))")
-        update(id) { $0.routeLoss = nil }
+        guard host.effects[id]?.pausedForRouteLoss == true else { return }
+        logger.info("\(id) plays again after its route loss: linking it to \(Self.describe(host.engine.route(for: id) ?? .empty))")
+        host.update(id) { $0.routeLoss = nil }
     }
 
     /// Tells the engine which streams play on a device they named, not on their session's
     /// route (pause on unplug spares a session whose playback all plays elsewhere). Read from
     /// the backend before a device goes, the only time the engine needs it.
     func reportPinnedStreams() {
-        for id in sessions.streams.keys.sorted() {
-            let device = backend.pinnedDevice(of: id)
+        for id in host.sessions.streams.keys.sorted() {
+            let device = host.backend.pinnedDevice(of: id)
             guard device != reportedPins[id] else { continue }
             reportedPins[id] = device
-            submit(.streamPinned(id, to: device))
+            host.submit(.streamPinned(id, to: device))
         }
     }
 
     /// A new stream joins its session's current route before anything links it.
     func routeNewStream(_ stream: BackendStream, of session: SessionID) {
-        let route = engine.route(for: session) ?? .empty
-        backend.route(stream.id, to: Self.devices(of: route, for: stream.direction))
+        let route = host.engine.route(for: session) ?? .empty
+        host.backend.route(stream.id, to: Self.devices(of: route, for: stream.direction))
     }
 
     /// Links the routes decided in this step, and publishes the defaults the policy now prefers.
@@ -84,18 +120,18 @@ extension PolicyCoordinator {
         let routes = pendingRoutes
         pendingRoutes.removeAll()
         for (id, route) in routes.sorted(by: { $0.key < $1.key }) {
-            for record in sessions.streams(of: id) {
-                backend.route(record.stream.id, to: Self.devices(of: route, for: record.stream.direction))
+            for record in host.sessions.streams(of: id) {
+                host.backend.route(record.stream.id, to: Self.devices(of: route, for: record.stream.direction))
             }
         }
         // Only a device change or a new route can move the defaults: the stream hot path skips this.
         guard devicesChanged || !routes.isEmpty else { return }
         devicesChanged = false
-        let system = engine.systemRoute
+        let system = host.engine.systemRoute
         let wanted = (output: system.outputs.first?.device, input: system.inputs.first?.device)
         guard wanted != preferredDefaults else { return }
         preferredDefaults = wanted
-        backend.preferDefaultDevices(output: wanted.output, input: wanted.input)
+        host.backend.preferDefaultDevices(output: wanted.output, input: wanted.input)
     }
 
     /// The device nodes a stream of this direction is linked to on a route (ports of one node
