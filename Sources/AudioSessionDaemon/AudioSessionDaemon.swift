@@ -123,7 +123,8 @@ public final class AudioSessionDaemon: Sendable {
         // time stays journalled, and the next start tries again.
         let played = DispatchSemaphore(value: 0)
         loop.perform { coordinator.resumePlayersBeforeExit { played.signal() } }
-        if played.wait(timeout: .now() + .seconds(1)) == .timedOut {
+        let timing = coordinator.timing
+        if played.wait(timeout: .now() + Self.dispatchInterval(timing.exitPlayersWait)) == .timedOut {
             logger.warning("MPRIS players did not answer Play in time; the next start tries again")
         }
         let done = DispatchSemaphore(value: 0)
@@ -132,10 +133,15 @@ public final class AudioSessionDaemon: Sendable {
             await graph.roundTrip()  // our last writes reached PipeWire
             done.signal()
         }
-        if done.wait(timeout: .now() + .seconds(2)) == .timedOut {
+        if done.wait(timeout: .now() + Self.dispatchInterval(timing.exitServerWait)) == .timedOut {
             logger.warning("PipeWire did not confirm the final restore in time")
         }
         graph.stop()
+    }
+
+    private static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return .milliseconds(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
     }
 
     /// Runs until SIGINT or SIGTERM (reloading rules on SIGHUP), then stops cleanly. Owns the

@@ -1,11 +1,9 @@
 import SessionPolicy
 
 extension PolicyCoordinator {
-    /// What the graph's clock accepts changed: the engine arbitrates only among values the
-    /// hardware takes (a wish for 192 kHz on a graph that allows up to 96 kHz is snapped to the
-    /// nearest allowed rate and reported, not forced). `clock.rate` / `clock.quantum` in the
-    /// settings metadata are the configured defaults, not what a running driver uses, so they
-    /// are not reported to the engine as observed values.
+    /// What the graph's clock accepts changed (``PolicyConfiguration/accepting(sampleRates:quantumRange:)``).
+    /// The server's configured defaults are not what a running driver uses, so they are not
+    /// reported to the engine as observed values.
     func graphHardwareChanged(_ hardware: GraphHardware) {
         let before = engine.configuration.hardwareLimits
         graphHardware = hardware
@@ -23,9 +21,6 @@ extension PolicyCoordinator {
 
     private func withGraphLimits(_ configuration: PolicyConfiguration) -> PolicyConfiguration {
         guard let graphHardware else { return configuration }
-        var configuration = configuration
-        configuration.hardwareLimits.allowedSampleRates = graphHardware.allowedSampleRates
-        configuration.hardwareLimits.quantumRange = graphHardware.quantumRange
-        return configuration
+        return configuration.accepting(sampleRates: graphHardware.allowedSampleRates, quantumRange: graphHardware.quantumRange)
     }
 }

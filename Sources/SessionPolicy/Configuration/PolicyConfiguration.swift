@@ -147,3 +147,15 @@ public struct PolicyConfiguration: Hashable, Sendable {
         20 * log10(linearGain)
     }
 }
+
+extension PolicyConfiguration {
+    /// This configuration within what the running graph accepts: the engine arbitrates only
+    /// among values the hardware takes (a wish for 192 kHz on a graph that allows up to 96 kHz
+    /// is snapped to the nearest allowed rate and reported, not forced).
+    public func accepting(sampleRates: [Int], quantumRange: ClosedRange<Int>) -> PolicyConfiguration {
+        var configuration = self
+        configuration.hardwareLimits.allowedSampleRates = sampleRates
+        configuration.hardwareLimits.quantumRange = quantumRange
+        return configuration
+    }
+}

@@ -16,17 +16,25 @@ public struct EnforcementTiming: Hashable, Sendable {
     /// The step of a gain ramp the daemon carries out itself (where the server cannot ramp):
     /// 10 ms steps are below what a listener hears as steps.
     public var rampStep: Duration
+    /// How long a stopping daemon waits for the players it paused to answer Play, and for the
+    /// server to confirm its last restoring writes: exit is bounded, and what did not answer
+    /// is undone by the next start.
+    public var exitPlayersWait: Duration
+    public var exitServerWait: Duration
 
     public init(
         interruptionGrace: Duration = .milliseconds(500), playerConfirmTimeout: Duration = .milliseconds(1000),
         routeLossPlayerCheck: Duration = .milliseconds(20), routeLossPlayerDeadline: Duration = .seconds(3),
-        rampStep: Duration = .milliseconds(10)
+        rampStep: Duration = .milliseconds(10), exitPlayersWait: Duration = .seconds(1),
+        exitServerWait: Duration = .seconds(2)
     ) {
         self.interruptionGrace = interruptionGrace
         self.playerConfirmTimeout = playerConfirmTimeout
         self.routeLossPlayerCheck = routeLossPlayerCheck
         self.routeLossPlayerDeadline = routeLossPlayerDeadline
         self.rampStep = rampStep
+        self.exitPlayersWait = exitPlayersWait
+        self.exitServerWait = exitServerWait
     }
 
     public static let standard = EnforcementTiming()
