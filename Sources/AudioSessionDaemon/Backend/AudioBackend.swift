@@ -125,6 +125,9 @@ struct BackendStream: Hashable, Sendable {
     var statedProcessID: Int32? = nil
     /// The buffer and rate the app asked for on the stream, if it did.
     var hardwareRequest: StreamHardwareRequest? = nil
+    /// The explicit session the stream names as its own (`audiosessionctl run` and the library
+    /// set it in the stream's properties: `PIPEWIRE_PROPS`, `PULSE_PROP`).
+    var namedSession: UInt64? = nil
     /// A capture of what plays (a sink's monitor), not of a microphone.
     var capturesMonitor: Bool = false
 

@@ -198,6 +198,7 @@ final class SessionService: @unchecked Sendable {
 
     /// Brings every exported property in line with the engine (only changes are announced).
     func refresh() {
+        loop.assertConfined("the session API's properties")
         refreshPending = false
         refreshedAtEngineEvent = coordinator.engineEvents
         let engine = coordinator.engine

@@ -18,12 +18,14 @@ final class Enforcement: @unchecked Sendable {
     let hardware: HardwareEnforcement
     private let journal: ChangeJournal
     private unowned let backend: AudioBackend
+    private let loop: DaemonLoop
     private let logger: Logger
     /// The server is there (between `attached` and `lost`): there is something to undo.
     private var isAttached = false
 
     init(backend: AudioBackend, loop: DaemonLoop, stateDirectory: URL, timing: EnforcementTiming, logger: Logger) {
         self.backend = backend
+        self.loop = loop
         self.logger = logger
         journal = ChangeJournal(directory: stateDirectory, loop: loop, logger: logger)
         gain = GainEnforcement(backend: backend, loop: loop, journal: journal, logger: logger, step: timing.rampStep)
@@ -34,6 +36,7 @@ final class Enforcement: @unchecked Sendable {
     /// Brings one stream in line with its session's effects. The order is fixed here: off its
     /// device first, then muted, then its gain (silencing at once, ducks along the ramp).
     func apply(before: SessionEffects, after: SessionEffects, to stream: BackendStream, ramp: Duration) {
+        loop.assertConfined("enforcement")
         if before.isHeld != after.isHeld { holds.setHeld(after.isHeld, stream.id) }
         if before.isMuted != after.isMuted { holds.setMuted(after.isMuted, stream.id) }
         let target = after.gain(for: stream.direction)
@@ -75,6 +78,7 @@ final class Enforcement: @unchecked Sendable {
     /// Undoes everything we changed: before exit (SIGTERM) the daemon leaves the server as the
     /// user had it, and changes nothing more.
     func undoAll() {
+        loop.assertConfined("enforcement")
         guard isAttached else { return }
         gain.stop()
         holds.stop()

@@ -58,6 +58,7 @@ final class PlayerControl: @unchecked Sendable {
 
     /// Carries out the MPRIS side of a decision (after the coordinator's own part).
     func mprisCarryOut(_ decision: PolicyDecision) {
+        loop.assertConfined("the player control")
         guard let mpris, !mpris.stopping else { return }
         switch decision {
         case .interruptionBegan(let id, _, .mpris):
@@ -76,6 +77,7 @@ final class PlayerControl: @unchecked Sendable {
 
     /// Player news from the bus side (already on the loop).
     func mprisPlayerEvent(_ event: MPRISEvent) {
+        loop.assertConfined("the player control")
         guard let mpris else { return }
         switch event {
         case .appeared(let player):

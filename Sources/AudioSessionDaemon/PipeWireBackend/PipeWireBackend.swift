@@ -221,6 +221,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             activity: activity, appName: appName, processID: client?.pid, sandboxAppID: sandboxAppID,
             statedProcessID: properties["application.process.id"].flatMap { Int32($0) },
             hardwareRequest: NodeHardwareRequest.request(from: properties),
+            namedSession: properties["audiosession.id"].flatMap { UInt64($0) },
             capturesMonitor: GraphEndpoints.capturesMonitor(node, in: snapshot))
     }
 

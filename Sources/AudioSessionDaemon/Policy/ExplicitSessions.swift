@@ -101,14 +101,11 @@ extension PolicyCoordinator {
 }
 
 extension PolicyCoordinator {
-    /// The explicit session a stream belongs to: the one its node names in `audiosession.id`
-    /// (set by `audiosessionctl run` and the library through PIPEWIRE_PROPS / PULSE_PROP),
+    /// The explicit session a stream belongs to: the one it names (``BackendStream/namedSession``),
     /// else the one whose owner is the stream's process or one of its ancestors.
     func explicitSession(of stream: BackendStream) -> SessionID? {
-        if let named = stream.properties["audiosession.id"], let raw = UInt64(named),
-            explicitSessions[SessionID(raw)] != nil
-        {
-            return SessionID(raw)
+        if let named = stream.namedSession, explicitSessions[SessionID(named)] != nil {
+            return SessionID(named)
         }
         guard let pid = stream.processID, !explicitSessions.isEmpty else { return nil }
         let ancestors = ProcessAncestry.chain(from: pid)

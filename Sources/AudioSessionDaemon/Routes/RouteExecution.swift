@@ -117,6 +117,7 @@ final class RouteExecution: @unchecked Sendable {
 
     /// Links the routes decided in this step, and publishes the defaults the policy now prefers.
     func applyPendingRoutes() {
+        loop.assertConfined("route execution")
         let routes = pendingRoutes
         pendingRoutes.removeAll()
         for (id, route) in routes.sorted(by: { $0.key < $1.key }) {

@@ -124,7 +124,9 @@ struct CoordinatorDeadlineTests {
         let player = coordinator.createExplicitSession(app: "player", owner: owner)
         #expect(coordinator.request(.setCategory(player, .playback, mode: .default, options: []), for: player) == nil)
         #expect(coordinator.request(.setActive(player, true, options: []), for: player) == nil)
-        coordinator.handle(.streamAppeared(stream(1, properties: ["audiosession.id": "\(player.rawValue)"], client: 10)))
+        var own = stream(1, properties: [:], client: 10)
+        own.namedSession = player.rawValue
+        coordinator.handle(.streamAppeared(own))
         backend.clearActions()
         coordinator.handle(.streamAppeared(stream(2, properties: ["media.role": "Communication"], client: 20)))
         #expect(coordinator.engine.snapshot(of: player)?.activity == .interrupted)
