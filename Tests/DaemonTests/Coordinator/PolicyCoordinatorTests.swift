@@ -101,22 +101,7 @@ struct PolicyCoordinatorTests {
 }
 
 /// The coordinator's deadlines, on the virtual clock: nothing here sleeps.
-@Suite("PolicyCoordinator: grace periods on a virtual clock")
-struct CoordinatorDeadlineTests {
-    let backend = FakeBackend()
-    let loop = VirtualLoop()
-    let coordinator: PolicyCoordinator
-    let speaker = Port(uid: "speaker", nodeID: 40, type: .builtInSpeaker, direction: .output)
-
-    init() throws {
-        coordinator = try .onShippedRules(backend, loop: loop)
-        coordinator.handle(.attached(streams: [], ports: [speaker], defaultOutput: "speaker", defaultInput: nil))
-    }
-
-    func stream(_ id: UInt32, properties: [String: String], client: UInt32) -> BackendStream {
-        BackendStream(id: .playback(id), client: client, properties: properties, activity: .playing, appName: "app\(client)", processID: nil)
-    }
-
+extension PolicyCoordinatorTests {
     /// An app told of its interruption over the session API has half a second to stop its own
     /// audio; then its streams are held.
     @Test func anExplicitSessionIsHeldAfterItsGraceAndNotBefore() throws {
@@ -124,11 +109,11 @@ struct CoordinatorDeadlineTests {
         let player = coordinator.createExplicitSession(app: "player", owner: owner)
         #expect(coordinator.request(.setCategory(player, .playback, mode: .default, options: []), for: player) == nil)
         #expect(coordinator.request(.setActive(player, true, options: []), for: player) == nil)
-        var own = stream(1, properties: [:], client: 10)
+        var own = stream(1, role: "Music", client: 10)
         own.namedSession = player.rawValue
         coordinator.handle(.streamAppeared(own))
         backend.clearActions()
-        coordinator.handle(.streamAppeared(stream(2, properties: ["media.role": "Communication"], client: 20)))
+        coordinator.handle(.streamAppeared(stream(2, role: "Communication", client: 20)))
         #expect(coordinator.engine.snapshot(of: player)?.activity == .interrupted)
         let grace = EnforcementTiming.standard.interruptionGrace
         loop.advance(by: grace - .milliseconds(1))
@@ -141,11 +126,9 @@ struct CoordinatorDeadlineTests {
 
     /// The idle grace of a stream that ducks or interrupts nobody rides out a relink.
     @Test func anIdleMediaStreamStopsCountingAfterItsGraceOnly() {
-        coordinator.handle(.streamAppeared(stream(1, properties: ["media.role": "Music"], client: 10)))
+        coordinator.handle(.streamAppeared(stream(1, role: "Music", client: 10)))
         let session = coordinator.sessions.streams[1]!.session
-        var idle = stream(1, properties: ["media.role": "Music"], client: 10)
-        idle.activity = .idle
-        coordinator.handle(.streamChanged(idle))
+        coordinator.handle(.streamChanged(stream(1, role: "Music", client: 10, activity: .idle)))
         loop.advance(by: StreamQuietness.standard.idleGrace - .milliseconds(1))
         #expect(coordinator.engine.snapshot(of: session)?.activity == .active)
         loop.advance(by: .milliseconds(1))
