@@ -26,7 +26,7 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "SessionBusShim", dependencies: ["CSystemd"]),
         // The Swift runtime's global-executor hooks: the daemon runs its tasks on one quiet thread.
-        .target(name: "SwiftRuntimeHooks"),
+        .target(name: "GlobalExecutorHooks"),
         // D-Bus mechanism (sd-bus on its own thread): serve objects, call, subscribe. Decides nothing.
         .target(
             name: "SessionBus",
@@ -54,7 +54,7 @@ let package = Package(
         .target(
             name: "AudioSessionDaemon",
             dependencies: [
-                "PipeWireGraph", "SessionPolicy", "PolicyRules", "SessionBus", "SwiftRuntimeHooks", "AppProcesses",
+                "PipeWireGraph", "SessionPolicy", "PolicyRules", "SessionBus", "GlobalExecutorHooks", "AppProcesses",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // A private, headless PipeWire with virtual devices and real clients: tests, demo, benchmarks.

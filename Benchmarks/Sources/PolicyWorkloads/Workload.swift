@@ -60,7 +60,7 @@ public final class Workload {
             if explicit {
                 send(.setActive(id, true, options: []))
             } else {
-                send(.streamStarted(id, StreamID(UInt32(index)), .playback))
+                send(.streamStarted(id, StreamID(.playback, UInt32(index))))
             }
         }
 
@@ -73,20 +73,20 @@ public final class Workload {
             for _ in 0..<512 {
                 let idle = playing + Int(rng.next() % UInt64(max(1, sessionCount - playing)))
                 let busy = Int(rng.next() % UInt64(playing))
-                let idleStream = StreamID(UInt32(100_000 + idle))
+                let idleStream = StreamID(.playback, UInt32(100_000 + idle))
                 events += [
-                    .streamStarted(SessionID(UInt64(idle % sessionCount)), idleStream, .playback),
-                    .streamPausedByUser(StreamID(UInt32(busy))),
+                    .streamStarted(SessionID(UInt64(idle % sessionCount)), idleStream),
+                    .streamPausedByUser(StreamID(.playback, UInt32(busy))),
                     .streamStopped(idleStream),
-                    .streamStarted(SessionID(UInt64(busy)), StreamID(UInt32(busy)), .playback),
+                    .streamStarted(SessionID(UInt64(busy)), StreamID(.playback, UInt32(busy))),
                 ]
             }
         case .allPlayingChurn:
             for _ in 0..<512 {
                 let busy = Int(rng.next() % UInt64(sessionCount))
                 events += [
-                    .streamPausedByUser(StreamID(UInt32(busy))),
-                    .streamStarted(SessionID(UInt64(busy)), StreamID(UInt32(busy)), .playback),
+                    .streamPausedByUser(StreamID(.playback, UInt32(busy))),
+                    .streamStarted(SessionID(UInt64(busy)), StreamID(.playback, UInt32(busy))),
                 ]
             }
         case .callCycle:
@@ -94,13 +94,13 @@ public final class Workload {
             send(.sessionCreated(call, SessionDescriptor(
                 kind: .implicit, app: "voip",
                 classification: Classification(category: .playAndRecord, mode: .voiceChat, priorityClass: .communication))))
-            events = [.streamStarted(call, StreamID(900_000), .playback), .streamStopped(StreamID(900_000))]
+            events = [.streamStarted(call, StreamID(.playback, 900_000)), .streamStopped(StreamID(.playback, 900_000))]
         case .notificationDuck:
             let ding = SessionID(UInt64(sessionCount))
             send(.sessionCreated(ding, SessionDescriptor(
                 kind: .implicit, app: "notifier",
                 classification: Classification(category: .playback, options: .duckOthers, priorityClass: .notification))))
-            events = [.streamStarted(ding, StreamID(900_000), .playback), .streamStopped(StreamID(900_000))]
+            events = [.streamStarted(ding, StreamID(.playback, 900_000)), .streamStopped(StreamID(.playback, 900_000))]
         case .strictActivations:
             for _ in 0..<512 {
                 let id = SessionID(rng.next() % UInt64(sessionCount))

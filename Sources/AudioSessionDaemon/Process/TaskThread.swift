@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import SwiftRuntimeHooks
+import GlobalExecutorHooks
 
 /// Swift concurrency's global executor for the daemon process: one thread, `swift-tasks`,
 /// that sleeps in the kernel (no timeout) until a job is enqueued or a delayed job is due.

@@ -1,6 +1,6 @@
 #pragma once
 /*
- * SwiftRuntimeHooks: sets the Swift runtime's global-executor hooks
+ * GlobalExecutorHooks: sets the Swift runtime's global-executor hooks
  * (swift_task_enqueueGlobal_hook & co., swift/Runtime/ConcurrencyHooks.def), the variables
  * libswift_Concurrency exports so that a process can run its tasks on an executor of its own.
  * Swift cannot name another module's C global variable; C can, and the reference resolves the

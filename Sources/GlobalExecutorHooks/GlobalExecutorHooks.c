@@ -1,4 +1,4 @@
-#include "SwiftRuntimeHooks.h"
+#include "GlobalExecutorHooks.h"
 
 /* Declared as plain pointers: the real types are swiftcall function pointers. */
 extern void *swift_task_enqueueGlobal_hook;
