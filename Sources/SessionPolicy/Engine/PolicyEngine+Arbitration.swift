@@ -257,10 +257,9 @@ extension PolicyEngine {
     mutating func interrupt(at index: Int, by interrupter: SessionID?) {
         let id = contenders[index].id
         let resumeAllowed = configuration.resumeAfterInterruption
-        let order = configuration.interruptionMethods
         guard let (method, resumes) = update(id, { state -> (InterruptionMethod, Bool) in
             state.activity = .interrupted
-            state.interruptionMethod = state.method(preferring: order)  // a fallback lasts one interruption
+            state.endFallback()
             state.resumeHint = true
             state.userPausedWhileInterrupted = false
             let resumes = resumeAllowed && state.kind == .implicit && state.hasRunningStreams
@@ -285,7 +284,6 @@ extension PolicyEngine {
         let id = contenders[index].id
         let plays = contenders[index].resumesToPlay
         let resumeAllowed = configuration.resumeAfterInterruption
-        let order = configuration.interruptionMethods
         guard let (method, options) = update(id, { state -> (InterruptionMethod, InterruptionOptions) in
             let stale = state.configuration.effectiveMode == .voicePrompt
             let resume = resumeAllowed && state.resumeHint && !state.userPausedWhileInterrupted && !stale
@@ -300,7 +298,7 @@ extension PolicyEngine {
                 }
             }
             let method = state.interruptionMethod
-            state.interruptionMethod = state.method(preferring: order)  // a fallback lasts one interruption
+            state.endFallback()
             return (method, resume ? .shouldResume : [])
         }) else { return false }
         emit(.interruptionEnded(id, options: options, method: method))

@@ -149,6 +149,7 @@ extension PolicyEngine {
         guard let (before, after, interrupted) = update(id, { state -> (InterruptionMethod, InterruptionMethod, Bool) in
             let before = state.interruptionMethod
             state.capabilities = capabilities
+            state.fallbackFrom = nil
             state.interruptionMethod = state.method(preferring: order)
             return (before, state.interruptionMethod, state.activity == .interrupted)
         }) else { return }
@@ -170,6 +171,7 @@ extension PolicyEngine {
         guard let fallback = update(id, { state -> InterruptionMethod? in
             guard state.activity == .interrupted, state.interruptionMethod == failed else { return nil }
             let next = order.first { $0 != failed && $0 != .sessionAPI && state.capabilities.contains($0) } ?? .unlink
+            state.fallbackFrom = failed
             state.interruptionMethod = next
             return next
         }), let fallback else { return }

@@ -54,6 +54,16 @@ struct SessionState: Sendable {
     var isSpoken: Bool { configuration.effectiveMode == .spokenAudio }
 
     /// The first interruption method of the configured order the session supports.
+    /// The method a fallback replaced for the running interruption
+    /// (``PolicyEvent/interruptionMethodFailed(_:_:)``): it is the method again once that ends.
+    var fallbackFrom: InterruptionMethod?
+
+    mutating func endFallback() {
+        guard let original = fallbackFrom else { return }
+        interruptionMethod = original
+        fallbackFrom = nil
+    }
+
     func method(preferring order: [InterruptionMethod]) -> InterruptionMethod {
         order.first(where: capabilities.contains) ?? (kind == .explicit ? .sessionAPI : .unlink)
     }
