@@ -74,9 +74,16 @@ final class StreamLinker: @unchecked Sendable {
     private var pending: PendingWork?
 
     private struct PendingWork {
-        var streams: Set<GlobalID> = []
+        /// In the order they were asked for: the policy's holds come before the event's own
+        /// linking, so the silence goes out first, as it did when holds were carried out at once.
+        var streams: [GlobalID] = []
+        var queued: Set<GlobalID> = []
         var everyStream = false
         var defaults = false
+
+        mutating func add(_ stream: GlobalID) {
+            if queued.insert(stream).inserted { streams.append(stream) }
+        }
     }
 
     init(graph: PipeWireGraph, active: Bool, stateDirectory: URL, logger: Logger) {
@@ -301,7 +308,7 @@ final class StreamLinker: @unchecked Sendable {
         linked[stream] = nil
         linkSignatures[stream] = nil
         if pending != nil {
-            pending?.streams.insert(stream)  // reconciling a held stream unlinks it
+            pending?.add(stream)  // reconciling a held stream unlinks it
             return
         }
         unlinkEverything(of: stream, in: snapshot)
@@ -377,13 +384,12 @@ final class StreamLinker: @unchecked Sendable {
         guard let work = pending else { return }
         pending = nil
         guard ready else { return }
+        for stream in work.streams { reconcileNow(streamID: stream, in: snapshot) }
         if work.defaults || work.everyStream { publishEffectiveDefaults(in: snapshot) }
-        if work.everyStream {
-            for node in snapshot.nodes.values where GraphEndpoints.streamDirection(of: node) != nil {
-                reconcileNow(streamID: node.id, in: snapshot)
-            }
-        } else {
-            for stream in work.streams.sorted() { reconcileNow(streamID: stream, in: snapshot) }
+        guard work.everyStream else { return }
+        for node in snapshot.nodes.values
+        where GraphEndpoints.streamDirection(of: node) != nil && !work.queued.contains(node.id) {
+            reconcileNow(streamID: node.id, in: snapshot)
         }
     }
 
@@ -400,7 +406,7 @@ final class StreamLinker: @unchecked Sendable {
 
     private func reconcile(streamID: GlobalID, in snapshot: GraphSnapshot) {
         if pending != nil {
-            pending?.streams.insert(streamID)
+            pending?.add(streamID)
             return
         }
         reconcileNow(streamID: streamID, in: snapshot)

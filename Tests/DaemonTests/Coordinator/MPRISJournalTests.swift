@@ -305,6 +305,33 @@ struct MPRISJournalTests {
         #expect(backend.actions.contains(.hold(1)), "no Paused in \(timeout): its streams are held instead")
     }
 
+    /// Unplugged while mpv plays: it is muted at once and asked to pause; once it reports
+    /// Paused it goes back on its new route, silent until its user plays it.
+    @Test func aPlayerPausedForItsLostRouteIsBackOnItsRouteOnceItStops() async throws {
+        let headphones = Port(uid: "headphones", nodeID: 41, type: .headphones, direction: .output)
+        attachPlayers([player(.playing)])
+        coordinator.handle(.attached(streams: [music()], ports: [speaker, headphones], defaultOutput: "headphones", defaultInput: nil))
+        backend.clearActions()
+        coordinator.handle(.portAvailabilityChanged(uid: "headphones", available: false))
+        #expect(backend.actions.contains(.mute(1, true)), "silent at once: \(backend.actions)")
+        try await buttons.waitFor(["Pause \(Self.mpv)"])
+        clock.advance(by: .milliseconds(100))
+        #expect(!backend.actions.contains(.mute(1, false)), "not while it still plays")
+        status(.paused)
+        clock.advance(by: EnforcementTiming.standard.routeLossPlayerCheck)
+        #expect(backend.actions.contains(.mute(1, false)), "back on its route: \(backend.actions)")
+    }
+
+    @Test func aPlayerThatNeverStopsForItsLostRouteStaysSilent() async throws {
+        let headphones = Port(uid: "headphones", nodeID: 41, type: .headphones, direction: .output)
+        attachPlayers([player(.playing)])
+        coordinator.handle(.attached(streams: [music()], ports: [speaker, headphones], defaultOutput: "headphones", defaultInput: nil))
+        coordinator.handle(.portAvailabilityChanged(uid: "headphones", available: false))
+        clock.advance(by: EnforcementTiming.standard.routeLossPlayerDeadline + .seconds(1))
+        #expect(backend.muted.contains(1), "past the deadline it stays muted until it plays again")
+        #expect(clock.timers.isEmpty, "and nothing polls any more")
+    }
+
     @Test func aPlayerThatConfirmsInTimeIsNeverHeld() async throws {
         try await pausedByACall()
         clock.advance(by: .seconds(5))
