@@ -62,14 +62,21 @@ final class ChangeJournal: @unchecked Sendable {
         saveNow()
     }
 
-    /// Writes the journal once the events being handled now are done: a duck of a hundred
-    /// streams changes a hundred entries in one go, and writing the file for each (the whole
-    /// journal every time) held a duck's first step back ~30 ms. The write runs in the loop's
-    /// next turn, microseconds after these changes leave for the server.
+    /// Writes the journal once the step being carried out is done (``saveIfPending()``): a duck
+    /// of a hundred streams changes a hundred entries in one go, and writing the file for each
+    /// (the whole journal every time) held a duck's first step back ~30 ms. The step's end comes
+    /// before the loop sends anything to the server, so a change is on disk before the server
+    /// sees it: a SIGKILL can never leave a mute or a duck the journal does not know. A change
+    /// made outside a step is written in the loop's next turn.
     private func saveSoon() {
         guard !savePending else { return }
         savePending = true
-        loop.performLater { [weak self] in self?.saveNow() }
+        loop.performLater { [weak self] in self?.saveIfPending() }
+    }
+
+    /// Writes the journal if a change is waiting.
+    func saveIfPending() {
+        if savePending { saveNow() }
     }
 
     func saveNow() {

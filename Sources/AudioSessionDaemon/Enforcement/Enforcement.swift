@@ -46,6 +46,9 @@ final class Enforcement: @unchecked Sendable {
         }
     }
 
+    /// A step's changes are all made: they are journalled now, before the loop sends them.
+    func stepDone() { journal.saveIfPending() }
+
     // MARK: - The server's side
 
     /// The server is there: what a previous run (crashed, or killed with SIGKILL) left behind

@@ -81,6 +81,7 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     func handle(_ event: BackendEvent) {
         loop.assertConfined("the policy coordinator")
+        defer { enforcement.stepDone() }  // what it changed is journalled before the loop sends it
         switch event {
         case .attached, .portAppeared, .portRemoved, .portAvailabilityChanged, .portChanged, .defaultChanged:
             routes.devicesChanged = true  // the policy's default devices may have moved (Routes/RouteExecution.swift)
@@ -436,6 +437,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         // Links last: a session paused for its lost route in the same step is held before its
         // new route could link it (routes: Routes/RouteExecution.swift).
         routes.applyPendingRoutes()
+        enforcement.stepDone()  // journalled before the loop sends any of it
     }
 
     private func carryOut(_ decision: PolicyDecision) {

@@ -109,6 +109,14 @@ struct EnforcementUnitTests {
         #expect(backend.muted.contains(1))
     }
 
+    @Test func aStepsChangesAreOnDiskWhenTheStepEndsBeforeTheLoopSendsThem() {
+        ramps.ramp(1, to: 0.3, over: .zero)
+        enforcement.holds.setMuted(true, 2)
+        enforcement.stepDone()  // no loop turn in between: a SIGKILL now leaves nothing unknown
+        #expect(journalled?.streams["1"]?.baseVolume == 1.0)
+        #expect(journalled?.streams["2"]?.mutedByPolicy == true)
+    }
+
     @Test func aPolicyMuteIsJournalledBeforeItGoesOutAndLifted() {
         enforcement.holds.setMuted(true, 1)
         loop.runQueued()
