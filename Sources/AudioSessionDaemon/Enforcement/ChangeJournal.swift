@@ -48,12 +48,12 @@ final class ChangeJournal: @unchecked Sendable {
         if contents.streams.removeValue(forKey: EnforcementJournal.key(of: stream)) != nil { saveSoon() }
     }
 
-    /// What the server is forced to now; written at once (it is rare, and a forced quantum
-    /// left behind costs every app its latency).
+    /// What the server is forced to now.
     func recordHardware(quantum: Int?, sampleRate: Int?) {
+        guard contents.forcedQuantum != quantum || contents.forcedRate != sampleRate else { return }
         contents.forcedQuantum = quantum
         contents.forcedRate = sampleRate
-        saveNow()
+        saveSoon()
     }
 
     /// Nothing is changed any more (undone, or the server is gone with our changes).

@@ -24,7 +24,7 @@ extension PlayerControl {
     /// PipeWire went away: the sessions are about to go, not the pauses we pressed. They become
     /// leftovers (journalled all along), decided when the graph is back.
     func mprisGraphLost() {
-        guard let mpris, !mpris.pauses.isEmpty else { return }
+        guard !mpris.pauses.isEmpty else { return }
         let owed = mpris.owedPlays.players
         // Leftovers first: the journal never misses an owed Play, not even between two writes.
         mpris.leftovers = owed
@@ -35,7 +35,6 @@ extension PlayerControl {
 
     /// Every player on the bus at start has been reported.
     func mprisPlayersDiscovered() {
-        guard let mpris else { return }
         mpris.discovered = true
         mprisDecideLeftovers()
     }
@@ -45,7 +44,7 @@ extension PlayerControl {
     /// Plays or adopts each leftover, once both the graph and the players are known: what the
     /// policy wants of a session can only be asked with its streams and its players there.
     func mprisDecideLeftovers() {
-        guard let mpris, mpris.discovered, host.isAttached, !mpris.stopping else { return }
+        guard mpris.discovered, host.isAttached, !mpris.stopping else { return }
         for entry in mpris.leftovers {
             // Adopted meanwhile by an interruption of its session (mprisPauseForInterruption).
             guard mpris.leftovers.contains(entry) else { continue }
@@ -67,13 +66,13 @@ extension PlayerControl {
 
     /// A player a previous run (or this one, before PipeWire went away) left paused.
     func mprisIsLeftover(_ player: MPRISPlayer) -> Bool {
-        mpris?.leftovers.contains { $0.isSame(as: player) } ?? false
+        mpris.leftovers.contains { $0.isSame(as: player) }
     }
 
     /// Leftovers the pause of an interrupted session now owes its Play: they are journalled
     /// with the pause from here on, and the interruption's end plays them.
     func mprisForgetLeftovers(adoptedBy pause: MPRISPause, of id: SessionID) {
-        guard let mpris, !mpris.leftovers.isEmpty else { return }
+        guard !mpris.leftovers.isEmpty else { return }
         let owed = Set(pause.players.values.filter { $0.isOwed(in: pause.phase) }.map(\.identity))
         for entry in mpris.leftovers where owed.contains(entry) {
             logger.info("MPRIS: \(entry.busName) was left paused by us and \(id) is still interrupted: the pause is ours again")
@@ -82,7 +81,6 @@ extension PlayerControl {
     }
 
     private func mprisDecide(_ entry: MPRISPauseJournal.PausedPlayer, _ player: MPRISPlayer) {
-        guard let mpris else { return }
         let name = player.busName
         let ownSessions = host.sessions.sessionIDs.filter { mprisPlayerNames(of: $0).contains(name) }
         guard !ownSessions.isEmpty else {
@@ -119,7 +117,6 @@ extension PlayerControl {
 
     /// Makes a Paused player part of a session's pause, as if we had just paused it.
     private func mprisAdopt(_ player: MPRISPlayer, into id: SessionID) {
-        guard let mpris else { return }
         var pause = mpris.pauses[id] ?? MPRISPause(began: now)
         if pause.phase == .resuming || pause.players[player.busName]?.isOwed(in: pause.phase) != true {
             pause.players[player.busName] = PlayerPause(player, wasPlaying: true)
@@ -134,7 +131,6 @@ extension PlayerControl {
 
     /// Play on a leftover with no session; it stays journalled until the player answered.
     private func mprisPlayLeftover(_ entry: MPRISPauseJournal.PausedPlayer) {
-        guard let mpris else { return }
         let buttons = mpris.buttons
         let perform = mpris.perform
         let logger = self.logger
@@ -142,7 +138,7 @@ extension PlayerControl {
             do { try await buttons.press("Play", on: entry.busName) } catch {
                 logger.warning("MPRIS: \(entry.busName) refused Play: \(error)")
             }
-            perform { [weak self] in self?.mpris?.leftovers.removeAll { $0 == entry } }
+            perform { [weak self] in self?.mpris.leftovers.removeAll { $0 == entry } }
         }
     }
 
@@ -154,7 +150,7 @@ extension PlayerControl {
     /// Play was answered or timed out (the buttons' own call timeout bounds it); a Play that was
     /// not answered stays journalled for the next start.
     func mprisResumeBeforeExit(_ done: @escaping @Sendable () -> Void) {
-        guard let mpris, !mpris.stopping else { return done() }
+        guard !mpris.stopping else { return done() }
         mpris.stopping = true
         var plays: [MPRISPauseJournal.PausedPlayer] = []
         for id in mpris.pauses.keys.sorted() {
@@ -210,7 +206,6 @@ extension PlayerControl {
 
     /// Answered: owed no more, so out of the journal.
     private func mprisPlaysAnsweredBeforeExit(_ answered: [MPRISPauseJournal.PausedPlayer]) {
-        guard let mpris else { return }
         let answered = Set(answered)
         mpris.leftovers.removeAll { answered.contains($0) }
         for (id, pause) in mpris.pauses {

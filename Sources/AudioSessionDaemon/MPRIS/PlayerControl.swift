@@ -21,17 +21,16 @@ import SessionPolicy
 ///
 /// Confined to the daemon's loop, like the coordinator it reports to.
 final class PlayerControl: @unchecked Sendable {
-    let state: MPRISPauses
+    /// The players, the pauses we pressed and their journal.
+    let mpris: MPRISPauses
     /// The coordinator: the sessions and streams it reports on, the engine it tells.
     unowned let host: PolicyCoordinator
 
-    init(state: MPRISPauses, host: PolicyCoordinator) {
-        self.state = state
+    init(mpris: MPRISPauses, host: PolicyCoordinator) {
+        self.mpris = mpris
         self.host = host
     }
 
-    /// The state, under the name the code below has always used for it.
-    var mpris: MPRISPauses? { state }
     var logger: Logger { host.logger }
     var loop: DaemonLoop { host.loop }
     var now: Timestamp { host.now }
@@ -42,16 +41,16 @@ final class PlayerControl: @unchecked Sendable {
 
     /// A stream joined an implicit session: does the session have a player now?
     func mprisStreamJoined(_ stream: BackendStream, session: SessionID) {
-        guard mpris != nil, host.sessions.isImplicit(session) else { return }
+        guard host.sessions.isImplicit(session) else { return }
         mprisRefreshPlayerCapability(of: session)
     }
 
     /// True when a stream's activity change comes from our own Pause / Play and must not
     /// reach the engine as a user pause or a start.
     func mprisOwnsActivityChange(of stream: BackendStream, in session: SessionID) -> Bool {
-        guard let pause = mpris?.pauses[session] else { return false }
+        guard let pause = mpris.pauses[session] else { return false }
         // Stopping: what our Play at exit starts is nobody's business any more.
-        if mpris?.stopping == true { return true }
+        if mpris.stopping { return true }
         if pause.phase == .resuming, stream.activity == .playing { mprisFinishPause(session, "playing again") }
         return true
     }
@@ -59,7 +58,7 @@ final class PlayerControl: @unchecked Sendable {
     /// Carries out the MPRIS side of a decision (after the coordinator's own part).
     func mprisCarryOut(_ decision: PolicyDecision) {
         loop.assertConfined("the player control")
-        guard let mpris, !mpris.stopping else { return }
+        guard !mpris.stopping else { return }
         switch decision {
         case .interruptionBegan(let id, _, .mpris):
             mprisPauseForInterruption(id)
@@ -78,7 +77,6 @@ final class PlayerControl: @unchecked Sendable {
     /// Player news from the bus side (already on the loop).
     func mprisPlayerEvent(_ event: MPRISEvent) {
         loop.assertConfined("the player control")
-        guard let mpris else { return }
         switch event {
         case .appeared(let player):
             mpris.players[player.busName] = player
@@ -109,13 +107,11 @@ final class PlayerControl: @unchecked Sendable {
     // MARK: - Capabilities
 
     func mprisPlayerNames(of session: SessionID) -> Set<String> {
-        guard let mpris else { return [] }
         return PlayerMatching.players(
             of: host.sessions.streams(of: session).map(\.stream), among: mpris.players, ancestry: { ProcessAncestry.chain(from: $0) })
     }
 
     private func mprisRefreshPlayerCapabilities() {
-        guard let mpris else { return }
         let live = Set(host.sessions.apps.keys)
         mpris.sessionsWithPlayers.formIntersection(live)
         for id in mpris.pauses.keys where host.sessions.streams(of: id).isEmpty && host.explicitSessions[id] == nil {
@@ -125,7 +121,6 @@ final class PlayerControl: @unchecked Sendable {
     }
 
     private func mprisRefreshPlayerCapability(of id: SessionID) {
-        guard let mpris else { return }
         let hasPlayer = !mprisPlayerNames(of: id).isEmpty
         guard hasPlayer != mpris.sessionsWithPlayers.contains(id) else { return }
         if hasPlayer { mpris.sessionsWithPlayers.insert(id) } else { mpris.sessionsWithPlayers.remove(id) }
@@ -136,7 +131,6 @@ final class PlayerControl: @unchecked Sendable {
     // MARK: - Pausing
 
     private func mprisPauseForInterruption(_ id: SessionID) {
-        guard let mpris else { return }
         var pause = mpris.pauses[id] ?? MPRISPause(began: now)
         // A new interruption while we resume from the last one: each player starts afresh.
         let afresh = pause.phase == .resuming
@@ -181,7 +175,6 @@ final class PlayerControl: @unchecked Sendable {
     }
 
     private func mprisPauseForRouteLoss(_ id: SessionID) {
-        guard let mpris else { return }
         // Never resumed, so not remembered (nor journalled): the cork that follows is reported
         // as the pause it is.
         for name in mprisPlayerNames(of: id).sorted() where mpris.players[name]?.status == .playing {
@@ -197,17 +190,15 @@ final class PlayerControl: @unchecked Sendable {
     }
 
     private func mprisArmConfirmTimer(_ id: SessionID) {
-        guard let mpris else { return }
         mpris.pauses[id]?.timer?.cancel()
         mpris.pauses[id]?.timer = loop.schedule(after: timing.playerConfirmTimeout) { [weak self] in
-            guard let self, let pause = self.mpris?.pauses[id], pause.phase == .pausing, pause.awaitingPause else { return }
+            guard let self, let pause = self.mpris.pauses[id], pause.phase == .pausing, pause.awaitingPause else { return }
             self.mprisHoldInstead(id, because: "no Paused within \(self.timing.playerConfirmTimeout)")
         }
     }
 
     /// Presses a button on the bus thread; the answer comes back to the loop.
     private func mprisPress(_ member: String, on name: String, for id: SessionID) {
-        guard let mpris else { return }
         let buttons = mpris.buttons
         let perform = mpris.perform
         Task {
@@ -219,23 +210,23 @@ final class PlayerControl: @unchecked Sendable {
     }
 
     private func mprisPressFailed(_ member: String, on name: String, for id: SessionID, _ failure: String) {
-        if member == "Play" { mpris?.playsInFlight.remove(name) }
-        guard let pause = mpris?.pauses[id], let player = pause.players[name] else { return }
+        if member == "Play" { mpris.playsInFlight.remove(name) }
+        guard let pause = mpris.pauses[id], let player = pause.players[name] else { return }
         if member == "Pause", player.awaitingPause {
             // Not on its way any more: only a Paused it reports later makes it resumable.
-            mpris?.pauses[id]?.players[name]?.awaitingPause = false
+            mpris.pauses[id]?.players[name]?.awaitingPause = false
             mprisHoldInstead(id, because: "\(name) refused Pause: \(failure)")
         } else if member == "Play" {
             logger.warning("\(id): \(name) refused Play: \(failure)")
-            mpris?.pauses[id]?.players[name]?.awaitingPlay = false
-            if mpris?.pauses[id]?.players.values.contains(where: { $0.awaitingPlay }) == false {
+            mpris.pauses[id]?.players[name]?.awaitingPlay = false
+            if mpris.pauses[id]?.players.values.contains(where: { $0.awaitingPlay }) == false {
                 mprisFinishPause(id, "Play refused")
             }
         }
     }
 
     private func mprisPlayerStatusChanged(_ name: String, to status: PlaybackStatus, in id: SessionID) {
-        guard let mpris, var pause = mpris.pauses[id], var player = pause.players[name] else { return }
+        guard var pause = mpris.pauses[id], var player = pause.players[name] else { return }
         switch status {
         case .paused, .stopped:
             if player.awaitingPause {
@@ -276,7 +267,7 @@ final class PlayerControl: @unchecked Sendable {
     /// session ends up silent either way. The interruption's end releases them and presses
     /// Play as usual.
     private func mprisHoldInstead(_ id: SessionID, because reason: String) {
-        guard let mpris, var pause = mpris.pauses[id], !pause.heldInstead, host.effects[id]?.interruption != nil else { return }
+        guard var pause = mpris.pauses[id], !pause.heldInstead, host.effects[id]?.interruption != nil else { return }
         logger.warning("\(id): MPRIS pause not confirmed (\(reason)); holding its streams instead")
         pause.heldInstead = true
         pause.phase = .paused
@@ -290,7 +281,7 @@ final class PlayerControl: @unchecked Sendable {
     // MARK: - Ending
 
     func mprisEndPause(_ id: SessionID, resume: Bool) {
-        guard let mpris, var pause = mpris.pauses[id] else { return }
+        guard var pause = mpris.pauses[id] else { return }
         pause.timer?.cancel()
         pause.timer = nil
         // A Pause still on its way counts as paused: the player gets Play after it, in order.
@@ -320,7 +311,7 @@ final class PlayerControl: @unchecked Sendable {
     /// Forgets a pause and tells the engine what the session's streams really do now (their
     /// changes were withheld while the pause was ours).
     private func mprisFinishPause(_ id: SessionID, _ reason: String) {
-        guard let mpris, let pause = mpris.pauses.removeValue(forKey: id) else { return }
+        guard let pause = mpris.pauses.removeValue(forKey: id) else { return }
         pause.timer?.cancel()
         logger.debug("\(id): MPRIS pause over (\(reason))")
         // Later, not inside the decision being carried out: reporting submits new events.
@@ -328,7 +319,7 @@ final class PlayerControl: @unchecked Sendable {
     }
 
     private func mprisReportWithheldActivity(of id: SessionID) {
-        guard mpris?.pauses[id] == nil else { return }
+        guard mpris.pauses[id] == nil else { return }
         for record in host.sessions.streams(of: id) {
             let stream = record.stream
             switch stream.activity {
@@ -341,7 +332,7 @@ final class PlayerControl: @unchecked Sendable {
             case .idle where record.reportedActive:
                 // Stopped by its app without a cork: the usual grace before it counts as stopped.
                 mprisLater(quietness.idleGrace) { [weak self] in
-                    guard let self, self.mpris?.pauses[id] == nil, let now = self.host.sessions.streams[stream.id],
+                    guard let self, self.mpris.pauses[id] == nil, let now = self.host.sessions.streams[stream.id],
                         now.stream.activity == .idle, now.reportedActive, self.host.effects[id]?.isHeld != true
                     else { return }
                     self.host.sessions.setReportedActive(false, stream: stream.id)
@@ -355,11 +346,10 @@ final class PlayerControl: @unchecked Sendable {
 
     /// Runs `work` on the loop after `delay`, keeping the timer alive until it fired.
     private func mprisLater(_ delay: Duration, _ work: @escaping @Sendable () -> Void) {
-        guard let mpris else { return }
         let key = mpris.nextTimer
         mpris.nextTimer += 1
         mpris.timers[key] = loop.schedule(after: delay) { [weak self] in
-            self?.mpris?.timers[key] = nil
+            self?.mpris.timers[key] = nil
             work()
         }
     }

@@ -386,11 +386,7 @@ final class StreamLinker: @unchecked Sendable {
         guard ready else { return }
         for stream in work.streams { reconcileNow(streamID: stream, in: snapshot) }
         if work.defaults || work.everyStream { publishEffectiveDefaults(in: snapshot) }
-        guard work.everyStream else { return }
-        for node in snapshot.nodes.values
-        where GraphEndpoints.streamDirection(of: node) != nil && !work.queued.contains(node.id) {
-            reconcileNow(streamID: node.id, in: snapshot)
-        }
+        if work.everyStream { reconcileEveryStream(in: snapshot, except: work.queued) }
     }
 
     private func reconcileAll(in snapshot: GraphSnapshot) {
@@ -399,7 +395,11 @@ final class StreamLinker: @unchecked Sendable {
             return
         }
         publishEffectiveDefaults(in: snapshot)
-        for node in snapshot.nodes.values where GraphEndpoints.streamDirection(of: node) != nil {
+        reconcileEveryStream(in: snapshot)
+    }
+
+    private func reconcileEveryStream(in snapshot: GraphSnapshot, except done: Set<GlobalID> = []) {
+        for node in snapshot.nodes.values where GraphEndpoints.streamDirection(of: node) != nil && !done.contains(node.id) {
             reconcileNow(streamID: node.id, in: snapshot)
         }
     }

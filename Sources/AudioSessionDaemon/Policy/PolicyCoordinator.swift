@@ -30,7 +30,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// When idle and silent streams stop counting as running.
     let quietness = StreamQuietness.standard
     /// Every delay between a decision and its last effect.
-    let timing = EnforcementTiming.standard
+    let timing: EnforcementTiming
     /// Who each stream's process is, read once per process.
     private var appFacts = AppFactsReader()
     /// Streams whose level is watched (sessions that duck others), and what was heard.
@@ -40,6 +40,9 @@ final class PolicyCoordinator: @unchecked Sendable {
     let enforcement: Enforcement
     private var idleTimers: [StreamID: ScheduledWork] = [:]
     private var graceTimers: [SessionID: ScheduledWork] = [:]
+    /// How many steps are open (an event, and the engine steps it causes): what they changed is
+    /// journalled when the outermost one ends, before the loop sends any of it.
+    private var openSteps = 0
     private var attachedBefore = false
     /// The audio server is there and its streams are known (between `attached` and `lost`).
     private(set) var isAttached = false
@@ -53,7 +56,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     var graphHardware: GraphHardware?
     /// MPRIS players and the pauses we pressed (MPRIS/PlayerControl.swift); nil without a session bus.
     private(set) var playerControl: PlayerControl?
-    var mpris: MPRISPauses? { playerControl?.state }
+    var mpris: MPRISPauses? { playerControl?.mpris }
     /// Route decisions carried out, and the defaults kept on the system route (Routes/).
     private(set) lazy var routes = RouteExecution(host: self)
     /// Whether we link, beside whichever other session manager (PolicyCoordinator+Coexistence.swift).
@@ -61,11 +64,11 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     init(
         ruleSet: RuleSet, backend: AudioBackend, loop: DaemonLoop, stateDirectory: URL, linkingMode: LinkingMode = .always,
-        logger: Logger
+        timing: EnforcementTiming = .standard, logger: Logger
     ) {
         self.loop = loop
-        enforcement = Enforcement(
-            backend: backend, loop: loop, stateDirectory: stateDirectory, timing: .standard, logger: logger)
+        self.timing = timing
+        enforcement = Enforcement(backend: backend, loop: loop, stateDirectory: stateDirectory, timing: timing, logger: logger)
         self.coexistence = Coexistence(mode: linkingMode)
         self.ruleSet = ruleSet
         self.engine = PolicyEngine(configuration: ruleSet.configuration)
@@ -81,7 +84,8 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     func handle(_ event: BackendEvent) {
         loop.assertConfined("the policy coordinator")
-        defer { enforcement.stepDone() }  // what it changed is journalled before the loop sends it
+        openSteps += 1
+        defer { endStep() }
         switch event {
         case .attached, .portAppeared, .portRemoved, .portAvailabilityChanged, .portChanged, .defaultChanged:
             routes.devicesChanged = true  // the policy's default devices may have moved (Routes/RouteExecution.swift)
@@ -145,7 +149,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// The session bus is there: MPRIS players are controlled from now on (`pauses` holds what
     /// a previous run left paused).
     func attachPlayers(_ pauses: MPRISPauses) {
-        playerControl = PlayerControl(state: pauses, host: self)
+        playerControl = PlayerControl(mpris: pauses, host: self)
     }
 
     /// How an implicit session can be interrupted now: what the backend can do, and MPRIS
@@ -373,8 +377,7 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     private func dropAllStreams() {
         for id in sessions.streams.keys.sorted() {
-            cancelIdleTimer(id)
-            enforcement.gain.forget(id)
+            cancelIdleTimer(id)  // enforcement forgot every stream already (`lost`)
             if let record = sessions.streams[id], !sessions.isImplicit(record.session) {
                 _ = sessions.remove(stream: id)  // an explicit session's stream: the session stays
                 if record.reportedActive { submit(.streamStopped(id)) }
@@ -429,6 +432,8 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     func carryOut(_ decisions: [PolicyDecision]) {
         engineEvents &+= 1  // every engine step (events, reconfiguration) ends here
+        openSteps += 1
+        defer { endStep() }
         for decision in decisions {
             carryOut(decision)
             playerControl?.mprisCarryOut(decision)
@@ -437,7 +442,13 @@ final class PolicyCoordinator: @unchecked Sendable {
         // Links last: a session paused for its lost route in the same step is held before its
         // new route could link it (routes: Routes/RouteExecution.swift).
         routes.applyPendingRoutes()
-        enforcement.stepDone()  // journalled before the loop sends any of it
+    }
+
+    /// One open step is done; after the outermost, the journal is written (once, however many
+    /// engine steps an event caused), before the loop sends what they changed.
+    private func endStep() {
+        openSteps -= 1
+        if openSteps == 0 { enforcement.stepDone() }
     }
 
     private func carryOut(_ decision: PolicyDecision) {
