@@ -23,6 +23,7 @@ let package = Package(
             name: "CPipeWire", pkgConfig: "libpipewire-0.3",
             providers: [.apt(["libpipewire-0.3-dev", "libspa-0.2-dev"])]),
         .target(name: "PipeWireShim", dependencies: ["CPipeWire"]),
+        .systemLibrary(name: "CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "SessionBusShim", dependencies: ["CSystemd"]),
         // The Swift runtime's global-executor hooks: the daemon runs its tasks on one quiet thread.
@@ -41,6 +42,9 @@ let package = Package(
                 .product(name: "HashTreeCollections", package: "swift-collections"),
             ]),
 
+        // --- Mechanism: a PulseAudio server over libpulse, observed and acted on (decides nothing)
+        .target(name: "PulseAudioServer", dependencies: ["CPulse", .product(name: "Logging", package: "swift-log")]),
+
         // --- Policy: every decision, pure Swift, no I/O, injected clock ---------------------
         .target(name: "SessionPolicy"),
 
@@ -54,8 +58,8 @@ let package = Package(
         .target(
             name: "AudioSessionDaemon",
             dependencies: [
-                "PipeWireGraph", "SessionPolicy", "PolicyRules", "SessionBus", "GlobalExecutorHooks", "AppProcesses",
-                .product(name: "Logging", package: "swift-log"),
+                "PipeWireGraph", "PulseAudioServer", "SessionPolicy", "PolicyRules", "SessionBus", "GlobalExecutorHooks",
+                "AppProcesses", .product(name: "Logging", package: "swift-log"),
             ]),
         // A private, headless PipeWire with virtual devices and real clients: tests, demo, benchmarks.
         .target(name: "PipeWireSandbox"),
@@ -97,8 +101,8 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "AudioSessionDaemon", "AudioSessionControl", "PipeWireSandbox", "PipeWireGraph", "AppProcesses",
-                "audiosessiond", "audiosessionctl",
+                "AudioSessionDaemon", "AudioSessionControl", "PipeWireSandbox", "PipeWireGraph", "PulseAudioServer",
+                "AppProcesses", "audiosessiond", "audiosessionctl",
             ]),
         .testTarget(
             name: "SessionServiceTests",

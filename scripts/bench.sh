@@ -9,10 +9,10 @@
 #   BENCH_SOURCE=worktree ...   measure the working tree instead of the committed HEAD
 #
 # It installs nothing system-wide. Into .build-bench/ (ignored by git) it puts:
-#   - the Debian package `pulseaudio` and the libraries it needs beyond this machine's
-#     (libfftw3-single3 liborc-0.4-0 libspeexdsp1 libtdb1 libwrap0), fetched with
-#     `apt-get download` and unpacked with `dpkg-deb -x` (never installed: installing
-#     pulseaudio would make libpulse clients autospawn it);
+#   - (in .build-pulseaudio/, by scripts/fetch-pulseaudio.sh) the Debian package `pulseaudio`
+#     and the libraries it needs beyond this machine's, fetched with `apt-get download` and
+#     unpacked with `dpkg-deb -x` (never installed: installing pulseaudio would make libpulse
+#     clients autospawn it);
 #   - a Python venv with matplotlib from PyPI, for the plot (the report is written without
 #     the plot if that fails);
 #   - PipeWire 1.4.2 and WirePlumber 0.5.8 from bookworm-backports, in .build-pipewire-1.4/
@@ -38,15 +38,9 @@ for tool in pipewire wireplumber pw-cli dbus-daemon cc pkg-config python3 swift 
 done
 pkg-config --exists libpipewire-0.3 libpulse || { echo "bench: libpipewire-0.3-dev and libpulse-dev are needed" >&2; exit 1; }
 
-# --- PulseAudio 16 in a private prefix ------------------------------------------------------
-PA_PREFIX="$WORK/pulseaudio"
-if [ ! -x "$PA_PREFIX/usr/bin/pulseaudio" ]; then
-  say "fetching pulseaudio into $PA_PREFIX (apt-get download, dpkg-deb -x; nothing installed)"
-  rm -rf "$WORK/debs" "$PA_PREFIX" && mkdir -p "$WORK/debs" "$PA_PREFIX"
-  (cd "$WORK/debs" && apt-get download pulseaudio libfftw3-single3 liborc-0.4-0 libspeexdsp1 libtdb1 libwrap0 >/dev/null 2>&1) || {
-    echo "bench: apt-get download pulseaudio failed (apt-get update first?)" >&2; exit 1; }
-  for deb in "$WORK"/debs/*.deb; do dpkg-deb -x "$deb" "$PA_PREFIX"; done
-fi
+# --- PulseAudio 16 in a private prefix (scripts/fetch-pulseaudio.sh: unpacked, never installed)
+"$ROOT/scripts/fetch-pulseaudio.sh"
+PA_PREFIX="$ROOT/.build-pulseaudio/prefix"
 PA_MODULES="$(ls -d "$PA_PREFIX"/usr/lib/pulse-*/modules | head -1)"
 
 # --- matplotlib for the plot (fetched from PyPI in the background, while Swift builds) -----

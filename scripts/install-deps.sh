@@ -8,7 +8,7 @@ PACKAGES=(
   # PipeWire: daemon, tools (pw-cli, pw-cat, pw-link, pw-dump), pulse server, headers;
   # WirePlumber for the --no-linking coexistence tests
   pipewire pipewire-bin pipewire-pulse libpipewire-0.3-dev libspa-0.2-dev wireplumber
-  # PulseAudio client side (paplay, pactl) and headers for the later libpulse backend
+  # PulseAudio client side (paplay, pactl) and headers for the libpulse backend
   pulseaudio-utils libpulse-dev
   # D-Bus: private test buses (dbus-daemon, dbus-send), busctl, sd-bus headers
   dbus dbus-bin systemd libsystemd-dev
@@ -31,3 +31,7 @@ fi
 # PipeWire 1.4.2 (bookworm-backports) unpacked into .build-pipewire-1.4/ for the native
 # volume-ramp tests (NativeRampTests); nothing is installed system-wide.
 "$(dirname "$0")/fetch-pipewire-backport.sh"
+
+# PulseAudio 16 (the server) unpacked into .build-pulseaudio/ for the PulseAudio backend's
+# tests and the bench; never installed (it would autospawn for every libpulse client).
+"$(dirname "$0")/fetch-pulseaudio.sh"

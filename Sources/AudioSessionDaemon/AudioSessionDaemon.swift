@@ -5,73 +5,62 @@ import FoundationEssentials
 import Foundation
 #endif
 import Logging
-import PipeWireGraph
 import PolicyRules
 import Synchronization
 
-/// The daemon: attaches to PipeWire and wires the graph mechanism to the policy.
+/// The daemon: attaches to the audio server (PipeWire, or a pure PulseAudio) and wires its
+/// backend to the policy.
 ///
-/// Reactions run on PipeWire's loop thread, inside the graph observer, so reacting to a new
-/// stream costs no thread hop: it is bounded by PipeWire round-trips, not by our code.
+/// Reactions run on the server connection's loop thread, inside its observer, so reacting to
+/// a new stream costs no thread hop: it is bounded by server round-trips, not by our code.
 public final class AudioSessionDaemon: Sendable {
     public let options: DaemonOptions
     private let logger: Logger
-    private let graph: PipeWireGraph
-    /// PipeWire's loop thread: where the policy's state lives and reactions run.
-    private let loop: PipeWireLoop
-    private let backend: PipeWireBackend
+    /// The server, its loop (where the policy's state lives and reactions run) and its backend.
+    private let attachment: ServerAttachment
+    private var loop: DaemonLoop { attachment.loop }
     private let coordinator: PolicyCoordinator
     private let rules: LiveRules
     private let rulesDirectories: [String]
     /// Watches the rules directories from `start()` to `stop()`; nil when inotify is unavailable.
     private let watcher = Mutex<RulesWatcher?>(nil)
-    // --- D-Bus session API (issue 7): served beside PipeWire, stopped first ------------------
+    // --- D-Bus session API (issue 7): served beside the server connection, stopped first ----
     private let sessionAPI = SessionAPIHost()
 
+    /// Which server the daemon attached to.
+    public var server: AudioServerKind { attachment.server }
+
     /// Loads the rules (a daemon never runs without a valid set) and prepares the connection.
-    public init(options: DaemonOptions, logger: Logger) throws(RulesError) {
+    public init(options: DaemonOptions, logger: Logger, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(RulesError)
+    {
         self.options = options
         self.logger = logger
         let locations = RuleLocations.standard(extra: options.extraRulesDirectories)
         rules = try LiveRules(loader: RuleSetLoader(locations: locations))
         rulesDirectories = locations.directories
         logger.info("policy rules: \(rules.ruleSet.files.count) files from \(locations.directories.joined(separator: ", "))")
-        graph = PipeWireGraph(
-            configuration: .init(remote: options.remote, applicationName: "audiosessiond"), logger: logger)
-        let loop = PipeWireLoop(graph: graph)
-        self.loop = loop
-        backend = PipeWireBackend(
-            graph: graph, loop: loop, linksStreams: options.linking != .never, stateDirectory: options.stateDirectory, logger: logger)
+        let (server, reason) = ServerDetection.choose(options.backend, options: options, environment: environment)
+        logger.info("audio server: \(server.displayName) (\(reason))")
+        switch server {
+        case .pipewire: attachment = PipeWireAttachment(options: options, logger: logger)
+        case .pulseaudio: attachment = PulseAudioAttachment(options: options, logger: logger)
+        }
         coordinator = PolicyCoordinator(
-            ruleSet: rules.ruleSet, backend: backend, loop: loop, stateDirectory: options.stateDirectory, linkingMode: options.linking, logger: logger)
+            ruleSet: rules.ruleSet, backend: attachment.backend, loop: attachment.loop, stateDirectory: options.stateDirectory,
+            linkingMode: options.linking, logger: logger)
     }
 
-    /// Connects and reacts to the graph until `stop()`; returns at once.
+    /// Connects and reacts to the server until `stop()`; returns at once.
     public func start() {
-        let backend = self.backend
         let coordinator = self.coordinator
         let logger = self.logger
-        // Set once, before the loop thread runs: it reads it for every event.
         if options.servesBus {
             let sessionAPI = self.sessionAPI  // D-Bus session API (issue 7): refreshed after each event
-            backend.onEvent = { coordinator.handle($0); sessionAPI.graphEventHandled() }
+            attachment.start { coordinator.handle($0); sessionAPI.graphEventHandled() }
         } else {
-            backend.onEvent = { coordinator.handle($0) }
+            attachment.start { coordinator.handle($0) }
         }
-        graph.setObserver { event, snapshot in
-            switch event {
-            case .initialSyncComplete:
-                logger.info("attached to PipeWire: \(snapshot.nodes.count) nodes, \(snapshot.devices.count) devices")
-            case .disconnected(let reason):
-                logger.warning("PipeWire went away (\(reason)); media services lost, reconnecting")
-            case .added(.node(let node)) where node.mediaClass?.hasPrefix("Stream/") == true:
-                logger.debug("stream \(node.id) appeared: '\(node.name)' \(node.mediaClass ?? "") role=\(node.properties["media.role"] ?? "none")")
-            default:
-                break
-            }
-            backend.handle(event, in: snapshot)
-        }
-        graph.start()
         // --- MPRIS players (session bus) and logind (system bus): MPRIS/, Login/ ---
         if options.servesBus {
             DesktopIntegration.start(coordinator: coordinator, stateDirectory: options.stateDirectory, logger: logger)
@@ -112,13 +101,13 @@ public final class AudioSessionDaemon: Sendable {
         }
     }
 
-    /// Undoes everything the daemon changed (media players it paused, then PipeWire), then
+    /// Undoes everything the daemon changed (media players it paused, then the server), then
     /// detaches.
     public func stop() {
         sessionAPI.stop()  // D-Bus session API (issue 7): no calls reach a stopping coordinator
         watcher.withLock { $0 }?.stop()
         let coordinator = self.coordinator
-        let graph = self.graph
+        let attachment = self.attachment
         // Players we paused over MPRIS play again. Bounded: a player that does not answer in
         // time stays journalled, and the next start tries again.
         let played = DispatchSemaphore(value: 0)
@@ -128,15 +117,16 @@ public final class AudioSessionDaemon: Sendable {
             logger.warning("MPRIS players did not answer Play in time; the next start tries again")
         }
         let done = DispatchSemaphore(value: 0)
-        loop.perform { coordinator.enforcement.undoAll() }
-        Task.detached {
-            await graph.roundTrip()  // our last writes reached PipeWire
-            done.signal()
+        loop.perform {
+            coordinator.enforcement.undoAll()
+            attachment.undoBackendState {
+                attachment.flush { done.signal() }  // our last writes reached the server
+            }
         }
         if done.wait(timeout: .now() + Self.dispatchInterval(timing.exitServerWait)) == .timedOut {
-            logger.warning("PipeWire did not confirm the final restore in time")
+            logger.warning("\(attachment.server.displayName) did not confirm the final restore in time")
         }
-        graph.stop()
+        attachment.stop()
     }
 
     private static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {

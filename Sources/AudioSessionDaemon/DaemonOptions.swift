@@ -19,6 +19,12 @@ public struct DaemonOptions: Sendable {
     public var stateDirectory: URL
     /// Serve the session API on the user session bus (`--no-bus` turns it off).
     public var servesBus: Bool
+    /// Which audio server to attach to (`--backend`): by default PipeWire when it answers,
+    /// else PulseAudio.
+    public var backend: BackendChoice = .auto
+    /// The PulseAudio server to attach to (`unix:/path`); nil means libpulse's usual choice
+    /// (`PULSE_SERVER`, else `pulse/native` in `XDG_RUNTIME_DIR`).
+    public var pulseServer: String?
 
     public init(
         linking: LinkingMode = .auto, remote: String? = nil, extraRulesDirectories: [String] = [],

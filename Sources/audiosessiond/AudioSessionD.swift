@@ -13,11 +13,12 @@ import SessionPolicy
 struct AudioSessionD: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audiosessiond",
-        abstract: "Audio session manager for PipeWire: AVAudioSession semantics for the Linux desktop.",
+        abstract: "Audio session manager for PipeWire and PulseAudio: AVAudioSession semantics for the Linux desktop.",
         discussion: """
             Attaches to the PipeWire named by PIPEWIRE_REMOTE (else pipewire-0 in XDG_RUNTIME_DIR) as a \
-            session-manager peer. If PipeWire is not running yet it says so once and keeps retrying; if PipeWire \
-            restarts it reconnects and re-applies everything. SIGHUP reloads the policy rules (so does editing them). SIGINT or SIGTERM \
+            session-manager peer; where no PipeWire answers but a PulseAudio server does (PULSE_SERVER, else \
+            pulse/native in XDG_RUNTIME_DIR), it attaches to PulseAudio as a policy client (--backend chooses). \
+            If the server is not running yet it keeps retrying; if it restarts it reconnects and re-applies everything. SIGHUP reloads the policy rules (so does editing them). SIGINT or SIGTERM \
             undo everything the daemon changed, then it exits.
             """)
 
@@ -33,8 +34,17 @@ struct AudioSessionD: ParsableCommand {
           help: "Do not serve the session API on D-Bus (without a session bus the daemon runs so anyway).")
     var noBus = false
 
+    @Option(help: ArgumentHelp(
+        "The audio server: auto (PipeWire when it answers, else PulseAudio), pipewire, or pulseaudio.", valueName: "server"))
+    var backend: BackendChoice = .auto
+
     @Option(help: ArgumentHelp("PipeWire remote (socket name or absolute path) to attach to.", valueName: "name"))
     var remote: String?
+
+    @Option(name: .customLong("pulse-server"), help: ArgumentHelp(
+        "PulseAudio server to attach to (unix:/path; default: PULSE_SERVER, else pulse/native in XDG_RUNTIME_DIR).",
+        valueName: "server"))
+    var pulseServer: String?
 
     @Option(name: .customLong("rules"), help: ArgumentHelp(
         "Add a policy-rules directory, read after the standard ones (repeatable).", valueName: "dir"))
@@ -62,6 +72,8 @@ struct AudioSessionD: ParsableCommand {
         var options = DaemonOptions(linking: noLinking ? .never : linking, remote: remote, extraRulesDirectories: rulesDirectories)
         if let stateDirectory { options.stateDirectory = URL(fileURLWithPath: stateDirectory) }
         options.servesBus = !noBus
+        options.backend = backend
+        options.pulseServer = pulseServer
         let daemon: AudioSessionDaemon
         do {
             daemon = try AudioSessionDaemon(options: options, logger: logger)
@@ -74,3 +86,4 @@ struct AudioSessionD: ParsableCommand {
 }
 
 extension LinkingMode: ExpressibleByArgument {}
+extension BackendChoice: ExpressibleByArgument {}

@@ -54,7 +54,7 @@ import Testing
         #expect(offers.allSatisfy { $0.port.nodeID == 2 && $0.port.deviceID == "card" })
         #expect(PortClassification.activePort(of: sink, in: snapshot)?.uid == "card-output:analog-output-speaker")
 
-        var tracker = PortTracker()
+        var tracker = PortTracker<GlobalID>()
         #expect(tracker.attach(to: snapshot).map(\.uid) == ["card-output:analog-output-speaker"])
         snapshot = Self.card(headphones: .yes)
         let plugged = tracker.refresh(snapshot.nodes[2]!, in: snapshot)
@@ -77,7 +77,7 @@ import Testing
     /// route configuration change; a count guessed from volumes is not.
     @Test func aNewDescriptionOfAKnownPortIsReported() {
         var snapshot = Self.card(headphones: .yes)
-        var tracker = PortTracker()
+        var tracker = PortTracker<GlobalID>()
         _ = tracker.attach(to: snapshot)
         snapshot.nodes[2]?.props = NodeProps(channelVolumes: [1, 1, 1, 1, 1, 1])
         #expect(tracker.refresh(snapshot.nodes[2]!, in: snapshot).isEmpty)

@@ -35,7 +35,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// at its next cycle (up to a quantum later), and a write that arrives while the ramp
     /// still runs is overridden by the ramp's remaining steps.
     static let nativeRampSettleDelay: Duration = .milliseconds(250)
-    private var ports = PortTracker()
+    private var ports = PortTracker<GlobalID>()
     /// The mirror, read where it lives: kept across events, a copy would make the mirror's
     /// every change copy what it shares.
     private var snapshot: GraphSnapshot { graph.snapshot }

@@ -25,6 +25,15 @@ struct DaemonProcess {
             extraEnvironment: ["XDG_CONFIG_HOME": config, "XDG_STATE_HOME": state].merging(environment) { $1 })
     }
 
+    /// Starts the daemon on a pure PulseAudio server, its state in the sandbox (kept across
+    /// daemons started in the same sandbox, as a crash and a restart need).
+    init(in sandbox: PrivatePulseAudio, arguments: [String] = ["--verbose", "--no-bus"], environment: [String: String] = [:]) throws {
+        let state = sandbox.directory.appendingPathComponent("state").path
+        process = try sandbox.spawn(
+            Self.path(of: "audiosessiond"), ["--state-dir", state, "--backend", "pulseaudio"] + arguments,
+            extraEnvironment: environment)
+    }
+
     var log: String { process.errorOutput }
 
     /// Waits until the daemon's log has a line containing `text`, `count` times.

@@ -1,18 +1,18 @@
-import PipeWireGraph
 import SessionPolicy
 
-/// Remembers which ports the policy has been told about, per node, so that node and device
+/// Remembers which ports the policy has been told about, per sink or source, so that device
 /// changes become exactly the port events that differ: a new port, a port gone, or a route whose
 /// availability flipped (a headphone jack). A route that was never available is not reported
-/// until it is.
+/// until it is. Each backend says what its sinks and sources offer (PipeWire: `PortTracker+Graph`,
+/// PulseAudio: `PulsePorts`); the bookkeeping is this one.
 ///
 /// Confined to the loop thread with the backend that owns it.
-struct PortTracker {
-    /// Per sink or source node: uid → availability, as last reported.
-    private var reported: [GlobalID: [String: Bool]] = [:]
+struct PortTracker<Device: Hashable> {
+    /// Per sink or source: uid → availability, as last reported.
+    private var reported: [Device: [String: Bool]] = [:]
     /// The descriptions last reported, by uid (a change is a route configuration change).
     private var described: [String: SessionPolicy.Port] = [:]
-    private var order: [GlobalID: [String]] = [:]
+    private var order: [Device: [String]] = [:]
     /// The rules' port types (policy-rules `audiosession.port-rules`).
     var typeRule: PortClassification.TypeRule?
 
@@ -22,27 +22,26 @@ struct PortTracker {
         described.removeAll()
     }
 
-    /// Everything available now, in node order; the policy learns them as one list.
-    mutating func attach(to snapshot: GraphSnapshot) -> [SessionPolicy.Port] {
+    /// Everything available now, in the devices' order; the policy learns them as one list.
+    mutating func attach(_ devices: [(Device, [PortClassification.Offer])]) -> [SessionPolicy.Port] {
         reset()
         var ports: [SessionPolicy.Port] = []
-        for node in snapshot.sortedNodes {
-            let offers = PortClassification.offers(for: node, in: snapshot, rule: typeRule).filter(\.available)
+        for (device, offers) in devices {
+            let offers = offers.filter(\.available)
             guard !offers.isEmpty else { continue }
-            reported[node.id] = Dictionary(uniqueKeysWithValues: offers.map { ($0.port.uid, true) })
-            order[node.id] = offers.map(\.port.uid)
+            reported[device] = Dictionary(uniqueKeysWithValues: offers.map { ($0.port.uid, true) })
+            order[device] = offers.map(\.port.uid)
             for offer in offers { described[offer.port.uid] = offer.port }
             ports += offers.map(\.port)
         }
         return ports
     }
 
-    /// A sink or source node appeared or changed, or its device's routes did: the events that
+    /// A sink or source appeared or changed, or its device's routes did: the events that
     /// bring the policy in line. Gains come before losses, so a route that moves within a
     /// device is never briefly "no route at all".
-    mutating func refresh(_ node: Node, in snapshot: GraphSnapshot) -> [BackendEvent] {
-        let offers = PortClassification.offers(for: node, in: snapshot, rule: typeRule)
-        var known = reported[node.id] ?? [:]
+    mutating func refresh(_ device: Device, offers: [PortClassification.Offer]) -> [BackendEvent] {
+        var known = reported[device] ?? [:]
         var gains: [BackendEvent] = []
         var losses: [BackendEvent] = []
         for offer in offers {
@@ -66,15 +65,15 @@ struct PortTracker {
             if known[uid] != nil { described[uid] = described[uid].map { Self.description(offer, before: $0) } ?? offer.port }
         }
         let offered = Set(offers.map(\.port.uid))
-        for uid in order[node.id] ?? [] where known[uid] != nil && !offered.contains(uid) {
+        for uid in order[device] ?? [] where known[uid] != nil && !offered.contains(uid) {
             losses.append(.portRemoved(uid: uid))
             known[uid] = nil
             described[uid] = nil
         }
-        let previousOrder = (order[node.id] ?? []).filter { known[$0] != nil }
-        order[node.id] = previousOrder + offers.map(\.port.uid).filter { known[$0] != nil && !previousOrder.contains($0) }
-        reported[node.id] = known.isEmpty ? nil : known
-        if known.isEmpty { order[node.id] = nil }
+        let previousOrder = (order[device] ?? []).filter { known[$0] != nil }
+        order[device] = previousOrder + offers.map(\.port.uid).filter { known[$0] != nil && !previousOrder.contains($0) }
+        reported[device] = known.isEmpty ? nil : known
+        if known.isEmpty { order[device] = nil }
         return gains + losses
     }
 
@@ -86,10 +85,10 @@ struct PortTracker {
         return port
     }
 
-    /// The node is gone: every port of it the policy knows goes with it.
-    mutating func removed(_ node: GlobalID) -> [BackendEvent] {
-        let uids = order.removeValue(forKey: node) ?? []
-        let known = reported.removeValue(forKey: node) ?? [:]
+    /// The sink or source is gone: every port of it the policy knows goes with it.
+    mutating func removed(_ device: Device) -> [BackendEvent] {
+        let uids = order.removeValue(forKey: device) ?? []
+        let known = reported.removeValue(forKey: device) ?? [:]
         for uid in uids { described[uid] = nil }
         return uids.filter { known[$0] != nil }.map { .portRemoved(uid: $0) }
     }

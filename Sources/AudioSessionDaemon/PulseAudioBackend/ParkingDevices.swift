@@ -1,0 +1,225 @@
+import Logging
+import PulseAudioServer
+import SessionPolicy
+
+/// Where held streams wait on PulseAudio: a null sink and a null source of ours, suspended, so
+/// a stream moved there stops as an unlinked PipeWire stream does (its clock stops; its app
+/// sees no error) and plays on when moved back.
+///
+/// Modules outlive the client that loaded them, so what a killed run left (the devices, and
+/// streams on them) is found by name when the server is next seen: its streams go to the
+/// default device and its modules are unloaded before ours are loaded. At exit every held
+/// stream is moved back before the modules are unloaded.
+///
+/// A move is saved by `module-stream-restore` as the stream's preferred device; moving back to
+/// the default device clears it again, moving to another device names that one (where it was).
+///
+/// Confined to the connection's loop thread.
+final class ParkingDevices: @unchecked Sendable {
+    static let sinkName = "audiosession.hold"
+    static let sourceName = "audiosession.hold-input"
+
+    private let connection: PulseConnection
+    private let logger: Logger
+    /// Our loaded modules and the devices they made, once the server has them.
+    private var modules: [PulseDevice.Kind: UInt32] = [:]
+    private var devices: [PulseDevice.Kind: UInt32] = [:]
+    private var loading: Set<PulseDevice.Kind> = []
+    /// Held streams, with the device each was on (where it goes back to).
+    private var held: [StreamID: UInt32] = [:]
+    /// The daemon is exiting: nothing is loaded any more.
+    private var stopped = false
+
+    /// Told before each move of ours (the server saves moves in stream-restore records).
+    private let willMove: (PulseStream) -> Void
+
+    init(connection: PulseConnection, logger: Logger, willMove: @escaping (PulseStream) -> Void) {
+        self.connection = connection
+        self.logger = logger
+        self.willMove = willMove
+    }
+
+    private func move(_ stream: PulseStream, to device: UInt32) {
+        willMove(stream)
+        connection.move(stream.kind, stream.index, to: device)
+    }
+
+    func isOurs(_ device: PulseDevice) -> Bool {
+        device.name == Self.name(device.kind) || (device.kind == .source && device.monitorOf.map { devices[.sink] == $0 } == true)
+    }
+
+    private static func name(_ kind: PulseDevice.Kind) -> String { kind == .sink ? sinkName : sourceName }
+
+    private static func deviceKind(_ stream: PulseStream.Kind) -> PulseDevice.Kind { stream == .sinkInput ? .sink : .source }
+
+    // MARK: - The server
+
+    /// The server is seen (first, or after a restart of either side): a killed run's devices
+    /// are emptied and unloaded, then ours are loaded.
+    func attach(in snapshot: PulseSnapshot) {
+        held.removeAll()
+        modules.removeAll()
+        devices.removeAll()
+        loading.removeAll()
+        for kind in [PulseDevice.Kind.sink, .source] {
+            for leftover in snapshot.devices(kind).values where leftover.name == Self.name(kind) {
+                let streams = snapshot.streams(kind == .sink ? .sinkInput : .sourceOutput).values.filter { $0.device == leftover.index }
+                logger.info("pulse: a previous run left \(leftover.name) with \(streams.count) streams; moving them back")
+                for stream in streams { moveToDefault(stream, in: snapshot) }
+                if let module = leftover.ownerModule { connection.unloadModule(module) }
+            }
+            load(kind)
+        }
+    }
+
+    /// The server is gone, and our modules with it.
+    func lost() {
+        held.removeAll()
+        modules.removeAll()
+        devices.removeAll()
+        loading.removeAll()
+    }
+
+    private func load(_ kind: PulseDevice.Kind) {
+        guard !stopped, !loading.contains(kind), modules[kind] == nil else { return }
+        loading.insert(kind)
+        let name = Self.name(kind)
+        let argument = kind == .sink
+            ? "sink_name=\(name) sink_properties=device.description=audiosession-hold"
+            : "source_name=\(name) description=audiosession-hold"
+        connection.loadModule(kind == .sink ? "module-null-sink" : "module-null-source", argument: argument) { [weak self] index in
+            self?.loaded(kind, module: index)
+        }
+    }
+
+    private func loaded(_ kind: PulseDevice.Kind, module: UInt32?) {
+        loading.remove(kind)
+        guard let module else {
+            logger.error("pulse: cannot load the \(kind) held streams wait on; holds mute instead")
+            return
+        }
+        modules[kind] = module
+        if let device = connection.snapshot.devices(kind).values.first(where: { $0.ownerModule == module }) { deviceSeen(device) }
+    }
+
+    /// A sink or source appeared or changed: ours is suspended as soon as it exists, and the
+    /// streams held before it did are moved there.
+    func deviceSeen(_ device: PulseDevice) {
+        guard let module = modules[device.kind], device.ownerModule == module, device.name == Self.name(device.kind) else { return }
+        if devices[device.kind] == nil {
+            devices[device.kind] = device.index
+            logger.debug("pulse: \(device.name) is \(device.kind) \(device.index)")
+        }
+        if device.state != .suspended { connection.suspend(device.kind, device.index, true) }
+        for (id, _) in held where Self.deviceKind(id.direction == .playback ? .sinkInput : .sourceOutput) == device.kind {
+            if let stream = stream(id), stream.device != device.index {
+                move(stream, to: device.index)
+            }
+        }
+    }
+
+    /// Our device is gone (someone unloaded its module): it is loaded again; the streams it
+    /// held went to the default device with it, and go back once it is there.
+    func deviceRemoved(_ device: PulseDevice) {
+        guard devices[device.kind] == device.index else { return }
+        logger.warning("pulse: \(device.name), where held streams wait, was unloaded; loading it again")
+        devices[device.kind] = nil
+        modules[device.kind] = nil
+        load(device.kind)
+    }
+
+    // MARK: - Streams
+
+    private func stream(_ id: StreamID) -> PulseStream? {
+        id.direction == .playback ? connection.snapshot.sinkInputs[id.rawValue] : connection.snapshot.sourceOutputs[id.rawValue]
+    }
+
+    /// Holds a stream: moved to our device (at once, or when it exists).
+    func park(_ stream: PulseStream, in snapshot: PulseSnapshot) {
+        let id = PulseAudioBackend.id(of: stream)
+        let kind = Self.deviceKind(stream.kind)
+        guard let parking = devices[kind] else {
+            if held[id] == nil { held[id] = stream.device }
+            return
+        }
+        if stream.device != parking {
+            held[id] = stream.device
+            logger.debug("pulse: holding \(stream.kind.rawValue) \(stream.index): \(kind) \(stream.device) → \(parking)")
+            move(stream, to: parking)
+        } else if held[id] == nil {
+            held[id] = defaultDevice(kind, in: snapshot)?.index ?? stream.device
+        }
+    }
+
+    /// Releases a stream: back to the device it was on, or the default when that is gone.
+    func unpark(_ id: StreamID, in snapshot: PulseSnapshot) {
+        guard let from = held.removeValue(forKey: id), let stream = stream(id) else { return }
+        let kind = Self.deviceKind(stream.kind)
+        guard stream.device == devices[kind] else { return }
+        logger.debug("pulse: releasing \(stream.kind.rawValue) \(stream.index) to \(kind) \(from)")
+        moveBack(stream, to: from, in: snapshot)
+    }
+
+    private func moveBack(_ stream: PulseStream, to device: UInt32, in snapshot: PulseSnapshot) {
+        let kind = Self.deviceKind(stream.kind)
+        let defaultDevice = defaultDevice(kind, in: snapshot)
+        if let target = snapshot.devices(kind)[device], !isOurs(target), target.index != defaultDevice?.index {
+            move(stream, to: target.index)
+        } else {
+            moveToDefault(stream, in: snapshot)
+        }
+    }
+
+    /// To the default device by name: PulseAudio then forgets the stream's saved device, so it
+    /// follows the default again as before the hold.
+    private func moveToDefault(_ stream: PulseStream, in snapshot: PulseSnapshot) {
+        let kind = Self.deviceKind(stream.kind)
+        guard let name = kind == .sink ? snapshot.server.defaultSinkName : snapshot.server.defaultSourceName, name != Self.name(kind) else {
+            return
+        }
+        willMove(stream)
+        connection.move(stream.kind, stream.index, toDeviceNamed: name)
+    }
+
+    private func defaultDevice(_ kind: PulseDevice.Kind, in snapshot: PulseSnapshot) -> PulseDevice? {
+        (kind == .sink ? snapshot.server.defaultSinkName : snapshot.server.defaultSourceName).flatMap { snapshot.device(named: $0, kind) }
+    }
+
+    /// A stream appeared or moved. On our device without being held (the server restored it
+    /// there: its saved device is ours since its app's last stream was held), it goes to the
+    /// default device; held and moved off by someone else, it goes back.
+    func adopt(_ stream: PulseStream, in snapshot: PulseSnapshot) {
+        let id = PulseAudioBackend.id(of: stream)
+        let kind = Self.deviceKind(stream.kind)
+        guard let parking = devices[kind] else { return }
+        if let from = held[id] {
+            if stream.device != parking {
+                if stream.device != from { held[id] = stream.device }
+                move(stream, to: parking)
+            }
+        } else if stream.device == parking {
+            logger.debug("pulse: \(stream.kind.rawValue) \(stream.index) arrived on our device; to the default")
+            moveToDefault(stream, in: snapshot)
+        }
+    }
+
+    func forget(_ id: StreamID) { held[id] = nil }
+
+    /// The daemon is exiting: every held stream goes back, then our modules are unloaded.
+    func releaseAll(in snapshot: PulseSnapshot) {
+        stopped = true
+        for (id, from) in held.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            if let stream = stream(id), stream.device == devices[Self.deviceKind(stream.kind)] { moveBack(stream, to: from, in: snapshot) }
+        }
+        held.removeAll()
+        for (kind, parking) in devices {
+            // Streams that came there on their own since.
+            for stream in snapshot.streams(kind == .sink ? .sinkInput : .sourceOutput).values where stream.device == parking {
+                moveToDefault(stream, in: snapshot)
+            }
+        }
+        for module in modules.values.sorted() { connection.unloadModule(module) }
+        modules.removeAll()
+        devices.removeAll()
+    }
+}

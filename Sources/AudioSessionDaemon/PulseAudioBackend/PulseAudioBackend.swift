@@ -1,0 +1,273 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
+import PulseAudioServer
+import SessionPolicy
+
+/// The PulseAudio implementation of ``AudioBackend``: turns a pure PulseAudio server's
+/// changes into ``BackendEvent``s and carries out raw actions with libpulse. What it writes is
+/// journalled and undone by enforcement, not here.
+///
+/// PulseAudio lets no client cork another's stream, so a held stream is moved to a suspended
+/// null sink (or source) of ours, where its clock stops as an unlinked PipeWire stream's does,
+/// and moved back on release (``ParkingDevices``). Volumes are the sink input's own (the
+/// user's, as pavucontrol shows them): enforcement keeps its factor apart and writes the
+/// user's value back. Neither the quantum nor the rate can be forced.
+///
+/// Confined to the connection's loop thread.
+final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
+    private let connection: PulseConnection
+    private let logger: Logger
+    private var snapshot: PulseSnapshot { connection.snapshot }
+    private var attached = false
+    private var parking: ParkingDevices
+    private let roleModules: RoleModuleTakeover
+    private let restoreRecords: StreamRestoreGuard
+    /// The mute we last wrote per stream: a different one reported is its user's.
+    private var writtenMute: [StreamID: Bool] = [:]
+    private var ports = PortTracker<DeviceID>()
+    /// What we wrote as a linear volume, by the server's step it became: a value read back is
+    /// reported as the one written (the server keeps volumes in its own steps).
+    private var written: [StreamID: [UInt32: Float]] = [:]
+    /// The default devices last reported.
+    private var reportedDefaults: (output: String?, input: String?) = (nil, nil)
+    /// Where translated events go (the policy coordinator).
+    var onEvent: ((BackendEvent) -> Void)?
+
+    init(connection: PulseConnection, stateDirectory: URL, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+        let restoreRecords = StreamRestoreGuard(connection: connection, stateDirectory: stateDirectory, logger: logger)
+        self.restoreRecords = restoreRecords
+        self.parking = ParkingDevices(connection: connection, logger: logger) { restoreRecords.willChange($0) }
+        self.roleModules = RoleModuleTakeover(connection: connection, stateDirectory: stateDirectory, logger: logger)
+    }
+
+    // MARK: - Server events in
+
+    func handle(_ event: PulseEvent, in snapshot: PulseSnapshot) {
+        switch event {
+        case .synced:
+            attached = true
+            written.removeAll()
+            ports.reset()
+            writtenMute.removeAll()
+            restoreRecords.attach(in: snapshot)
+            roleModules.attach(in: snapshot)
+            parking.attach(in: snapshot)
+            let streams = snapshot.sinkInputs.values.sorted { $0.index < $1.index }.compactMap(backendStream)
+                + snapshot.sourceOutputs.values.sorted { $0.index < $1.index }.compactMap(backendStream)
+            let available = ports.attach(devices(in: snapshot).map { (Self.id(of: $0), offers($0)) })
+            let defaults = defaultPortUIDs(in: snapshot)
+            reportedDefaults = defaults
+            onEvent?(.attached(streams: streams, ports: available, defaultOutput: defaults.output, defaultInput: defaults.input))
+            for stream in snapshot.sinkInputs.values { parking.adopt(stream, in: snapshot) }
+            for stream in snapshot.sourceOutputs.values { parking.adopt(stream, in: snapshot) }
+        case .disconnected:
+            // A new server has none of our changes: nothing to undo there.
+            attached = false
+            written.removeAll()
+            writtenMute.removeAll()
+            parking.lost()
+            roleModules.lost()
+            restoreRecords.lost()
+            ports.reset()
+            onEvent?(.lost)
+        case .streamAdded(let stream) where attached:
+            if let backend = backendStream(stream) { onEvent?(.streamAppeared(backend)) }
+            parking.adopt(stream, in: snapshot)
+        case .streamChanged(let stream, let previous) where attached:
+            guard let backend = backendStream(stream) else { return }
+            if stream.channelVolumes != previous.channelVolumes, let volume = reportedVolume(of: stream) {
+                if written[backend.id]?[stream.channelVolumes.max() ?? 0] == nil { restoreRecords.userChanged(stream) }
+                onEvent?(.volumeReported(backend.id, volume))
+            }
+            if stream.muted != previous.muted, writtenMute[backend.id] != stream.muted { restoreRecords.userChanged(stream) }
+            onEvent?(.streamChanged(backend))
+            if stream.device != previous.device { parking.adopt(stream, in: snapshot) }
+        case .streamRemoved(let stream) where attached:
+            let id = Self.id(of: stream)
+            written[id] = nil
+            writtenMute[id] = nil
+            parking.forget(id)
+            restoreRecords.streamGone(stream)
+            onEvent?(.streamRemoved(id))
+        case .deviceAdded(let device) where attached, .deviceChanged(let device, _) where attached:
+            parking.deviceSeen(device)
+            report(ports.refresh(Self.id(of: device), offers: offers(device)))
+        case .deviceRemoved(let device) where attached:
+            parking.deviceRemoved(device)
+            report(ports.removed(Self.id(of: device)))
+        case .serverChanged where attached:
+            reportDefaults(in: snapshot)
+        case .modulesChanged where attached:
+            roleModules.modulesChanged(in: snapshot)
+        default:
+            break
+        }
+    }
+
+    private func report(_ events: [BackendEvent]) {
+        for event in events { onEvent?(event) }
+    }
+
+    private func reportDefaults(in snapshot: PulseSnapshot) {
+        let defaults = defaultPortUIDs(in: snapshot)
+        if defaults.output != reportedDefaults.output, let uid = defaults.output { onEvent?(.defaultChanged(.output, uid: uid)) }
+        if defaults.input != reportedDefaults.input, let uid = defaults.input { onEvent?(.defaultChanged(.input, uid: uid)) }
+        reportedDefaults = defaults
+    }
+
+    private func defaultPortUIDs(in snapshot: PulseSnapshot) -> (output: String?, input: String?) {
+        let sink = snapshot.server.defaultSinkName.flatMap { snapshot.device(named: $0, .sink) }
+        let source = snapshot.server.defaultSourceName.flatMap { snapshot.device(named: $0, .source) }
+        return (sink.map(PulsePorts.activeUID), source.map(PulsePorts.activeUID))
+    }
+
+    /// Sinks, then sources, each in index order.
+    private func devices(in snapshot: PulseSnapshot) -> [PulseDevice] {
+        snapshot.sinks.values.sorted { $0.index < $1.index } + snapshot.sources.values.sorted { $0.index < $1.index }
+    }
+
+    /// The ports a device offers the policy (none for our parking devices).
+    private func offers(_ device: PulseDevice) -> [PortClassification.Offer] {
+        parking.isOurs(device) ? [] : PulsePorts.offers(for: device, rule: ports.typeRule)
+    }
+
+    static func id(of device: PulseDevice) -> DeviceID {
+        DeviceID(device.kind == .sink ? .output : .input, device.index)
+    }
+
+    static func id(of stream: PulseStream) -> StreamID {
+        StreamID(stream.kind == .sinkInput ? .playback : .capture, stream.index)
+    }
+
+    private func backendStream(_ stream: PulseStream) -> BackendStream? {
+        let properties = stream.properties
+        let appName = properties["application.name"] ?? properties["application.process.binary"] ?? stream.name
+        // libpulse fills in the pid and binary; PulseAudio does not check them.
+        let statedPID = properties["application.process.id"].flatMap { Int32($0) }
+        let capturesMonitor = stream.kind == .sourceOutput && snapshot.sources[stream.device]?.monitorOf != nil
+        return BackendStream(
+            id: Self.id(of: stream), client: stream.client ?? 0, properties: properties,
+            activity: stream.corked ? .pausedByUser : .playing, appName: appName, processID: statedPID,
+            statedProcessID: statedPID, hardwareRequest: nil,
+            namedSession: properties["audiosession.id"].flatMap { UInt64($0) }, capturesMonitor: capturesMonitor)
+    }
+
+    private func stream(_ id: StreamID) -> PulseStream? {
+        id.direction == .playback ? snapshot.sinkInputs[id.rawValue] : snapshot.sourceOutputs[id.rawValue]
+    }
+
+    private static func kind(_ id: StreamID) -> PulseStream.Kind { id.direction == .playback ? .sinkInput : .sourceOutput }
+
+    /// The stream's volume on the policy's linear scale: the value we wrote when the server's
+    /// step is the one it became.
+    private func reportedVolume(of stream: PulseStream) -> Float? {
+        guard stream.volumeWritable, let loudest = stream.channelVolumes.max() else { return nil }
+        return written[Self.id(of: stream)]?[loudest] ?? PulseVolume.linear(stream.channelVolumes)
+    }
+
+    // MARK: - Raw reads and writes
+
+    func volume(of id: StreamID) -> Float? { stream(id).flatMap(reportedVolume) }
+
+    func isMuted(_ id: StreamID) -> Bool? { stream(id)?.muted }
+
+    /// PulseAudio reuses no index while it runs, and a restarted server starts again from 0:
+    /// the server's random cookie tells the two apart.
+    func identity(of id: StreamID) -> UInt64? {
+        stream(id).map { UInt64(snapshot.server.cookie) << 32 | UInt64($0.index) }
+    }
+
+    var forcedQuantum: Int? { nil }
+    var forcedSampleRate: Int? { nil }
+
+    func rampsVolumeNatively(_ stream: StreamID) -> Bool { false }
+
+    func writeVolume(_ volume: Float, of id: StreamID) {
+        guard let stream = stream(id), stream.volumeWritable else { return }
+        let step = PulseVolume.step(volume)
+        var steps = written[id] ?? [:]
+        if steps.count > 256 { steps.removeAll() }
+        steps[step] = volume
+        written[id] = steps
+        restoreRecords.willChange(stream)
+        connection.setVolume(PulseVolume.scaled(stream.channelVolumes, toLoudest: step), of: Self.kind(id), id.rawValue)
+    }
+
+    func rampVolume(to volume: Float, along ramp: DuckingRamp, of stream: StreamID) {
+        writeVolume(volume, of: stream)  // never asked: rampsVolumeNatively is false
+    }
+
+    func abandonVolumeRamp(of stream: StreamID) {}
+
+    func writeMute(_ muted: Bool, of id: StreamID) {
+        guard let stream = stream(id) else { return }
+        writtenMute[id] = muted
+        restoreRecords.willChange(stream)
+        connection.setMute(muted, of: Self.kind(id), id.rawValue)
+    }
+
+    func forceQuantum(_ frames: Int?) {
+        if frames != nil { logger.debug("pulse: the quantum cannot be forced on PulseAudio") }
+    }
+
+    func forceSampleRate(_ hertz: Int?) {
+        if hertz != nil { logger.debug("pulse: the sample rate cannot be forced on PulseAudio") }
+    }
+
+    func stopWriting() {}
+
+    // MARK: - Holds, routes, what the backend can do
+
+    func hold(_ id: StreamID) {
+        guard let stream = stream(id) else { return }
+        parking.park(stream, in: snapshot)
+    }
+
+    func release(_ id: StreamID) {
+        parking.unpark(id, in: snapshot)
+    }
+
+    func route(_ stream: StreamID, to devices: [DeviceID]) {
+        // PulseAudio routes every stream itself (its default, stream-restore, the stream's own
+        // choice); a session's own route is not carried out on PulseAudio yet.
+    }
+
+    func preferDefaultDevices(output: DeviceID?, input: DeviceID?) {}
+
+    func pinnedDevice(of stream: StreamID) -> DeviceID? { nil }
+
+    func usePortTypeRule(_ rule: @escaping @Sendable ([String: String]) -> PortType?) { ports.typeRule = rule }
+
+    func watchLevel(of stream: StreamID, threshold: Float) -> Bool { false }
+
+    func stopWatchingLevel(of stream: StreamID) {}
+
+    var interruptionMethods: Set<InterruptionMethod> { [.unlink, .mute] }
+
+    func setLinking(_ links: Bool) {}
+
+    // MARK: - Exit
+
+    /// Moves every held stream back, unloads the parking devices, loads PulseAudio's own role
+    /// modules again and puts back the stream-restore records: the server is as it was.
+    ///
+    /// The records go back a round trip later: the server saves a stream's change into its
+    /// record in a deferred callback after the change, which would overwrite a write-back sent
+    /// with it (enforcement's last volume writes, the moves back).
+    func undoServerChanges(then done: @escaping @Sendable () -> Void) {
+        guard attached else { return done() }
+        parking.releaseAll(in: snapshot)
+        roleModules.restore()
+        let restoreRecords = self.restoreRecords
+        connection.roundTrip {
+            restoreRecords.restoreAll()
+            done()
+        }
+    }
+}

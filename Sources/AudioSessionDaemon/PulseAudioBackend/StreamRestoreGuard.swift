@@ -1,0 +1,144 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
+import PulseAudioServer
+import SessionPolicy
+
+/// Keeps `module-stream-restore`'s database as its user had it. PulseAudio saves every
+/// volume, mute and move a client makes to a stream into the stream's record (by role or app):
+/// a duck, a policy mute or a hold would otherwise become what the next stream of that app
+/// starts with.
+///
+/// Before our first change to a stream, its record is read (the read goes out before the
+/// change, and the server answers in order) and journalled; when the last stream we changed of
+/// that record is gone, and at exit, the record is written back as it was (or deleted, if it
+/// did not exist). A change its user makes (a volume we did not write) is theirs to keep: the
+/// record is no longer ours to put back. The database outlives the server (PulseAudio keeps
+/// it on disk): after a SIGKILL of the daemon, or a restart of the server, what the journal
+/// holds is written back as soon as the server is seen.
+///
+/// Confined to the connection's loop thread.
+final class StreamRestoreGuard: @unchecked Sendable {
+    static let recordKey = "module-stream-restore.id"
+
+    private let connection: PulseConnection
+    private let file: JournalFile<StreamRestoreJournal>
+    private let logger: Logger
+    private var journal = StreamRestoreJournal()
+    /// Streams we changed, by the record they save into.
+    private var touched: [String: Set<StreamID>] = [:]
+    /// Records touched since the read in flight was sent (it answers for them).
+    private var awaitingRead: Set<String> = []
+    private var readInFlight = false
+    /// The server has no stream-restore module: nothing to keep.
+    private var unavailable = false
+
+    init(connection: PulseConnection, stateDirectory: URL, logger: Logger) {
+        self.connection = connection
+        self.file = JournalFile(directory: stateDirectory, logger: logger)
+        self.logger = logger
+    }
+
+    /// The server is seen: what a killed run left changed is put back first.
+    func attach(in snapshot: PulseSnapshot) {
+        let left = file.read()
+        touched.removeAll()
+        awaitingRead.removeAll()
+        readInFlight = false
+        unavailable = false
+        let records = left.records.merging(journal.records) { earlier, _ in earlier }
+        if !records.isEmpty {
+            logger.info("pulse: putting back \(records.count) stream-restore records changed before the server was last seen")
+            put(back: records)
+        }
+        journal = StreamRestoreJournal()
+        file.write(journal)
+    }
+
+    /// The server is gone; its database is on disk with our changes in it: they are put back
+    /// when it is seen again.
+    func lost() {
+        touched.removeAll()
+        awaitingRead.removeAll()
+        readInFlight = false
+    }
+
+    /// We are about to change `stream` (volume, mute, device).
+    func willChange(_ stream: PulseStream) {
+        guard !unavailable, let name = stream.properties[Self.recordKey] else { return }
+        touched[name, default: []].insert(PulseAudioBackend.id(of: stream))
+        guard journal.records[name] == nil, !awaitingRead.contains(name) else { return }
+        awaitingRead.insert(name)
+        guard !readInFlight else { return }
+        readInFlight = true
+        connection.readStreamRestore { [weak self] entries in self?.read(entries) }
+    }
+
+    private func read(_ entries: [String: StreamRestoreEntry]?) {
+        readInFlight = false
+        let names = awaitingRead
+        awaitingRead.removeAll()
+        guard let entries else {
+            unavailable = true
+            logger.debug("pulse: no module-stream-restore: nothing to keep")
+            return
+        }
+        for name in names where journal.records[name] == nil {
+            journal.records[name] = StreamRestoreJournal.Record(before: entries[name])
+        }
+        file.write(journal)
+        for name in names where touched[name]?.isEmpty ?? true { putBack(name) }  // its streams went meanwhile
+    }
+
+    /// Its user set the stream's volume or mute: the record holds their choice now.
+    func userChanged(_ stream: PulseStream) {
+        guard let name = stream.properties[Self.recordKey], journal.records.removeValue(forKey: name) != nil else { return }
+        touched[name] = nil
+        file.write(journal)
+    }
+
+    func streamGone(_ stream: PulseStream) {
+        guard let name = stream.properties[Self.recordKey], var streams = touched[name] else { return }
+        streams.remove(PulseAudioBackend.id(of: stream))
+        touched[name] = streams.isEmpty ? nil : streams
+        if streams.isEmpty, !awaitingRead.contains(name) { putBack(name) }
+    }
+
+    private func putBack(_ name: String) {
+        guard let record = journal.records.removeValue(forKey: name) else { return }
+        put(back: [name: record])
+        file.write(journal)
+    }
+
+    /// The daemon is exiting: every record is as it was.
+    func restoreAll() {
+        put(back: journal.records)
+        journal.records.removeAll()
+        touched.removeAll()
+        file.write(journal)
+    }
+
+    private func put(back records: [String: StreamRestoreJournal.Record]) {
+        connection.writeStreamRestore(records.values.compactMap(\.before).sorted { $0.name < $1.name })
+        connection.deleteStreamRestore(records.filter { $0.value.before == nil }.keys.sorted())
+    }
+}
+
+/// The stream-restore records as they were before we changed streams of theirs.
+struct StreamRestoreJournal: JournalContents {
+    static let fileName = "pulseaudio-stream-restore.json"
+
+    struct Record: Codable, Equatable {
+        /// Nil: there was no record.
+        var before: StreamRestoreEntry?
+    }
+
+    var records: [String: Record] = [:]
+
+    var isEmpty: Bool { records.isEmpty }
+
+    init() {}
+}

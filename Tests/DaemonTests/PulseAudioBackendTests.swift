@@ -1,0 +1,172 @@
+import Foundation
+import PipeWireSandbox
+import PulseAudioServer
+import Testing
+
+/// The same policy on a pure PulseAudio 16 server (no PipeWire): a call holds the music and
+/// gives it back, a notification ducks it and restores it exactly, and nothing the daemon
+/// changed (streams parked, volumes, PulseAudio's own role modules, the stream-restore
+/// database) outlives it: not SIGTERM, not SIGKILL and a restart, not a server restart.
+@Suite("audiosessiond on PulseAudio", .serialized)
+struct PulseAudioBackendTests {
+    static let musicRecord = "sink-input-by-media-role:music"
+
+    private struct Rig {
+        let pulse: PrivatePulseAudio
+        let watcher: PulseWatcher
+        let tone: URL
+        /// The loaded modules before the daemon started.
+        let modules: [String]
+    }
+
+    private func start() throws -> (Rig, DaemonProcess) {
+        let pulse = try PrivatePulseAudio()
+        let modules = try pulse.moduleList()
+        let watcher = try PulseWatcher(pulse)
+        let rig = Rig(pulse: pulse, watcher: watcher, tone: try pulse.testTone(), modules: modules)
+        return (rig, try startDaemon(rig))
+    }
+
+    /// A daemon that has taken over: its parking sink is there and role-cork is gone.
+    private func startDaemon(_ rig: Rig) throws -> DaemonProcess {
+        let daemon = try DaemonProcess(in: rig.pulse)
+        try daemon.waitForLog("audio server: PulseAudio")
+        try waitUntil(timeout: .seconds(10), "the daemon's parking sink is there and role-cork unloaded; log:\n\(daemon.log)") {
+            rig.watcher.snapshot.sinks.values.contains { $0.name == "audiosession.hold" }
+                && !rig.watcher.snapshot.modules.values.contains { $0.name == "module-role-cork" }
+        }
+        return daemon
+    }
+
+    private func play(_ role: String, _ rig: Rig) throws -> ManagedProcess {
+        let player = try rig.pulse.play(rig.tone, properties: ["media.role": role])
+        try rig.watcher.waitForStream(role)
+        return player
+    }
+
+    /// The music's record, once the server has it.
+    private func musicRecord(_ rig: Rig) throws -> StreamRestoreEntry? {
+        try rig.watcher.streamRestore()[Self.musicRecord]
+    }
+
+    private func expectNothingLeft(_ rig: Rig, musicRecord before: StreamRestoreEntry?, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let modules = try rig.pulse.moduleList()
+        #expect(modules == rig.modules, "the server's modules are as they were", sourceLocation: sourceLocation)
+        try waitUntil(timeout: .seconds(5), "the music's stream-restore record is as it was: \(String(describing: before)), now \(String(describing: try? musicRecord(rig)))") {
+            try musicRecord(rig) == before
+        }
+    }
+
+    @Test func aCallHoldsTheMusicAndGivesItBack() throws {
+        let (rig, daemon) = try start()
+        _ = try play("music", rig)
+        try rig.watcher.waitForSink(of: "music", "speakers")
+        try waitUntil(timeout: .seconds(5), "the music's record exists") { try musicRecord(rig) != nil }
+        let record = try musicRecord(rig)
+        let call = try play("phone", rig)
+        try rig.watcher.waitForSink(of: "music", "audiosession.hold")
+        let parking = rig.watcher.snapshot.sinks.values.first { $0.name == "audiosession.hold" }
+        #expect(parking?.state == .suspended, "held streams wait on a suspended sink: their clock stops")
+        #expect(rig.watcher.sinkInput("music")?.corked == false, "PulseAudio's own role-cork did not cork it: ours decides")
+        #expect(rig.watcher.sinkName(of: "phone") == "speakers")
+        call.terminate()
+        try rig.watcher.waitForSink(of: "music", "speakers")
+        #expect(try daemon.terminate() == 0)
+        try expectNothingLeft(rig, musicRecord: record)
+    }
+
+    @Test func aNotificationDucksTheMusicAndRestoresTheUsersVolumeExactly() throws {
+        let (rig, daemon) = try start()
+        _ = try play("music", rig)
+        guard let music = rig.watcher.sinkInput("music") else { return }
+        // The user's own volume, as pavucontrol would set it.
+        _ = try rig.pulse.pactl(["set-sink-input-volume", String(music.index), "80%"])
+        let user = UInt32(0.8 * 65536)
+        try rig.watcher.waitForVolume(of: "music") { $0 == user }
+        let record = try musicRecord(rig)
+        let chime = try rig.pulse.play(try rig.pulse.testTone(seconds: 2), properties: ["media.role": "event"])
+        defer { chime.terminate() }
+        // The shipped duck level is 0.3 of the user's volume (linear): 0.8^3 × 0.3 in PulseAudio's cubic steps.
+        try rig.watcher.waitForVolume(of: "music") { Double($0) < 0.75 * Double(user) }
+        #expect(rig.watcher.volume(of: "event") == 65536, "the notification itself is not ducked")
+        try rig.watcher.waitForVolume(of: "music", timeout: .seconds(10)) { $0 == user }
+        #expect(try musicRecord(rig) == record, "the duck left no trace in the stream-restore database")
+        #expect(try daemon.terminate() == 0)
+        try expectNothingLeft(rig, musicRecord: record)
+    }
+
+    @Test func musicThatEndsWhileDuckedLeavesItsRecordAsItWas() throws {
+        let (rig, daemon) = try start()
+        let music = try play("music", rig)
+        try waitUntil(timeout: .seconds(5), "the music's record exists") { try musicRecord(rig) != nil }
+        let record = try musicRecord(rig)
+        _ = try play("event", rig)
+        try rig.watcher.waitForVolume(of: "music") { $0 < 50_000 }
+        music.terminate()
+        try waitUntil(timeout: .seconds(5), "the music's record is put back") { try musicRecord(rig) == record }
+        #expect(try daemon.terminate() == 0)
+        try expectNothingLeft(rig, musicRecord: record)
+    }
+
+    /// Music ducked by a long notification, a video held by a call that started after it.
+    private func duckMusicAndHoldVideo(_ rig: Rig) throws -> (record: StreamRestoreEntry?, chime: ManagedProcess, call: ManagedProcess) {
+        _ = try play("music", rig)
+        _ = try play("video", rig)
+        try waitUntil(timeout: .seconds(5), "the music's record exists") { try musicRecord(rig) != nil }
+        let record = try musicRecord(rig)
+        let chime = try rig.pulse.play(try rig.pulse.testTone(seconds: 30), properties: ["media.role": "event"])
+        try rig.watcher.waitForVolume(of: "music") { $0 < 50_000 }
+        let call = try play("phone", rig)
+        try rig.watcher.waitForSink(of: "video", "audiosession.hold")
+        return (record, chime, call)
+    }
+
+    @Test func sigtermDuringACallAndADuckLeavesTheServerAsItWas() throws {
+        let (rig, daemon) = try start()
+        let (record, chime, call) = try duckMusicAndHoldVideo(rig)
+        defer {
+            chime.terminate()
+            call.terminate()
+        }
+        #expect(try daemon.terminate() == 0)
+        try rig.watcher.waitForSink(of: "video", "speakers")
+        try rig.watcher.waitForSink(of: "music", "speakers")
+        try rig.watcher.waitForVolume(of: "music") { $0 == 65536 }
+        try expectNothingLeft(rig, musicRecord: record)
+    }
+
+    @Test func sigkillWhileHoldingAndDuckingIsUndoneByTheNextRun() throws {
+        let (rig, daemon) = try start()
+        let (record, chime, call) = try duckMusicAndHoldVideo(rig)
+        kill(daemon.process.pid, SIGKILL)
+        _ = try daemon.process.waitForExit(timeout: .seconds(5))
+        call.terminate()
+        chime.terminate()
+        // What the killed run left: a parked stream on a sink of ours, a ducked volume.
+        #expect(rig.watcher.sinkName(of: "video") == "audiosession.hold")
+        #expect((rig.watcher.volume(of: "music") ?? 0) < 50_000)
+        let next = try startDaemon(rig)
+        try rig.watcher.waitForSink(of: "video", "speakers")
+        try rig.watcher.waitForVolume(of: "music") { $0 == 65536 }
+        #expect(rig.watcher.snapshot.sinks.values.filter { $0.name.hasPrefix("audiosession.hold") }.count == 1, "one parking sink, not two")
+        #expect(try next.terminate() == 0)
+        try expectNothingLeft(rig, musicRecord: record)
+    }
+
+    @Test func aServerRestartIsMediaServicesResetAndLeavesNothingBehind() throws {
+        let (rig, daemon) = try start()
+        _ = try play("music", rig)
+        try waitUntil(timeout: .seconds(5), "the music's record exists") { try musicRecord(rig) != nil }
+        let record = try musicRecord(rig)
+        _ = try play("phone", rig)
+        try rig.watcher.waitForSink(of: "music", "audiosession.hold")
+        try rig.pulse.restart()
+        try daemon.waitForLog("pulse: pulseaudio", count: 2, timeout: .seconds(10))
+        try waitUntil(timeout: .seconds(10), "the daemon took over the new server; log:\n\(daemon.log)") {
+            rig.watcher.isSynced && rig.watcher.snapshot.sinks.values.contains { $0.name == "audiosession.hold" }
+                && !rig.watcher.snapshot.modules.values.contains { $0.name == "module-role-cork" }
+        }
+        #expect(try daemon.terminate() == 0)
+        try expectNothingLeft(rig, musicRecord: record)
+    }
+}

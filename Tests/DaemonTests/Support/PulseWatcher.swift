@@ -1,0 +1,87 @@
+import Dispatch
+import Foundation
+import Logging
+import PipeWireSandbox
+import PulseAudioServer
+
+/// A libpulse client of a test's PulseAudio that sees what every other client sees: its
+/// streams (device, volume, mute, corked) and the stream-restore database.
+final class PulseWatcher: @unchecked Sendable {
+    private let connection: PulseConnection
+    private let state = WatchedState()
+
+    init(_ sandbox: PrivatePulseAudio) throws {
+        connection = PulseConnection(
+            configuration: .init(server: "unix:\(sandbox.socketPath)", applicationName: "test-pulse-watcher"),
+            logger: Logger(label: "test-pulse-watcher"))
+        connection.setObserver { [state] event, snapshot in
+            state.lock.withLock {
+                state.snapshot = snapshot
+                if case .synced = event { state.synced = true }
+                if case .disconnected = event { state.synced = false }
+            }
+        }
+        connection.start()
+        try waitUntil(timeout: .seconds(10), "the watcher sees the server") { isSynced }
+    }
+
+    deinit { connection.stop() }
+
+    var snapshot: PulseSnapshot { state.lock.withLock { state.snapshot } }
+    var isSynced: Bool { state.lock.withLock { state.synced } }
+
+    /// The sink input whose `media.role` (or `application.name`) is `name`.
+    func sinkInput(_ name: String) -> PulseStream? {
+        snapshot.sinkInputs.values.first { $0.properties["media.role"] == name || $0.properties["application.name"] == name }
+    }
+
+    /// The name of the sink the stream plays to now.
+    func sinkName(of name: String) -> String? {
+        let snapshot = self.snapshot
+        return sinkInput(name).flatMap { snapshot.sinks[$0.device]?.name }
+    }
+
+    func waitForSink(of name: String, _ sink: String, timeout: Duration = .seconds(5)) throws {
+        try waitUntil(timeout: timeout, "\(name) plays to \(sink) (now \(sinkName(of: name) ?? "none"))") { sinkName(of: name) == sink }
+    }
+
+    func waitForStream(_ name: String, timeout: Duration = .seconds(5)) throws {
+        try waitUntil(timeout: timeout, "a stream \(name) appears") { sinkInput(name) != nil }
+    }
+
+    /// The stream's loudest channel volume (`pa_volume_t`, 65536 = 100 %).
+    func volume(of name: String) -> UInt32? { sinkInput(name)?.channelVolumes.max() }
+
+    func waitForVolume(of name: String, timeout: Duration = .seconds(5), _ condition: (UInt32) -> Bool) throws {
+        try waitUntil(timeout: timeout, "the volume of \(name) (now \(volume(of: name).map(String.init) ?? "none"))") {
+            volume(of: name).map(condition) ?? false
+        }
+    }
+
+    /// The stream-restore database as the server has it now.
+    func streamRestore() throws -> [String: StreamRestoreEntry] {
+        let result = RestoreRead()
+        let done = DispatchSemaphore(value: 0)
+        connection.perform { [connection] in
+            connection.readStreamRestore { entries in
+                result.lock.withLock { result.entries = entries }
+                done.signal()
+            }
+        }
+        guard done.wait(timeout: .now() + 5) == .success, let entries = result.lock.withLock({ result.entries }) else {
+            throw SandboxError.timeout("the stream-restore database could not be read")
+        }
+        return entries
+    }
+}
+
+private final class WatchedState: @unchecked Sendable {
+    let lock = NSLock()
+    var snapshot = PulseSnapshot()
+    var synced = false
+}
+
+private final class RestoreRead: @unchecked Sendable {
+    let lock = NSLock()
+    var entries: [String: StreamRestoreEntry]?
+}
