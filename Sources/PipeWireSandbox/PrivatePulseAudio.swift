@@ -19,10 +19,16 @@ public final class PrivatePulseAudio: @unchecked Sendable {
     private var server: ManagedProcess?
     private var clients: [ManagedProcess] = []
 
+    /// Null sources standing in for microphones (the first is the default source).
+    public let sources: [String]
+
     /// Starts the server with one null sink per name in `sinks` (the first is the default) and
-    /// returns once its socket answers.
-    public init(sinks: [String] = ["speakers", "headphones"], startTimeout: Duration = .seconds(10)) throws {
+    /// one null source per name in `sources`, and returns once its socket answers.
+    public init(
+        sinks: [String] = ["speakers", "headphones"], sources: [String] = ["mic"], startTimeout: Duration = .seconds(10)
+    ) throws {
         self.sinks = sinks
+        self.sources = sources
         prefix = try Self.prefix()
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("audiosession-pa-\(getpid())-\(UUID().uuidString.prefix(8))")
@@ -70,11 +76,14 @@ public final class PrivatePulseAudio: @unchecked Sendable {
         for sink in sinks {
             lines.append("load-module module-null-sink sink_name=\(sink) sink_properties=device.description=\(sink)")
         }
+        for source in sources {
+            lines.append("load-module module-null-source source_name=\(source) description=\(source)")
+        }
         // What Debian's default.pa loads for policy.
         lines += [
             "load-module module-stream-restore", "load-module module-intended-roles", "load-module module-role-cork",
             "set-default-sink \(sinks.first ?? "speakers")",
-        ]
+        ] + (sources.first.map { ["set-default-source \($0)"] } ?? [])
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -1,0 +1,116 @@
+import Foundation
+import PipeWireSandbox
+import PulseAudioServer
+import Testing
+
+/// The daemon on a pure PulseAudio with its session bus: a call pauses a real MPRIS player
+/// (mpv over pulse) and plays it again, silent mode silences a game and gives it back, a
+/// denied app records silence. Each leaves the stream-restore records as they were.
+@Suite("audiosessiond on PulseAudio, with its session bus", .serialized)
+struct PulseAudioSessionTests {
+    final class Rig {
+        let pulse: PrivatePulseAudio
+        let bus: PrivateSessionBus
+        let watcher: PulseWatcher
+        let daemon: DaemonProcess
+        let tone: URL
+
+        init() throws {
+            pulse = try PrivatePulseAudio()
+            bus = try PrivateSessionBus()
+            do {
+                let watcher = try PulseWatcher(pulse)
+                self.watcher = watcher
+                daemon = try DaemonProcess(in: pulse, arguments: ["--verbose"], environment: bus.environment)
+                tone = try pulse.testTone()
+                try daemon.waitForLog("watching MPRIS players")
+                try waitUntil(timeout: .seconds(10), "the daemon took over the server") {
+                    watcher.snapshot.sinks.values.contains { $0.name == "audiosession.hold" }
+                }
+            } catch {
+                pulse.stop()
+                bus.stop()
+                throw error
+            }
+        }
+
+        /// `audiosessionctl` on the rig's bus; its standard output.
+        @discardableResult
+        func ctl(_ arguments: [String]) throws -> String {
+            try ManagedProcess.run(
+                DaemonProcess.path(of: "audiosessionctl"), arguments, environment: pulse.environment.merging(bus.environment) { $1 },
+                logDirectory: pulse.logDirectory)
+        }
+
+        func stop() {
+            pulse.stop()
+            bus.stop()
+        }
+    }
+
+    @Test func aCallPausesMpvOverMPRISAndPlaysItAgain() throws {
+        let rig = try Rig()
+        defer { rig.stop() }
+        let plugin = MPRISInterruptionTests.mprisPlugin
+        _ = try rig.pulse.spawn(
+            "mpv", ["--no-config", "--no-video", "--ao=pulse", "--loop-file=inf", "--no-terminal", "--script=\(plugin)", rig.tone.path],
+            extraEnvironment: rig.bus.environment)
+        try waitUntil(timeout: .seconds(15), "mpv plays on the server") { rig.watcher.snapshot.sinkInputs.values.contains { $0.properties["application.name"]?.lowercased().contains("mpv") == true } }
+        try rig.daemon.waitForLog(": Playing", timeout: .seconds(10))
+        let call = try rig.pulse.play(rig.tone, properties: ["media.role": "phone"])
+        try waitUntil(timeout: .seconds(10), "mpv is paused; log:\n\(rig.daemon.log)") { try playerStatus(rig) == "Paused" }
+        try rig.daemon.waitForLog("by mpris")
+        call.terminate()
+        try waitUntil(timeout: .seconds(10), "mpv plays again; log:\n\(rig.daemon.log)") { try playerStatus(rig) == "Playing" }
+        #expect(try rig.daemon.terminate() == 0)
+    }
+
+    private func playerStatus(_ rig: Rig) throws -> String {
+        let output = try? ManagedProcess.run(
+            "playerctl", ["--player=mpv", "status"], environment: rig.pulse.environment.merging(rig.bus.environment) { $1 },
+            logDirectory: rig.pulse.logDirectory)
+        return output?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+    }
+
+    @Test func silentModeSilencesAGameAndGivesItBack() throws {
+        let rig = try Rig()
+        defer { rig.stop() }
+        _ = try rig.pulse.play(rig.tone, properties: ["media.role": "game"])
+        _ = try rig.pulse.play(rig.tone, properties: ["media.role": "music"])
+        try rig.watcher.waitForStream("game")
+        try rig.watcher.waitForStream("music")
+        try waitUntil(timeout: .seconds(5), "the game's record exists") { try rig.watcher.streamRestore()["sink-input-by-media-role:game"] != nil }
+        let record = try rig.watcher.streamRestore()["sink-input-by-media-role:game"]
+        try rig.ctl(["silent", "on"])
+        try rig.watcher.waitForVolume(of: "game") { $0 == 0 }
+        #expect(rig.watcher.volume(of: "music") == 65536, "media plays on in silent mode")
+        try rig.ctl(["silent", "off"])
+        try rig.watcher.waitForVolume(of: "game") { $0 == 65536 }
+        #expect(try rig.daemon.terminate() == 0)
+        try waitUntil(timeout: .seconds(5), "the game's record is as it was") {
+            try rig.watcher.streamRestore()["sink-input-by-media-role:game"] == record
+        }
+    }
+
+    @Test func aDeniedAppRecordsSilenceAndAGrantedOneDoesNot() throws {
+        let rig = try Rig()
+        defer { rig.stop() }
+        try rig.ctl(["permission", "deny", "deniedrecorder"])
+        try rig.ctl(["permission", "grant", "grantedrecorder"])
+        for app in ["deniedrecorder", "grantedrecorder"] {
+            _ = try rig.pulse.spawn(
+                "parec", ["-d", "mic", "--client-name=\(app)", "/dev/null"], extraEnvironment: ["PULSE_PROP": "media.role=production"])
+        }
+        func recorder(_ app: String) -> PulseStream? {
+            rig.watcher.snapshot.sourceOutputs.values.first { $0.properties["application.name"] == app }
+        }
+        try waitUntil(timeout: .seconds(10), "both recorders run") { recorder("deniedrecorder") != nil && recorder("grantedrecorder") != nil }
+        try waitUntil(timeout: .seconds(5), "the denied recorder records silence (volume \(String(describing: recorder("deniedrecorder")?.channelVolumes)))") {
+            recorder("deniedrecorder")?.channelVolumes.max() == 0
+        }
+        #expect(recorder("grantedrecorder")?.channelVolumes.max() == 65536)
+        try rig.daemon.waitForLog("capture silenced (record permission)")
+        #expect(try rig.daemon.terminate() == 0)
+        try waitUntil(timeout: .seconds(5), "the denied recorder's volume is its own again") { recorder("deniedrecorder")?.channelVolumes.max() == 65536 }
+    }
+}
