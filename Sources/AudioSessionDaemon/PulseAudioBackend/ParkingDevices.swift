@@ -30,6 +30,8 @@ final class ParkingDevices: @unchecked Sendable {
     /// The daemon is exiting: nothing is loaded any more.
     private var stopped = false
 
+    /// The server as the backend saw it last.
+    var snapshot: () -> PulseSnapshot = { PulseSnapshot() }
     /// Told before each move of ours (the server saves moves in stream-restore records).
     private let willMove: (PulseStream) -> Void
 
@@ -99,7 +101,7 @@ final class ParkingDevices: @unchecked Sendable {
             return
         }
         modules[kind] = module
-        if let device = connection.snapshot.devices(kind).values.first(where: { $0.ownerModule == module }) { deviceSeen(device) }
+        if let device = snapshot().devices(kind).values.first(where: { $0.ownerModule == module }) { deviceSeen(device) }
     }
 
     /// A sink or source appeared or changed: ours is suspended as soon as it exists, and the
@@ -131,7 +133,7 @@ final class ParkingDevices: @unchecked Sendable {
     // MARK: - Streams
 
     private func stream(_ id: StreamID) -> PulseStream? {
-        id.direction == .playback ? connection.snapshot.sinkInputs[id.rawValue] : connection.snapshot.sourceOutputs[id.rawValue]
+        id.direction == .playback ? snapshot().sinkInputs[id.rawValue] : snapshot().sourceOutputs[id.rawValue]
     }
 
     /// Holds a stream: moved to our device (at once, or when it exists).
@@ -204,6 +206,8 @@ final class ParkingDevices: @unchecked Sendable {
     }
 
     func forget(_ id: StreamID) { held[id] = nil }
+
+    func isHeld(_ id: StreamID) -> Bool { held[id] != nil }
 
     /// The daemon is exiting: every held stream goes back, then our modules are unloaded.
     func releaseAll(in snapshot: PulseSnapshot) {

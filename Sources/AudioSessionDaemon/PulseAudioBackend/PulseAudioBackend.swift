@@ -21,7 +21,8 @@ import SessionPolicy
 final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     private let connection: PulseConnection
     private let logger: Logger
-    private var snapshot: PulseSnapshot { connection.snapshot }
+    /// The server as of the last event (the connection's mirror, which changes only with events).
+    private var snapshot = PulseSnapshot()
     private var attached = false
     private var parking: ParkingDevices
     private let roleModules: RoleModuleTakeover
@@ -44,11 +45,13 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         self.restoreRecords = restoreRecords
         self.parking = ParkingDevices(connection: connection, logger: logger) { restoreRecords.willChange($0) }
         self.roleModules = RoleModuleTakeover(connection: connection, stateDirectory: stateDirectory, logger: logger)
+        parking.snapshot = { [unowned self] in self.snapshot }
     }
 
     // MARK: - Server events in
 
     func handle(_ event: PulseEvent, in snapshot: PulseSnapshot) {
+        self.snapshot = snapshot
         switch event {
         case .synced:
             attached = true
@@ -98,6 +101,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         case .deviceAdded(let device) where attached, .deviceChanged(let device, _) where attached:
             parking.deviceSeen(device)
             report(ports.refresh(Self.id(of: device), offers: offers(device)))
+            reportDefaults(in: snapshot)  // the default device's active port may have moved (a jack)
         case .deviceRemoved(let device) where attached:
             parking.deviceRemoved(device)
             report(ports.removed(Self.id(of: device)))
@@ -232,6 +236,9 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     func release(_ id: StreamID) {
         parking.unpark(id, in: snapshot)
     }
+
+    /// Whether a stream is held (parked, or waiting for the parking device).
+    func isHeld(_ id: StreamID) -> Bool { parking.isHeld(id) }
 
     func route(_ stream: StreamID, to devices: [DeviceID]) {
         // PulseAudio routes every stream itself (its default, stream-restore, the stream's own

@@ -77,7 +77,7 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
 extension PolicyCoordinator {
     /// A coordinator on the shipped rules (none from /etc or the user) and `backend`.
     static func onShippedRules(
-        _ backend: FakeBackend, loop: VirtualLoop = VirtualLoop(), linkingMode: LinkingMode = .always,
+        _ backend: AudioBackend, loop: VirtualLoop = VirtualLoop(), linkingMode: LinkingMode = .always,
         stateDirectory: URL = .temporaryStateDirectory()
     ) throws -> PolicyCoordinator {
         let locations = RuleLocations.standard(environment: [:], extra: [])

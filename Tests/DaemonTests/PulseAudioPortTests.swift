@@ -1,0 +1,145 @@
+import Foundation
+import Logging
+import PulseAudioServer
+import SessionPolicy
+import Testing
+
+@testable import AudioSessionDaemon
+
+/// Jack detection on PulseAudio, from recorded card data (a private server's null sinks have
+/// no ports): an HDA laptop sink with speaker and headphone ports, as `pactl list sinks` shows
+/// it, fed to the backend; unplugging the headphones becomes the port events that make the
+/// policy pause media (the coordinator's side: PolicyCoordinatorTests).
+@Suite("PulseAudio ports from recorded card data")
+struct PulseAudioPortTests {
+    static let sinkName = "alsa_output.pci-0000_00_1f.3.analog-stereo"
+
+    /// `pactl list sinks` of an HDA Intel PCH (PulseAudio 16): headphones plugged in.
+    static func laptopSink(headphones: PulsePort.Availability) -> PulseDevice {
+        PulseDevice(
+            kind: .sink, index: 1, name: sinkName, description: "Built-in Audio Analog Stereo",
+            properties: [
+                "alsa.card_name": "HDA Intel PCH", "device.bus": "pci", "device.form_factor": "internal",
+                "device.api": "alsa", "device.class": "sound", "device.string": "front:0",
+            ],
+            ports: [
+                PulsePort(name: "analog-output-speaker", description: "Speakers", priority: 10000, availability: .unknown, type: 2),
+                PulsePort(name: "analog-output-headphones", description: "Headphones", priority: 9900, availability: headphones, type: 3),
+            ],
+            activePort: headphones == .no ? "analog-output-speaker" : "analog-output-headphones", state: .running,
+            monitorOf: nil, card: 0, ownerModule: 7, sampleRate: 48000, channels: 2, latency: 0, configuredLatency: 0)
+    }
+
+    private func backend() -> (PulseAudioBackend, Box) {
+        let connection = PulseConnection(configuration: .init(server: "unix:/nonexistent", applicationName: "test"), logger: Logger(label: "test"))
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-ports-\(UUID().uuidString.prefix(8))")
+        let backend = PulseAudioBackend(connection: connection, stateDirectory: state, logger: Logger(label: "test"))
+        let box = Box()
+        backend.onEvent = { box.events.append($0) }
+        return (backend, box)
+    }
+
+    final class Box: @unchecked Sendable {
+        var events: [BackendEvent] = []
+    }
+
+    private func snapshot(_ sink: PulseDevice) -> PulseSnapshot {
+        var snapshot = PulseSnapshot()
+        snapshot.server.serverName = "pulseaudio"
+        snapshot.server.defaultSinkName = Self.sinkName
+        snapshot.sinks[sink.index] = sink
+        return snapshot
+    }
+
+    @Test func theSinksPortsAreTypedFromPulseAudiosPortTypes() throws {
+        let offers = PulsePorts.offers(for: Self.laptopSink(headphones: .yes), rule: nil)
+        #expect(offers.map(\.port.uid) == ["\(Self.sinkName):analog-output-speaker", "\(Self.sinkName):analog-output-headphones"])
+        #expect(offers.map(\.port.type) == [.builtInSpeaker, .headphones])
+        #expect(offers.map(\.port.name) == ["Speakers", "Headphones"])
+        #expect(offers.allSatisfy { $0.available })
+    }
+
+    @Test func unpluggingTheHeadphonesIsAnAvailabilityChangeAndAMovedDefault() throws {
+        let (backend, box) = backend()
+        let plugged = Self.laptopSink(headphones: .yes)
+        backend.handle(.synced, in: snapshot(plugged))
+        guard case .attached(_, let ports, let defaultOutput, _) = box.events.first else {
+            Issue.record("no attached event: \(box.events)")
+            return
+        }
+        #expect(ports.map(\.type) == [.builtInSpeaker, .headphones])
+        #expect(defaultOutput == "\(Self.sinkName):analog-output-headphones", "the default is the port that plays now")
+        box.events.removeAll()
+
+        let unplugged = Self.laptopSink(headphones: .no)
+        backend.handle(.deviceChanged(unplugged, previous: plugged), in: snapshot(unplugged))
+        let headphones = "\(Self.sinkName):analog-output-headphones"
+        let speaker = "\(Self.sinkName):analog-output-speaker"
+        #expect(box.events.count == 2, "\(box.events)")
+        if case .portAvailabilityChanged(let uid, let available) = box.events.first {
+            #expect(uid == headphones && !available)
+        } else {
+            Issue.record("the first event is not the headphones going away: \(box.events)")
+        }
+        if case .defaultChanged(.output, let uid) = box.events.last {
+            #expect(uid == speaker)
+        } else {
+            Issue.record("the default did not move to the speaker: \(box.events)")
+        }
+
+        box.events.removeAll()
+        backend.handle(.deviceChanged(plugged, previous: unplugged), in: snapshot(plugged))
+        if case .portAvailabilityChanged(let uid, let available) = box.events.first {
+            #expect(uid == headphones && available, "plugged in again")
+        } else {
+            Issue.record("no availability change when plugged in again: \(box.events)")
+        }
+    }
+}
+
+/// The whole chain on recorded card data: the PulseAudio backend and the real coordinator
+/// (shipped rules, a virtual loop). Music plays on the headphones; they are unplugged; the
+/// policy pauses the music (the backend holds it) and a notification's later arrival changes
+/// nothing about that.
+@Suite("PulseAudio: unplugging the headphones pauses the music")
+struct PulseAudioUnplugTests {
+    @Test func unpluggingTheHeadphonesHoldsTheMusic() throws {
+        let connection = PulseConnection(configuration: .init(server: "unix:/nonexistent", applicationName: "test"), logger: Logger(label: "test"))
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-unplug-\(UUID().uuidString.prefix(8))")
+        let backend = PulseAudioBackend(connection: connection, stateDirectory: state, logger: Logger(label: "test"))
+        let loop = VirtualLoop()
+        let coordinator = try PolicyCoordinator.onShippedRules(backend, loop: loop)
+        backend.onEvent = { coordinator.handle($0) }
+
+        let plugged = PulseAudioPortTests.laptopSink(headphones: .yes)
+        var snapshot = PulseSnapshot()
+        snapshot.server.serverName = "pulseaudio"
+        snapshot.server.defaultSinkName = PulseAudioPortTests.sinkName
+        snapshot.sinks[plugged.index] = plugged
+        let music = PulseStream(
+            kind: .sinkInput, index: 5, name: "playback", device: plugged.index, client: 3,
+            properties: ["media.role": "music", "application.name": "Rhythmbox", "module-stream-restore.id": "sink-input-by-media-role:music"],
+            corked: false, muted: false, channelVolumes: [65536, 65536], volumeWritable: true, sampleRate: 44100, bufferLatency: 0)
+        snapshot.sinkInputs[music.index] = music
+        backend.handle(.synced, in: snapshot)
+        #expect(!backend.isHeld(.playback(5)))
+
+        let unplugged = PulseAudioPortTests.laptopSink(headphones: .no)
+        snapshot.sinks[unplugged.index] = unplugged
+        backend.handle(.deviceChanged(unplugged, previous: plugged), in: snapshot)
+        #expect(backend.isHeld(.playback(5)), "paused on unplug")
+
+        // Plugged in again: it stays paused until its user plays it (AVAudioSession: no resume).
+        snapshot.sinks[plugged.index] = plugged
+        backend.handle(.deviceChanged(plugged, previous: unplugged), in: snapshot)
+        #expect(backend.isHeld(.playback(5)), "not resumed by plugging in")
+        // Its user pauses and plays it (a pulse client corks and uncorks): it plays.
+        var corked = music
+        corked.corked = true
+        snapshot.sinkInputs[5] = corked
+        backend.handle(.streamChanged(corked, previous: music), in: snapshot)
+        snapshot.sinkInputs[5] = music
+        backend.handle(.streamChanged(music, previous: corked), in: snapshot)
+        #expect(!backend.isHeld(.playback(5)), "released when its user plays it")
+    }
+}
