@@ -30,6 +30,10 @@ public final class AudioSessionManager: Sendable {
     /// session manager (--linking=auto)", "not linking: WirePlumber links streams (--linking=auto)".
     public func linking() async throws -> String { try await property("Linking").stringValue ?? "" }
 
+    /// The audio server the daemon is attached to: "PipeWire" or "PulseAudio" (empty from an
+    /// older daemon).
+    public func audioServer() async throws -> String { (try? await property("AudioServer").stringValue) ?? "" }
+
     public func setSilentMode(_ on: Bool) async throws { try await call("SetSilentMode", [.bool(on)]) }
 
     /// The route a session with no wishes gets now.

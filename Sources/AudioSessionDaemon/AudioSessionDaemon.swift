@@ -71,7 +71,9 @@ public final class AudioSessionDaemon: Sendable {
         // --- D-Bus session API (issue 7) ---
         if options.servesBus {
             let sessionAPI = self.sessionAPI
-            sessionAPI.start(coordinator: coordinator, stateDirectory: options.stateDirectory, logger: logger)
+            sessionAPI.start(
+                coordinator: coordinator, audioServer: attachment.server.displayName, stateDirectory: options.stateDirectory,
+                logger: logger)
         }
         // --- end D-Bus session API ---
         // The watcher's own thread reloads (file reads stay off PipeWire's loop); no task in between.

@@ -72,6 +72,21 @@ struct PulseAudioSessionTests {
         return output?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
     }
 
+    @Test func statusSaysWhichServer() throws {
+        let rig = try Rig()
+        defer { rig.stop() }
+        _ = try rig.pulse.play(rig.tone, properties: ["media.role": "music"])
+        try rig.watcher.waitForStream("music")
+        var status = ""
+        try waitUntil(timeout: .seconds(5), "status lists the music's session: \(status)") {
+            status = try rig.ctl(["status"])
+            return status.contains("paplay")
+        }
+        #expect(status.contains("audio server: PulseAudio"), "\(status)")
+        #expect(status.contains("PulseAudio routes streams itself"), "\(status)")
+        #expect(status.contains("speakers"), "the route names the server's sink: \(status)")
+    }
+
     @Test func silentModeSilencesAGameAndGivesItBack() throws {
         let rig = try Rig()
         defer { rig.stop() }

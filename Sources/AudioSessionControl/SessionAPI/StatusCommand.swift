@@ -19,18 +19,20 @@ struct StatusCommand: AsyncParsableCommand {
             defer { manager.close() }
             let silent = try await manager.silentMode()
             let linking = try await manager.linking()
+            let server = try await manager.audioServer()
             let route = try await manager.currentRoute()
             let sessions = try await manager.sessions()
             if json {
                 let object: [String: Any] = [
                     "silentMode": silent,
                     "linking": linking,
+                    "audioServer": server,
                     "currentRoute": ["inputs": route.inputs.map(Self.port), "outputs": route.outputs.map(Self.port)],
                     "sessions": sessions.map { $0.mapValues(JSONValues.object) },
                 ]
                 print(JSONValues.line(object))
             } else {
-                print(Self.table(sessions: sessions, silent: silent, linking: linking, route: route))
+                print(Self.table(sessions: sessions, silent: silent, server: server, linking: linking, route: route))
             }
         }
     }
@@ -39,8 +41,11 @@ struct StatusCommand: AsyncParsableCommand {
         ["uid": port.uid, "name": port.portName, "type": port.portType?.wireName ?? "unknown", "channels": port.channels]
     }
 
-    static func table(sessions: [[String: BusValue]], silent: Bool, linking: String = "", route: RouteDescription) -> String {
+    static func table(
+        sessions: [[String: BusValue]], silent: Bool, server: String = "", linking: String = "", route: RouteDescription
+    ) -> String {
         var lines = [
+            "audio server: \(server.isEmpty ? "unknown (an older daemon)" : server)",
             "silent mode: \(silent ? "on" : "off")",
             "linking: \(linking.isEmpty ? "unknown (an older daemon)" : linking)",
             "route: out \(route.outputs.map(\.description).joined(separator: ", ")) · in \(route.inputs.map(\.description).joined(separator: ", "))",

@@ -14,7 +14,9 @@ extension SessionService {
     private func managerProperties(route: RouteDescription, ports: [Port]) -> [String: BusValue] {
         [
             "SilentMode": .bool(silentMode),
-            "Linking": .string(coordinator.coexistence.reason),
+            // PulseAudio routes every stream itself; linking is a PipeWire matter.
+            "Linking": .string(audioServer == "PulseAudio" ? "PulseAudio routes streams itself" : coordinator.coexistence.reason),
+            "AudioServer": .string(audioServer),
             "CurrentRoute": WireValues.route(route),
             "AvailableInputs": WireValues.ports(ports.filter { $0.direction == .input }),
             "AvailableOutputs": WireValues.ports(ports.filter { $0.direction == .output }),

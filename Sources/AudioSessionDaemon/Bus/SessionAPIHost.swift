@@ -17,10 +17,10 @@ final class SessionAPIHost: Sendable {
     init() {}
 
     /// Starts serving unless `--no-bus`; with no session bus it logs one line and does nothing.
-    func start(coordinator: PolicyCoordinator, stateDirectory: URL, logger: Logger) {
+    func start(coordinator: PolicyCoordinator, audioServer: String, stateDirectory: URL, logger: Logger) {
         let task = Task.detached { [self] in
             guard let started = await SessionService.start(
-                coordinator: coordinator, stateDirectory: stateDirectory, logger: logger)
+                coordinator: coordinator, audioServer: audioServer, stateDirectory: stateDirectory, logger: logger)
             else { return }
             let keep = stopped.withLock { stopped in
                 if !stopped { service.withLock { $0 = started } }

@@ -43,8 +43,14 @@ final class SessionService: @unchecked Sendable {
     private var refreshedAtEngineEvent: UInt64?
     var announcedRoute: RouteDescription?
 
-    private init(bus: BusConnection, coordinator: PolicyCoordinator, permissions: PermissionStore, logger: Logger) {
+    /// Which audio server the daemon attached to (`AudioServer`).
+    let audioServer: String
+
+    private init(
+        bus: BusConnection, coordinator: PolicyCoordinator, audioServer: String, permissions: PermissionStore, logger: Logger
+    ) {
         self.bus = bus
+        self.audioServer = audioServer
         self.loop = coordinator.loop
         self.coordinator = coordinator
         self.permissions = permissions
@@ -55,7 +61,7 @@ final class SessionService: @unchecked Sendable {
     /// takes the well-known name. Returns nil after logging one line when there is no session
     /// bus or another daemon owns the name: the daemon then runs without the API.
     static func start(
-        coordinator: PolicyCoordinator, stateDirectory: URL, logger: Logger
+        coordinator: PolicyCoordinator, audioServer: String, stateDirectory: URL, logger: Logger
     ) async -> SessionService? {
         let bus: BusConnection
         do {
@@ -65,7 +71,8 @@ final class SessionService: @unchecked Sendable {
             return nil
         }
         let permissions = PermissionStore(directory: stateDirectory) { logger.warning("\($0)") }
-        let service = SessionService(bus: bus, coordinator: coordinator, permissions: permissions, logger: logger)
+        let service = SessionService(
+            bus: bus, coordinator: coordinator, audioServer: audioServer, permissions: permissions, logger: logger)
         do {
             service.manager = try bus.export(
                 path: SessionAPI.managerPath, interfaces: [SessionAPI.manager],
