@@ -143,3 +143,41 @@ struct PulseAudioUnplugTests {
         #expect(!backend.isHeld(.playback(5)), "released when its user plays it")
     }
 }
+
+/// Hardware values on PulseAudio: no client can set the rate or the latency, so a session's
+/// preference is answered with what the default sink actually runs at.
+@Suite("PulseAudio: hardware values are the server's")
+struct PulseAudioHardwareTests {
+    @Test func aPreferredBufferIsAnsweredWithTheSinksActualLatency() throws {
+        let connection = PulseConnection(configuration: .init(server: "unix:/nonexistent", applicationName: "test"), logger: Logger(label: "test"))
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-hw-\(UUID().uuidString.prefix(8))")
+        let backend = PulseAudioBackend(connection: connection, stateDirectory: state, logger: Logger(label: "test"))
+        let coordinator = try PolicyCoordinator.onShippedRules(backend, loop: VirtualLoop())
+        var events: [BackendEvent] = []
+        backend.onEvent = {
+            events.append($0)
+            coordinator.handle($0)
+        }
+        var sink = PulseAudioPortTests.laptopSink(headphones: .yes)
+        sink.sampleRate = 44100
+        sink.configuredLatency = 20_000  // 20 ms: 882 frames
+        var snapshot = PulseSnapshot()
+        snapshot.server.defaultSinkName = sink.name
+        snapshot.sinks[sink.index] = sink
+        backend.handle(.synced, in: snapshot)
+        #expect(events.contains {
+            if case .hardware(let hardware) = $0 { return hardware.sampleRate == 44100 && hardware.quantum == 882 }
+            return false
+        }, "\(events)")
+
+        let owner = SessionOwner(uniqueName: ":1.7", pid: 999_999, uid: 0)
+        let session = coordinator.createExplicitSession(app: "daw", owner: owner)
+        #expect(coordinator.request(.setCategory(session, .playback, mode: .default, options: []), for: session) == nil)
+        _ = coordinator.request(
+            .setPreferredHardware(session, HardwareWish(sampleRate: 48000, ioBufferDuration: 0.005)), for: session)
+        let actual = coordinator.engine.actualHardware()
+        #expect(actual.sampleRate == 44100, "the sink's rate, not the preferred 48 kHz")
+        #expect(abs(actual.ioBufferDuration - 0.02) < 0.0001, "the sink's 20 ms, not the preferred 5 ms: \(actual)")
+        #expect(backend.forcedQuantum == nil && backend.forcedSampleRate == nil)
+    }
+}

@@ -33,6 +33,8 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// What we wrote as a linear volume, by the server's step it became: a value read back is
     /// reported as the one written (the server keeps volumes in its own steps).
     private var written: [StreamID: [UInt32: Float]] = [:]
+    /// The default sink's clock last reported (``BackendEvent/hardware(_:)``).
+    private var lastHardware: GraphHardware?
     /// The default devices last reported.
     private var reportedDefaults: (output: String?, input: String?) = (nil, nil)
     /// Where translated events go (the policy coordinator).
@@ -67,6 +69,8 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             let defaults = defaultPortUIDs(in: snapshot)
             reportedDefaults = defaults
             onEvent?(.attached(streams: streams, ports: available, defaultOutput: defaults.output, defaultInput: defaults.input))
+            lastHardware = nil
+            reportHardware(in: snapshot)
             for stream in snapshot.sinkInputs.values { parking.adopt(stream, in: snapshot) }
             for stream in snapshot.sourceOutputs.values { parking.adopt(stream, in: snapshot) }
         case .disconnected:
@@ -102,11 +106,13 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             parking.deviceSeen(device)
             report(ports.refresh(Self.id(of: device), offers: offers(device)))
             reportDefaults(in: snapshot)  // the default device's active port may have moved (a jack)
+            if device.kind == .sink { reportHardware(in: snapshot) }
         case .deviceRemoved(let device) where attached:
             parking.deviceRemoved(device)
             report(ports.removed(Self.id(of: device)))
         case .serverChanged where attached:
             reportDefaults(in: snapshot)
+            reportHardware(in: snapshot)
         case .modulesChanged where attached:
             roleModules.modulesChanged(in: snapshot)
         default:
@@ -123,6 +129,20 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         if defaults.output != reportedDefaults.output, let uid = defaults.output { onEvent?(.defaultChanged(.output, uid: uid)) }
         if defaults.input != reportedDefaults.input, let uid = defaults.input { onEvent?(.defaultChanged(.input, uid: uid)) }
         reportedDefaults = defaults
+    }
+
+    /// The default sink's clock as the policy's ``GraphHardware``: its rate, and the latency it
+    /// is configured for now (PulseAudio's equivalent of a quantum, in frames) as the only
+    /// values it accepts. No client can set either (docs/pulseaudio.md), so a preference is
+    /// reported with the values the server actually runs at, never as applied.
+    private func reportHardware(in snapshot: PulseSnapshot) {
+        guard let sink = snapshot.server.defaultSinkName.flatMap({ snapshot.device(named: $0, .sink) }), sink.sampleRate > 0 else { return }
+        let frames = max(1, Int(sink.configuredLatency * UInt64(sink.sampleRate) / 1_000_000))
+        let hardware = GraphHardware(
+            sampleRate: sink.sampleRate, quantum: frames, allowedSampleRates: [sink.sampleRate], quantumRange: frames...frames)
+        guard hardware != lastHardware else { return }
+        lastHardware = hardware
+        onEvent?(.hardware(hardware))
     }
 
     private func defaultPortUIDs(in snapshot: PulseSnapshot) -> (output: String?, input: String?) {

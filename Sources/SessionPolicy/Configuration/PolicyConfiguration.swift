@@ -151,11 +151,20 @@ public struct PolicyConfiguration: Hashable, Sendable {
 extension PolicyConfiguration {
     /// This configuration within what the running graph accepts: the engine arbitrates only
     /// among values the hardware takes (a wish for 192 kHz on a graph that allows up to 96 kHz
-    /// is snapped to the nearest allowed rate and reported, not forced).
+    /// is snapped to the nearest allowed rate and reported, not forced). The defaults, what is
+    /// reported while nobody prefers anything, move into what the graph accepts too (a server
+    /// that runs at 44.1 kHz with a fixed latency does not run at 48 kHz).
     public func accepting(sampleRates: [Int], quantumRange: ClosedRange<Int>) -> PolicyConfiguration {
         var configuration = self
-        configuration.hardwareLimits.allowedSampleRates = sampleRates
-        configuration.hardwareLimits.quantumRange = quantumRange
+        var limits = configuration.hardwareLimits
+        limits.allowedSampleRates = sampleRates
+        limits.quantumRange = quantumRange
+        if !sampleRates.isEmpty, !sampleRates.contains(limits.defaultSampleRate) {
+            let wanted = limits.defaultSampleRate
+            limits.defaultSampleRate = sampleRates.min { abs($0 - wanted) < abs($1 - wanted) } ?? wanted
+        }
+        limits.defaultQuantum = min(max(limits.defaultQuantum, quantumRange.lowerBound), quantumRange.upperBound)
+        configuration.hardwareLimits = limits
         return configuration
     }
 }
