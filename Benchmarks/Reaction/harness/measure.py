@@ -14,6 +14,10 @@ TRIGGER_HOLD_0_5_MS = 300
 COLUMNS = ("a_first_us", "a_all_us", "b_first_us", "b_full_us", "c_first_us", "c_all_us")
 
 
+# the systems on a pure PulseAudio server: PulseAudio's own role-cork, and audiosessiond on it
+PULSE_SYSTEMS = ("pulseaudio", "audiosessiond-pa")
+
+
 def clients_for(streams, manager="audiosessiond"):
     """Several clients share the streams: 1 -> 1, 10 -> 2, 100 -> 4, 500 -> 20 on PipeWire (25
     streams per client at most: with 50, PipeWire 0.3.65 itself sometimes fails a client's
@@ -25,7 +29,7 @@ def clients_for(streams, manager="audiosessiond"):
         return 2
     if streams <= 100:
         return 4
-    return 10 if manager == "pulseaudio" else 20
+    return 10 if manager in PULSE_SYSTEMS else 20
 
 
 def percentile(values, p):
@@ -51,7 +55,7 @@ class Bench:
         self.out_dir = out_dir
 
     def observer(self, stack):
-        return self.binaries["pa-reaction" if stack.manager == "pulseaudio" else "pw-reaction"]
+        return self.binaries["pa-reaction" if stack.manager in PULSE_SYSTEMS else "pw-reaction"]
 
     # --- farms ----------------------------------------------------------------------------
 
@@ -62,7 +66,7 @@ class Bench:
         first = 0  # the streams before this farm: stream g of the run goes to sink g mod 4
         for k in range(clients):
             count = streams // clients + (1 if k < streams % clients else 0)
-            if stack.manager == "pulseaudio":
+            if stack.manager in PULSE_SYSTEMS:
                 argv = [self.observer(stack), "farm", str(count), "music", f"{prefix}-c{k}", "4"]
             elif stack.manager == "wireplumber-0.5":
                 # No target: a stream that names one is linked there and never corked or ducked

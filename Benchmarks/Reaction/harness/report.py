@@ -16,9 +16,10 @@ END = "<!-- reaction-bench:end -->"
 SYSTEMS = [("audiosessiond", "audiosessiond"), ("wireplumber", "WirePlumber 0.4.13 endpoints"),
            ("pulseaudio", "PulseAudio 16 role-cork"),
            ("audiosessiond-1.4", "audiosessiond on PipeWire 1.4.2"),
-           ("wireplumber-0.5", "WirePlumber 0.5.8 role loopbacks (PipeWire 1.4.2)")]
-# the session managers (duck tables, the sync floor): every system but PulseAudio
-MANAGERS = [s for s in SYSTEMS if s[0] != "pulseaudio"]
+           ("wireplumber-0.5", "WirePlumber 0.5.8 role loopbacks (PipeWire 1.4.2)"),
+           ("audiosessiond-pa", "audiosessiond on PulseAudio 16")]
+# the session managers on PipeWire (duck tables, the sync floor, churn)
+MANAGERS = [s for s in SYSTEMS if s[0] not in ("pulseaudio", "audiosessiond-pa")]
 
 
 def reference(system):
@@ -89,7 +90,7 @@ def plots(results, results_dir, plot_dir):
     scales = [s for s in results["scales"] if s in (1, 100)] or results["scales"][:1]
     figure, axes = plt.subplots(1, len(scales) + 1, figsize=(5.2 * (len(scales) + 1), 4.2))
     colors = {"audiosessiond": "#1f77b4", "wireplumber": "#d62728", "pulseaudio": "#2ca02c",
-              "audiosessiond-1.4": "#17becf", "wireplumber-0.5": "#ff7f0e"}
+              "audiosessiond-1.4": "#17becf", "wireplumber-0.5": "#ff7f0e", "audiosessiond-pa": "#9467bd"}
     for axis, streams in zip(axes, scales):
         for system, name in SYSTEMS:
             path = os.path.join(results_dir, f"{system}-interrupt-{streams}.csv")

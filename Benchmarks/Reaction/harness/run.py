@@ -16,7 +16,7 @@ import tempfile
 import threading
 import time
 
-from measure import Bench, clients_for, column_stats, read_rows, usage_summary
+from measure import PULSE_SYSTEMS, Bench, clients_for, column_stats, read_rows, usage_summary
 from processes import ProcessSample, Processes, with_priority
 from stacks import PipeWireStack, PulseStack
 
@@ -94,11 +94,14 @@ class Run:
 
     def trials(self, manager):
         """Interrupt trials per scale for this system."""
+        if manager == "audiosessiond-pa":
+            # a parking sink takes at most 256 streams, like any PulseAudio sink: not 500
+            return {n: t for n, t in self.profile["trials"].items() if n <= 100}
         return self.profile["trials_1.4"] if manager in ON_1_4 else self.profile["trials"]
 
     def new_stack(self, manager):
-        if manager == "pulseaudio":
-            stack = PulseStack(self.processes, self.binaries, self.root)
+        if manager in PULSE_SYSTEMS:
+            stack = PulseStack(self.processes, self.binaries, self.root, manager)
         else:
             stack = PipeWireStack(self.processes, manager, self.binaries, self.root)
         self.all_stacks.append(stack)
@@ -108,7 +111,8 @@ class Run:
         started = time.monotonic()
         self.all_stacks = []
         self.idle_ready = threading.Event()
-        managers = ("audiosessiond", "wireplumber", "pulseaudio") + (ON_1_4 if self.binaries.get("pipewire_backport") else ())
+        managers = ("audiosessiond", "wireplumber", "pulseaudio") + (ON_1_4 if self.binaries.get("pipewire_backport") else ()) \
+            + ("audiosessiond-pa",)
         for manager in managers:
             self.results["systems"][manager] = {"scales": {}, "duck": {}, "deaths": []}
         try:
@@ -198,7 +202,7 @@ class Run:
         """One scale on a fresh stack, so each scale starts from the same clean daemon."""
         system = self.results["systems"][manager]
         stack = self.new_stack(manager)
-        if manager != "pulseaudio" and "core_sync" not in system:
+        if manager not in PULSE_SYSTEMS and "core_sync" not in system:
             system["core_sync"] = self.bench.core_sync(stack)
             log(f"{manager}: pw_core_sync p50 {system['core_sync']['p50']:.0f} us")
         farms = self.bench.start_farms(stack, streams)
@@ -223,7 +227,7 @@ class Run:
         system["scales"][str(streams)] = self.summary(rows, cost, "interrupt")
         self.check_alive(stack, f"interrupt, {streams} streams")
         duck_trials = self.profile["duck_1.4" if on_1_4 else "duck"].get(streams)
-        if duck_trials and manager != "pulseaudio" and stack.daemon.poll() is None:
+        if duck_trials and manager not in PULSE_SYSTEMS and stack.daemon.poll() is None:
             log(f"{manager}: {streams} streams, duck")
             # On 1.4.2 a duck's one write starts a ramp the converter runs for 250 ms, an unduck
             # 500 ms, and it takes no new ramp while one runs: trials 0.8 s apart, so each duck

@@ -231,11 +231,12 @@ class PipeWireStack:
 
 
 class PulseStack:
-    """A pure PulseAudio 16 daemon (from a private prefix) with null sinks and the role modules."""
+    """A pure PulseAudio 16 daemon (from a private prefix) with null sinks and the role modules;
+    as `audiosessiond-pa`, with audiosessiond --backend pulseaudio on it (which unloads the role
+    modules while it runs: its own policy decides)."""
 
-    manager = "pulseaudio"
-
-    def __init__(self, processes, binaries, root):
+    def __init__(self, processes, binaries, root, manager="pulseaudio"):
+        self.manager = manager
         self.processes = processes
         self.binaries = binaries
         self.directory = tempfile.mkdtemp(prefix="reaction-pulseaudio-", dir=root)
@@ -274,8 +275,29 @@ class PulseStack:
         self.daemon = self.processes.start(with_priority(argv, "daemon"), env, self.log("pulseaudio"))
         self.server = self.daemon
         wait_until(lambda: socket_accepts(self.socket), 15, "the private pulseaudio")
+        if self.manager == "audiosessiond-pa":
+            self._start_audiosessiond()
         return self
+
+    def _start_audiosessiond(self):
+        # No session bus: the farms are no MPRIS players, and nothing here calls the API.
+        argv = [self.binaries["audiosessiond"], "--backend", "pulseaudio", "--no-bus",
+                "--pulse-server", f"unix:{self.socket}", "--state-dir", os.path.join(self.directory, "state", "audiosession")]
+        env = dict(self.env)
+        env["AUDIOSESSION_RULES_DIR"] = self.binaries["rules"]
+        self.daemon = self.processes.start(with_priority(argv, "daemon"), env, self.log("audiosessiond"))
+        wait_until(self._taken_over, 15, "audiosessiond took over the private pulseaudio")
+
+    def _taken_over(self):
+        """Its parking sink is loaded and PulseAudio's role-cork unloaded."""
+        if self.daemon.poll() is not None:
+            raise RuntimeError(f"audiosessiond exited at start (exit {self.daemon.returncode})")
+        run = lambda what: subprocess.run(["pactl", "list", "short", what], env=self.client_env,
+                                          capture_output=True, text=True, timeout=10).stdout
+        return "audiosession.hold" in run("sinks") and "module-role-cork" not in run("modules")
 
     def stop(self):
         if self.daemon is not None:
             self.processes.stop(self.daemon)
+        if self.server is not None and self.server is not self.daemon:
+            self.processes.stop(self.server)

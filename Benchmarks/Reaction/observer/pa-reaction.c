@@ -10,10 +10,13 @@
  * `media.role=phone` stream and removes it. Measured like pw-reaction, from the trigger's
  * sink-input `new` event (restore: its `remove` event):
  *
- *   a_first / a_all   the first / every victim muted (module-role-cork mutes the corked
- *                     stream and sends it PA_STREAM_EVENT_REQUEST_CORK; the farm does not
- *                     act on the request, so only the server's own reaction is timed)
- *   c_first / c_all   the first / every victim unmuted after the trigger is gone
+ *   a_first / a_all   the first / every victim silenced: muted (module-role-cork mutes the
+ *                     corked stream and sends it PA_STREAM_EVENT_REQUEST_CORK; the farm does
+ *                     not act on the request, so only the server's own reaction is timed) or
+ *                     moved off the sink it played on (audiosessiond --backend pulseaudio
+ *                     parks a held stream on a suspended sink of its own)
+ *   c_first / c_all   the first / every victim playing again (unmuted, back on its sink)
+ *                     after the trigger is gone
  *
  * module-role-ducking is not timed: it changes a sink input's volume *factor*
  * (pa_sink_input_add_volume_factor), which posts no subscription event and is not part of
@@ -137,6 +140,9 @@ enum phase { WAIT_BASELINE, GAP, WAIT_TRIGGER, WAIT_EFFECT, WAIT_TRIGGER_GONE, W
 
 struct input {
     bool present, victim, trigger, known, muted;
+    /* the sink it played on when first seen: off it, it is held */
+    bool home_known;
+    uint32_t home_sink;
     uint64_t pending_since; /* earliest event not yet answered by an info reply */
 };
 
@@ -305,7 +311,11 @@ static void on_input_info(pa_context *c, const pa_sink_input_info *info, int eol
     in->pending_since = 0;
     if (!in->present) return; /* removed meanwhile */
     in->known = true;
-    in->muted = info->mute != 0;
+    if (!in->home_known) {
+        in->home_sink = info->sink;
+        in->home_known = true;
+    }
+    in->muted = info->mute != 0 || info->sink != in->home_sink;
     if (!in->victim && !in->trigger && info->name) {
         if (strncmp(info->name, R.prefix, R.prefix_len) == 0 && info->name[R.prefix_len] == '-') in->victim = true;
         else if (R.trigger && strcmp(info->name, R.trigger_name) == 0) {
