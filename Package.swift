@@ -62,12 +62,12 @@ let package = Package(
                 "AppProcesses", .product(name: "Logging", package: "swift-log"),
             ]),
         // A private, headless PipeWire with virtual devices and real clients: tests, demo, benchmarks.
-        .target(name: "PipeWireSandbox"),
+        .target(name: "PipeWireSandbox", dependencies: ["PulseAudioServer", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "AudioSessionControl",
             dependencies: [
-                "PipeWireGraph", "PolicyRules", "PipeWireSandbox", "AudioSession", "SessionBus", "AppProcesses",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "PipeWireGraph", "PolicyRules", "PipeWireSandbox", "PulseAudioServer", "AudioSession", "SessionBus",
+                "AppProcesses", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
         // The app-facing Swift library: AVAudioSession's API over the D-Bus session API.

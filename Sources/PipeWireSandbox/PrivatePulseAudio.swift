@@ -161,7 +161,9 @@ public final class PrivatePulseAudio: @unchecked Sendable {
 
     /// `paplay FILE` with `PULSE_PROP` properties (`media.role=music`, ...).
     public func play(_ file: URL, properties: [String: String] = [:]) throws -> ManagedProcess {
-        let props = properties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        // pa_proplist_from_string: a value with spaces is quoted.
+        let props = properties.sorted { $0.key < $1.key }
+            .map { "\($0.key)=\($0.value.contains(" ") ? "'\($0.value)'" : $0.value)" }.joined(separator: " ")
         return try spawn("paplay", [file.path], extraEnvironment: props.isEmpty ? [:] : ["PULSE_PROP": props])
     }
 

@@ -34,12 +34,17 @@ struct DemoTests {
             "audiosessionctl silent on", "game volume 0.00", "music untouched at 1.00", "game volume back to 1.00",
             "settings: clock.force-quantum = 512, clock.force-rate = 96000", "run exits with status 0",
             "settings: clock.force-quantum = 0, clock.force-rate = 0",
+            // Act 3: the same policy on a pure PulseAudio 16.
+            "Act 3 — the same policy on a pure PulseAudio 16", "unloaded module-role-cork while it runs",
+            "music ducked to 54 % = 0.3 × the user's volume", "music back at exactly 80 %",
+            "music → audiosession.hold", "music → speakers (", "module-role-cork loaded again, audiosession.hold gone",
         ] {
             #expect(output.contains(line), "timeline lacks '\(line)':\n\(output)")
         }
         // The acts come in order, each line of act 2 after its cause.
         let order = ["Act 1", "Act 2", "music ducked", "music back", "mpv Paused", "mpv Playing again", "it mixes: music volume",
-                     "game volume 0.00", "game volume back", "force-rate = 96000", "force-rate = 0", "demo done"]
+                     "game volume 0.00", "game volume back", "force-rate = 96000", "force-rate = 0", "Act 3", "music ducked to",
+                     "music back at exactly", "music → audiosession.hold", "module-role-cork loaded again", "demo done"]
         let positions = order.compactMap { output.range(of: $0)?.lowerBound }
         #expect(positions.count == order.count && positions == positions.sorted(), "out of order:\n\(output)")
         // A duck is a ramp, not a jump: steps between the levels were seen, over about the shipped 250 ms.
@@ -53,7 +58,7 @@ struct DemoTests {
         }
         // Every process the demo started ran with one of its private runtime dirs: none may remain.
         let runtimes = output.matches(of: /in (\/\S+\/runtime)/).map { String($0.1) }
-        #expect(runtimes.count == 2, "one private PipeWire per act:\n\(output)")
+        #expect(runtimes.count == 3, "one private server per act:\n\(output)")
         for runtime in runtimes {
             #expect(processes(withEnvironmentContaining: runtime).isEmpty, "left running with \(runtime)")
         }

@@ -10,7 +10,8 @@ struct DemoCommand: ParsableCommand {
             Starts its own PipeWire in a temporary runtime dir (your session's audio is never touched), \
             virtual devices, a private session bus, audiosessiond, and real clients (pw-cat, mpv with MPRIS); then \
             acts like a user and apps would and prints what the daemon did, as seen by independent observers, in \
-            two acts: routes, then enforcement. Stops every process it started before it exits, also on failure.
+            three acts: routes, then enforcement, then the same policy on a private pure PulseAudio 16 server. Stops \
+            every process it started before it exits, also on failure.
             """)
 
     @Option(help: ArgumentHelp("The audiosessiond binary to run (default: next to audiosessionctl, else PATH).", valueName: "path"))

@@ -1,9 +1,9 @@
 import Foundation
 import PipeWireSandbox
 
-/// The scripted scenario `audiosessionctl demo` plays, in two acts, each on its own private
-/// PipeWire: routes (devices come and go) and enforcement (ducking, interruptions, mixing,
-/// silent mode, hardware preferences). Each step acts like a user or an app would, then waits
+/// The scripted scenario `audiosessionctl demo` plays, in three acts, each on its own private
+/// server: routes (devices come and go) and enforcement (ducking, interruptions, mixing,
+/// silent mode, hardware preferences) on PipeWire, then the same policy on PulseAudio 16. Each step acts like a user or an app would, then waits
 /// (with a deadline) until an independent observer sees the daemon's reaction, and prints it.
 struct DemoScenario {
     let timeline: DemoTimeline
@@ -16,6 +16,7 @@ struct DemoScenario {
         timeline.heading("audiosession demo — a private PipeWire with virtual devices; your own audio is untouched.")
         try DemoRoutesAct(timeline: timeline, daemonPath: daemonPath).run()
         try DemoEnforcementAct(timeline: timeline, daemonPath: daemonPath, controlPath: controlPath).run()
+        try DemoPulseAudioAct(timeline: timeline, daemonPath: daemonPath).run()
     }
 }
 
@@ -23,6 +24,7 @@ struct DemoScenario {
 enum DemoTools {
     static let executables = [
         "pipewire", "pipewire-pulse", "pw-cat", "pw-cli", "pw-metadata", "pw-dump", "dbus-daemon", "mpv", "playerctl",
+        "paplay", "pactl",
     ]
 
     /// Where Debian's mpv-mpris puts the plugin.

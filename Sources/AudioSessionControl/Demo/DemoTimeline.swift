@@ -4,6 +4,7 @@ import Foundation
 final class DemoTimeline: @unchecked Sendable {
     enum Actor: String {
         case pipewire = "PipeWire"
+        case server = "pulse"
         case daemon = "daemon"
         case user = "user"
         case app = "app"

@@ -33,7 +33,7 @@ final class ParkingDevices: @unchecked Sendable {
     /// The server as the backend saw it last.
     var snapshot: () -> PulseSnapshot = { PulseSnapshot() }
     /// Told before each move of ours (the server saves moves in stream-restore records).
-    private let willMove: (PulseStream) -> Void
+    var willMove: (PulseStream) -> Void
 
     init(connection: PulseConnection, logger: Logger, willMove: @escaping (PulseStream) -> Void) {
         self.connection = connection

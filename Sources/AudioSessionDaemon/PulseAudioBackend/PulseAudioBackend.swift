@@ -29,6 +29,12 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     private let restoreRecords: StreamRestoreGuard
     /// The mute we last wrote per stream: a different one reported is its user's.
     private var writtenMute: [StreamID: Bool] = [:]
+    /// Streams we changed whose change the server has not reported yet. The server saves a
+    /// change into the stream's stream-restore record in the same dispatch that reports it to
+    /// clients: once reported, a record written back stays written.
+    private var unreported: Set<StreamID> = []
+    /// Runs once ``unreported`` is empty (the exit's write-back).
+    private var whenReported: (() -> Void)?
     private var ports = PortTracker<DeviceID>()
     /// What we wrote as a linear volume, by the server's step it became: a value read back is
     /// reported as the one written (the server keeps volumes in its own steps).
@@ -45,15 +51,27 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         self.logger = logger
         let restoreRecords = StreamRestoreGuard(connection: connection, stateDirectory: stateDirectory, logger: logger)
         self.restoreRecords = restoreRecords
-        self.parking = ParkingDevices(connection: connection, logger: logger) { restoreRecords.willChange($0) }
+        var parking: ParkingDevices!
+        parking = ParkingDevices(connection: connection, logger: logger) { _ in }
+        self.parking = parking
         self.roleModules = RoleModuleTakeover(connection: connection, stateDirectory: stateDirectory, logger: logger)
         parking.snapshot = { [unowned self] in self.snapshot }
+        parking.willMove = { [unowned self] stream in
+            self.unreported.insert(Self.id(of: stream))
+            self.restoreRecords.willChange(stream)
+        }
     }
 
     // MARK: - Server events in
 
     func handle(_ event: PulseEvent, in snapshot: PulseSnapshot) {
         self.snapshot = snapshot
+        defer {
+            if unreported.isEmpty, let waiter = whenReported {
+                whenReported = nil
+                waiter()
+            }
+        }
         switch event {
         case .synced:
             attached = true
@@ -87,6 +105,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             if let backend = backendStream(stream) { onEvent?(.streamAppeared(backend)) }
             parking.adopt(stream, in: snapshot)
         case .streamChanged(let stream, let previous) where attached:
+            unreported.remove(Self.id(of: stream))
             guard let backend = backendStream(stream) else { return }
             if stream.channelVolumes != previous.channelVolumes, let volume = reportedVolume(of: stream) {
                 if written[backend.id]?[stream.channelVolumes.max() ?? 0] == nil { restoreRecords.userChanged(stream) }
@@ -99,6 +118,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             let id = Self.id(of: stream)
             written[id] = nil
             writtenMute[id] = nil
+            unreported.remove(id)
             parking.forget(id)
             restoreRecords.streamGone(stream)
             onEvent?(.streamRemoved(id))
@@ -220,7 +240,9 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         steps[step] = volume
         written[id] = steps
         restoreRecords.willChange(stream)
-        connection.setVolume(PulseVolume.scaled(stream.channelVolumes, toLoudest: step), of: Self.kind(id), id.rawValue)
+        let channels = PulseVolume.scaled(stream.channelVolumes, toLoudest: step)
+        if channels != stream.channelVolumes { unreported.insert(id) }
+        connection.setVolume(channels, of: Self.kind(id), id.rawValue)
     }
 
     func rampVolume(to volume: Float, along ramp: DuckingRamp, of stream: StreamID) {
@@ -232,6 +254,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     func writeMute(_ muted: Bool, of id: StreamID) {
         guard let stream = stream(id) else { return }
         writtenMute[id] = muted
+        if muted != stream.muted { unreported.insert(id) }
         restoreRecords.willChange(stream)
         connection.setMute(muted, of: Self.kind(id), id.rawValue)
     }
@@ -284,17 +307,30 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// Moves every held stream back, unloads the parking devices, loads PulseAudio's own role
     /// modules again and puts back the stream-restore records: the server is as it was.
     ///
-    /// The records go back a round trip later: the server saves a stream's change into its
-    /// record in a deferred callback after the change, which would overwrite a write-back sent
-    /// with it (enforcement's last volume writes, the moves back).
+    /// The records go back once the server has reported every change we made (enforcement's
+    /// last volume writes, the moves back): it saves a change into the stream's record in a
+    /// deferred callback, which would overwrite a write-back sent before it ran. Bounded by
+    /// ``exitReportWait``.
     func undoServerChanges(then done: @escaping @Sendable () -> Void) {
         guard attached else { return done() }
         parking.releaseAll(in: snapshot)
         roleModules.restore()
-        let restoreRecords = self.restoreRecords
-        connection.roundTrip {
+        let finish: () -> Void = { [restoreRecords] in
             restoreRecords.restoreAll()
             done()
         }
+        if unreported.isEmpty { return finish() }
+        whenReported = finish
+        _ = connection.schedule(after: Self.exitReportWait) { [weak self] in self?.reportWaitTimedOut() }
     }
+
+    private func reportWaitTimedOut() {
+        guard let waiter = whenReported else { return }
+        logger.warning("pulse: \(unreported.count) changes not reported by the server in time; putting the records back anyway")
+        whenReported = nil
+        waiter()
+    }
+
+    /// How long the exit waits for the server to report our last changes.
+    static let exitReportWait: Duration = .seconds(1)
 }

@@ -1,19 +1,20 @@
 import Dispatch
 import Foundation
 import Logging
-import PipeWireSandbox
 import PulseAudioServer
 
-/// A libpulse client of a test's PulseAudio that sees what every other client sees: its
-/// streams (device, volume, mute, corked) and the stream-restore database.
-final class PulseWatcher: @unchecked Sendable {
+/// A libpulse client of a private PulseAudio that sees what every other client sees: its
+/// streams (device, volume, mute, corked), modules and the stream-restore database. The
+/// independent observer of the PulseAudio tests and of the demo's PulseAudio act.
+public final class PulseWatcher: @unchecked Sendable {
     private let connection: PulseConnection
     private let state = WatchedState()
 
-    init(_ sandbox: PrivatePulseAudio) throws {
+    public init(_ sandbox: PrivatePulseAudio) throws {
+        var logger = Logger(label: "pulse-watcher")
+        logger.logLevel = .error  // an observer: quiet unless something is wrong
         connection = PulseConnection(
-            configuration: .init(server: "unix:\(sandbox.socketPath)", applicationName: "test-pulse-watcher"),
-            logger: Logger(label: "test-pulse-watcher"))
+            configuration: .init(server: "unix:\(sandbox.socketPath)", applicationName: "pulse-watcher"), logger: logger)
         connection.setObserver { [state] event, snapshot in
             state.lock.withLock {
                 state.snapshot = snapshot
@@ -27,39 +28,39 @@ final class PulseWatcher: @unchecked Sendable {
 
     deinit { connection.stop() }
 
-    var snapshot: PulseSnapshot { state.lock.withLock { state.snapshot } }
-    var isSynced: Bool { state.lock.withLock { state.synced } }
+    public var snapshot: PulseSnapshot { state.lock.withLock { state.snapshot } }
+    public var isSynced: Bool { state.lock.withLock { state.synced } }
 
     /// The sink input whose `media.role` (or `application.name`) is `name`.
-    func sinkInput(_ name: String) -> PulseStream? {
+    public func sinkInput(_ name: String) -> PulseStream? {
         snapshot.sinkInputs.values.first { $0.properties["media.role"] == name || $0.properties["application.name"] == name }
     }
 
     /// The name of the sink the stream plays to now.
-    func sinkName(of name: String) -> String? {
+    public func sinkName(of name: String) -> String? {
         let snapshot = self.snapshot
         return sinkInput(name).flatMap { snapshot.sinks[$0.device]?.name }
     }
 
-    func waitForSink(of name: String, _ sink: String, timeout: Duration = .seconds(5)) throws {
+    public func waitForSink(of name: String, _ sink: String, timeout: Duration = .seconds(5)) throws {
         try waitUntil(timeout: timeout, "\(name) plays to \(sink) (now \(sinkName(of: name) ?? "none"))") { sinkName(of: name) == sink }
     }
 
-    func waitForStream(_ name: String, timeout: Duration = .seconds(5)) throws {
+    public func waitForStream(_ name: String, timeout: Duration = .seconds(5)) throws {
         try waitUntil(timeout: timeout, "a stream \(name) appears") { sinkInput(name) != nil }
     }
 
     /// The stream's loudest channel volume (`pa_volume_t`, 65536 = 100 %).
-    func volume(of name: String) -> UInt32? { sinkInput(name)?.channelVolumes.max() }
+    public func volume(of name: String) -> UInt32? { sinkInput(name)?.channelVolumes.max() }
 
-    func waitForVolume(of name: String, timeout: Duration = .seconds(5), _ condition: (UInt32) -> Bool) throws {
+    public func waitForVolume(of name: String, timeout: Duration = .seconds(5), _ condition: (UInt32) -> Bool) throws {
         try waitUntil(timeout: timeout, "the volume of \(name) (now \(volume(of: name).map(String.init) ?? "none"))") {
             volume(of: name).map(condition) ?? false
         }
     }
 
     /// The stream-restore database as the server has it now.
-    func streamRestore() throws -> [String: StreamRestoreEntry] {
+    public func streamRestore() throws -> [String: StreamRestoreEntry] {
         let result = RestoreRead()
         let done = DispatchSemaphore(value: 0)
         connection.perform { [connection] in
