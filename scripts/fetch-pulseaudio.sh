@@ -17,8 +17,8 @@ PREFIX="$WORK/prefix"
 PACKAGES=(pulseaudio libfftw3-single3 liborc-0.4-0 libspeexdsp1 libtdb1 libwrap0)
 STAMP="$PREFIX/.audiosession-pulseaudio"
 
-if [ "$(cat "$STAMP" 2>/dev/null)" = "${PACKAGES[*]}" ] && [ -x "$PREFIX/usr/bin/pulseaudio" ]; then
-  echo "fetch-pulseaudio: PulseAudio $("$PREFIX/usr/bin/pulseaudio" --version 2>/dev/null | awk '{print $2}') already in $PREFIX"
+if [ "$(cat "$STAMP" 2>/dev/null)" = "${PACKAGES[*]}" ] && [ -x "$PREFIX/usr/bin/pulseaudio" ] && [ -s "$PREFIX/.version" ]; then
+  echo "fetch-pulseaudio: pulseaudio $(cat "$PREFIX/.version" 2>/dev/null) already in $PREFIX"
   exit 0
 fi
 for tool in apt-get dpkg-deb; do
@@ -33,6 +33,7 @@ if ! (cd "$WORK/debs" && apt-get download "${PACKAGES[@]}" >/dev/null 2>&1); the
     echo "fetch-pulseaudio: apt-get download failed" >&2; exit 1; }
 fi
 for deb in "$WORK"/debs/*.deb; do dpkg-deb -x "$deb" "$PREFIX.new"; done
+dpkg-deb -f "$WORK"/debs/pulseaudio_*.deb Version > "$PREFIX.new/.version"
 echo "${PACKAGES[*]}" > "$PREFIX.new/.audiosession-pulseaudio"
 rm -rf "$PREFIX" && mv "$PREFIX.new" "$PREFIX" && rm -rf "$WORK/debs"
-echo "fetch-pulseaudio: PulseAudio $("$PREFIX/usr/bin/pulseaudio" --version 2>/dev/null | awk '{print $2}') in $PREFIX"
+echo "fetch-pulseaudio: pulseaudio $(cat "$PREFIX/.version") in $PREFIX"

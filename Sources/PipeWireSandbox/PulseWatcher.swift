@@ -16,7 +16,18 @@ public final class PulseWatcher: @unchecked Sendable {
         connection = PulseConnection(
             configuration: .init(server: "unix:\(sandbox.socketPath)", applicationName: "pulse-watcher"), logger: logger)
         connection.setObserver { [state] event, snapshot in
+            let now = ContinuousClock.now
             state.lock.withLock {
+                switch event {
+                case .streamAdded(let stream):
+                    state.moves.append(.init(at: now, stream: stream.index, sink: snapshot.sinks[stream.device]?.name))
+                case .streamChanged(let stream, let previous) where stream.device != previous.device:
+                    state.moves.append(.init(at: now, stream: stream.index, sink: snapshot.sinks[stream.device]?.name))
+                case .deviceRemoved(let device):
+                    state.removals.append((now, device.name))
+                default:
+                    break
+                }
                 state.snapshot = snapshot
                 if case .synced = event { state.synced = true }
                 if case .disconnected = event { state.synced = false }
@@ -29,6 +40,21 @@ public final class PulseWatcher: @unchecked Sendable {
     deinit { connection.stop() }
 
     public var snapshot: PulseSnapshot { state.lock.withLock { state.snapshot } }
+
+    /// A sink input seen on a sink (when it appeared or moved), in the order seen.
+    public struct Move: Sendable {
+        public let at: ContinuousClock.Instant
+        public let stream: UInt32
+        public let sink: String?
+    }
+
+    /// Every sink input's sinks, as seen.
+    public var moves: [Move] { state.lock.withLock { state.moves } }
+
+    /// When a sink or source of this name was seen going away.
+    public func removal(of name: String) -> ContinuousClock.Instant? {
+        state.lock.withLock { state.removals.last { $0.1 == name }?.0 }
+    }
     public var isSynced: Bool { state.lock.withLock { state.synced } }
 
     /// The sink input whose `media.role` (or `application.name`) is `name`.
@@ -80,6 +106,8 @@ private final class WatchedState: @unchecked Sendable {
     let lock = NSLock()
     var snapshot = PulseSnapshot()
     var synced = false
+    var moves: [PulseWatcher.Move] = []
+    var removals: [(ContinuousClock.Instant, String)] = []
 }
 
 private final class RestoreRead: @unchecked Sendable {

@@ -170,3 +170,46 @@ struct PulseAudioBackendTests {
         try expectNothingLeft(rig, musicRecord: record)
     }
 }
+
+/// Headphones that go away on PulseAudio: the server itself moves their streams to the next
+/// sink at once (as `module-switch-on-port-available` does for a jack), and the policy's
+/// pause on unplug races it. The music must end held, and the time it leaked from the
+/// speakers is printed (docs/pulseaudio.md has the numbers over many runs).
+@Suite("audiosessiond on PulseAudio: headphones go away", .serialized)
+struct PulseAudioUnplugRaceTests {
+    @Test func unpluggedHeadphonesPauseTheMusicAfterPulseAudioMovedIt() throws {
+        let pulse = try PrivatePulseAudio(sinks: ["speakers", "headphones"])
+        defer { pulse.stop() }
+        // The headphones are the default, and typed as headphones (a null sink has no port type).
+        _ = try pulse.pactl(["set-default-sink", "headphones"])
+        let rules = pulse.directory.appendingPathComponent("rules")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try """
+            audiosession.port-rules = [
+                { matches = [ { node.name = "headphones" } ]  actions = { port-type = headphones } }
+                { matches = [ { node.name = "speakers" } ]  actions = { port-type = builtInSpeaker } }
+            ]
+            """.write(to: rules.appendingPathComponent("90-test-ports.conf"), atomically: true, encoding: .utf8)
+        let watcher = try PulseWatcher(pulse)
+        let daemon = try DaemonProcess(in: pulse, arguments: ["--verbose", "--no-bus", "--rules", rules.path])
+        try waitUntil(timeout: .seconds(10), "the daemon took over; log:\n\(daemon.log)") {
+            watcher.snapshot.sinks.values.contains { $0.name == "audiosession.hold" }
+        }
+        _ = try pulse.play(try pulse.testTone(), properties: ["media.role": "music"])
+        try watcher.waitForSink(of: "music", "headphones")
+        let music = try #require(watcher.sinkInput("music")).index
+        let module = try #require(watcher.snapshot.sinks.values.first { $0.name == "headphones" }?.ownerModule)
+
+        _ = try pulse.pactl(["unload-module", String(module)])  // the headphones go away
+        try watcher.waitForSink(of: "music", "audiosession.hold", timeout: .seconds(5))
+        try daemon.waitForLog("oldDeviceUnavailable")
+        let gone = try #require(watcher.removal(of: "headphones"))
+        let moves = watcher.moves.filter { $0.stream == music && $0.at >= gone }
+        let onSpeakers = moves.first { $0.sink == "speakers" }?.at
+        let held = try #require(moves.first { $0.sink == "audiosession.hold" }?.at)
+        let leak = onSpeakers.map { held - $0 } ?? .zero
+        print("unplug race: PulseAudio moved the music to the speakers \(onSpeakers.map { "\($0 - gone)" } ?? "never") after the headphones went; held \(held - gone) after; leaked \(leak)")
+        #expect(try daemon.terminate() == 0)
+        try watcher.waitForSink(of: "music", "speakers")
+    }
+}
