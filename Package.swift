@@ -68,6 +68,7 @@ let package = Package(
             dependencies: [
                 "PipeWireGraph", "PolicyRules", "PipeWireSandbox", "PulseAudioServer", "AudioSession", "SessionBus",
                 "AppProcesses", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
 
         // The app-facing Swift library: AVAudioSession's API over the D-Bus session API.

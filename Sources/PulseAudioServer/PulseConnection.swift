@@ -1,5 +1,6 @@
 import CPulse
 import Logging
+import Synchronization
 
 /// One libpulse connection on its own loop thread (`pa_threaded_mainloop`): mirrors the
 /// server in a ``PulseSnapshot``, reports every change to one observer on that thread, carries
@@ -41,6 +42,13 @@ public final class PulseConnection: @unchecked Sendable {
     private var pendingSyncQueries = 0
     private var started = false
     private var stopping = false
+    private let failure = Mutex<String?>(nil)
+
+    /// Why the last attempt to connect failed, until one succeeds: a one-shot tool reports it
+    /// instead of waiting for the retries.
+    public var connectionProblem: String? { failure.withLock { $0 } }
+
+    private func setConnectionProblem(_ problem: String?) { failure.withLock { $0 = problem } }
 
     public init(configuration: Configuration, logger: Logger) {
         self.configuration = configuration
@@ -161,7 +169,9 @@ public final class PulseConnection: @unchecked Sendable {
         }, userdata)
         let flags = pa_context_flags_t(rawValue: PA_CONTEXT_NOAUTOSPAWN.rawValue)
         if pa_context_connect(context, configuration.server, flags, nil) < 0 {
-            logger.debug("pulse: connect failed: \(String(cString: pa_strerror(pa_context_errno(context))))")
+            let reason = String(cString: pa_strerror(pa_context_errno(context)))
+            logger.debug("pulse: connect failed: \(reason)")
+            setConnectionProblem("PulseAudio at \(configuration.server ?? "the default server"): \(reason)")
             connectAgainLater()
         }
     }
@@ -174,11 +184,13 @@ public final class PulseConnection: @unchecked Sendable {
         guard let context, context == self.context else { return }
         switch pa_context_get_state(context) {
         case PA_CONTEXT_READY:
+            setConnectionProblem(nil)
             logger.debug("pulse: connected to \(configuration.server ?? "the default server")")
             if let operation = pa_context_subscribe(context, PA_SUBSCRIPTION_MASK_ALL, nil, nil) { pa_operation_unref(operation) }
             synchronize(context)
         case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
             let reason = String(cString: pa_strerror(pa_context_errno(context)))
+            setConnectionProblem("PulseAudio at \(configuration.server ?? "the default server"): \(reason)")
             let wasSynced = synced
             synced = false
             snapshot = PulseSnapshot()

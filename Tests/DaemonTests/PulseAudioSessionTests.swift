@@ -87,6 +87,22 @@ struct PulseAudioSessionTests {
         #expect(status.contains("speakers"), "the route names the server's sink: \(status)")
     }
 
+    @Test func graphReadsThePulseAudioServerWhereNoPipeWireAnswers() throws {
+        let rig = try Rig()
+        defer { rig.stop() }
+        _ = try rig.pulse.play(rig.tone, properties: ["media.role": "music"])
+        try rig.watcher.waitForStream("music")
+        let text = try rig.ctl(["graph"])
+        for line in ["PulseAudio server: pulseaudio 16.1", "* 0 speakers", "audiosession.hold", "role=music app=paplay → speakers volume 100%/100%"] {
+            #expect(text.contains(line), "graph lacks '\(line)':\n\(text)")
+        }
+        #expect(!text.contains("module-role-cork"), "taken over while the daemon runs:\n\(text)")
+        let json = try rig.ctl(["graph", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        #expect(object["defaultSink"] as? String == "speakers")
+        #expect((object["streams"] as? [[String: Any]])?.contains { $0["role"] as? String == "music" && $0["device"] as? String == "speakers" } == true)
+    }
+
     @Test func silentModeSilencesAGameAndGivesItBack() throws {
         let rig = try Rig()
         defer { rig.stop() }
