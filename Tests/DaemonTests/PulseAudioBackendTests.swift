@@ -213,3 +213,52 @@ struct PulseAudioUnplugRaceTests {
         try watcher.waitForSink(of: "music", "speakers")
     }
 }
+
+/// Real PulseAudio clients of every kind are held by a call and given back: `pacat` (libpulse's
+/// simple playback), GStreamer's `pulsesink` and mpv over pulse (without MPRIS here, so it is
+/// held, not paused).
+@Suite("audiosessiond on PulseAudio: real clients held by a call", .serialized)
+struct PulseAudioRealClientTests {
+    struct Client: CustomStringConvertible, Sendable {
+        let description: String
+        let executable: String
+        let arguments: [String]
+        var environment: [String: String] = [:]
+    }
+
+    static let clients = [
+        Client(description: "pacat", executable: "pacat", arguments: ["--property=media.role=music", "--file-format=wav", "{tone}"]),
+        Client(description: "gst-launch-1.0 pulsesink", executable: "gst-launch-1.0", arguments: [
+            "-q", "filesrc", "location={tone}", "!", "wavparse", "!", "audioconvert", "!", "pulsesink",
+            "stream-properties=props,media.role=music",
+        ]),
+        Client(
+            description: "mpv over pulse", executable: "mpv",
+            arguments: ["--no-config", "--no-video", "--ao=pulse", "--loop-file=inf", "--no-terminal", "{tone}"],
+            environment: ["PULSE_PROP": "media.role=music"]),
+    ]
+
+    @Test(arguments: clients)
+    func aCallHoldsItAndGivesItBack(_ client: Client) throws {
+        let pulse = try PrivatePulseAudio()
+        defer { pulse.stop() }
+        let watcher = try PulseWatcher(pulse)
+        let daemon = try DaemonProcess(in: pulse)
+        try waitUntil(timeout: .seconds(10), "the daemon took over; log:\n\(daemon.log)") {
+            watcher.snapshot.sinks.values.contains { $0.name == "audiosession.hold" }
+        }
+        let tone = try pulse.testTone()
+        let player = try pulse.spawn(
+            client.executable, client.arguments.map { $0.replacingOccurrences(of: "{tone}", with: tone.path) },
+            extraEnvironment: client.environment)
+        try waitUntil(timeout: .seconds(15), "\(client) plays music; its output: \(player.errorOutput)") {
+            watcher.sinkName(of: "music") == "speakers"
+        }
+        let call = try pulse.play(tone, properties: ["media.role": "phone"])
+        try watcher.waitForSink(of: "music", "audiosession.hold")
+        call.terminate()
+        try watcher.waitForSink(of: "music", "speakers")
+        #expect(player.isRunning, "\(client) plays on: \(player.errorOutput)")
+        #expect(try daemon.terminate() == 0)
+    }
+}
