@@ -30,10 +30,15 @@ struct PulseAudioPortTests {
             monitorOf: nil, card: 0, ownerModule: 7, sampleRate: 48000, channels: 2, latency: 0, configuredLatency: 0)
     }
 
-    private func backend() -> (PulseAudioBackend, Box) {
+    /// A backend on a connection that never connects: driven by recorded events alone.
+    static func offlineBackend() -> PulseAudioBackend {
         let connection = PulseConnection(configuration: .init(server: "unix:/nonexistent", applicationName: "test"), logger: Logger(label: "test"))
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-ports-\(UUID().uuidString.prefix(8))")
-        let backend = PulseAudioBackend(connection: connection, stateDirectory: state, logger: Logger(label: "test"))
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-backend-\(UUID().uuidString.prefix(8))")
+        return PulseAudioBackend(connection: connection, stateDirectory: state, logger: Logger(label: "test"))
+    }
+
+    private func backend() -> (PulseAudioBackend, Box) {
+        let backend = Self.offlineBackend()
         let box = Box()
         backend.onEvent = { box.events.append($0) }
         return (backend, box)
@@ -104,9 +109,7 @@ struct PulseAudioPortTests {
 @Suite("PulseAudio: unplugging the headphones pauses the music")
 struct PulseAudioUnplugTests {
     @Test func unpluggingTheHeadphonesHoldsTheMusic() throws {
-        let connection = PulseConnection(configuration: .init(server: "unix:/nonexistent", applicationName: "test"), logger: Logger(label: "test"))
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-unplug-\(UUID().uuidString.prefix(8))")
-        let backend = PulseAudioBackend(connection: connection, stateDirectory: state, logger: Logger(label: "test"))
+        let backend = PulseAudioPortTests.offlineBackend()
         let loop = VirtualLoop()
         let coordinator = try PolicyCoordinator.onShippedRules(backend, loop: loop)
         backend.onEvent = { coordinator.handle($0) }
@@ -149,9 +152,7 @@ struct PulseAudioUnplugTests {
 @Suite("PulseAudio: hardware values are the server's")
 struct PulseAudioHardwareTests {
     @Test func aPreferredBufferIsAnsweredWithTheSinksActualLatency() throws {
-        let connection = PulseConnection(configuration: .init(server: "unix:/nonexistent", applicationName: "test"), logger: Logger(label: "test"))
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-hw-\(UUID().uuidString.prefix(8))")
-        let backend = PulseAudioBackend(connection: connection, stateDirectory: state, logger: Logger(label: "test"))
+        let backend = PulseAudioPortTests.offlineBackend()
         let coordinator = try PolicyCoordinator.onShippedRules(backend, loop: VirtualLoop())
         var events: [BackendEvent] = []
         backend.onEvent = {

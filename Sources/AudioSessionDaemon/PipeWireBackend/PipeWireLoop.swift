@@ -6,16 +6,13 @@ import SessionPolicy
 /// thread), and every piece of work is ordered with graph events.
 final class PipeWireLoop: DaemonLoop {
     private let graph: PipeWireGraph
-    private let origin = ContinuousClock.now
+    private let clock = MonotonicClock()
 
     init(graph: PipeWireGraph) {
         self.graph = graph
     }
 
-    var now: Timestamp {
-        let (seconds, attoseconds) = (ContinuousClock.now - origin).components
-        return Timestamp(nanoseconds: UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000))
-    }
+    var now: Timestamp { clock.now }
 
     var isCurrent: Bool { graph.isOnLoopThread }
 

@@ -5,16 +5,13 @@ import SessionPolicy
 /// pending: no wake-ups), and every piece of work is ordered with the server's events.
 final class PulseAudioLoop: DaemonLoop {
     private let connection: PulseConnection
-    private let origin = ContinuousClock.now
+    private let clock = MonotonicClock()
 
     init(connection: PulseConnection) {
         self.connection = connection
     }
 
-    var now: Timestamp {
-        let (seconds, attoseconds) = (ContinuousClock.now - origin).components
-        return Timestamp(nanoseconds: UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000))
-    }
+    var now: Timestamp { clock.now }
 
     var isCurrent: Bool { connection.isOnLoopThread }
 
