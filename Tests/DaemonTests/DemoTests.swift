@@ -37,14 +37,17 @@ struct DemoTests {
             // Act 3: the same policy on a pure PulseAudio 16.
             "Act 3 — the same policy on a pure PulseAudio 16", "unloaded module-role-cork while it runs",
             "music ducked to 54 % = 0.3 × the user's volume", "music back at exactly 80 %",
-            "music → audiosession.hold", "music → speakers (", "module-role-cork loaded again, audiosession.hold gone",
+            "music → audiosession.hold", "music → speakers (", "route change says override (4), and the music plays on",
+            "unplugs the headphones", "music → speakers: released as the daemon exits",
+            "module-role-cork loaded again, audiosession.hold gone",
         ] {
             #expect(output.contains(line), "timeline lacks '\(line)':\n\(output)")
         }
         // The acts come in order, each line of act 2 after its cause.
         let order = ["Act 1", "Act 2", "music ducked", "music back", "mpv Paused", "mpv Playing again", "it mixes: music volume",
                      "game volume 0.00", "game volume back", "force-rate = 96000", "force-rate = 0", "Act 3", "music ducked to",
-                     "music back at exactly", "music → audiosession.hold", "module-role-cork loaded again", "demo done"]
+                     "music back at exactly", "music → audiosession.hold", "route change says override (4)", "unplugs the headphones (their sink goes away)",
+                     "released as the daemon exits", "module-role-cork loaded again", "demo done"]
         let positions = order.compactMap { output.range(of: $0)?.lowerBound }
         #expect(positions.count == order.count && positions == positions.sorted(), "out of order:\n\(output)")
         // A duck is a ramp, not a jump: steps between the levels were seen, over about the shipped 250 ms.

@@ -177,11 +177,11 @@ struct PulseAudioBackendTests {
 /// speakers is printed (docs/pulseaudio.md has the numbers over many runs).
 @Suite("audiosessiond on PulseAudio: headphones go away", .serialized)
 struct PulseAudioUnplugRaceTests {
-    @Test func unpluggedHeadphonesPauseTheMusicAfterPulseAudioMovedIt() throws {
+    /// A private PulseAudio whose null sinks are typed as a speaker and headphones by a port
+    /// rule, `default` the default sink, and the daemon on it.
+    private func start(default sink: String) throws -> (PrivatePulseAudio, PulseWatcher, DaemonProcess) {
         let pulse = try PrivatePulseAudio(sinks: ["speakers", "headphones"])
-        defer { pulse.stop() }
-        // The headphones are the default, and typed as headphones (a null sink has no port type).
-        _ = try pulse.pactl(["set-default-sink", "headphones"])
+        _ = try pulse.pactl(["set-default-sink", sink])
         let rules = pulse.directory.appendingPathComponent("rules")
         try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
         try """
@@ -195,6 +195,25 @@ struct PulseAudioUnplugRaceTests {
         try waitUntil(timeout: .seconds(10), "the daemon took over; log:\n\(daemon.log)") {
             watcher.snapshot.sinks.values.contains { $0.name == "audiosession.hold" }
         }
+        return (pulse, watcher, daemon)
+    }
+
+    @Test func theUsersNewDefaultIsAnOverrideAndTheMusicPlaysOn() throws {
+        let (pulse, watcher, daemon) = try start(default: "speakers")
+        defer { pulse.stop() }
+        _ = try pulse.play(try pulse.testTone(), properties: ["media.role": "music"])
+        try watcher.waitForSink(of: "music", "speakers")
+        _ = try pulse.pactl(["set-default-sink", "headphones"])  // the user's choice (pavucontrol, a desktop applet)
+        try watcher.waitForSink(of: "music", "headphones")
+        try daemon.waitForLog("route change: override (4)")
+        #expect(!daemon.log.contains("paused: its output went away"), "an override does not pause: \(daemon.log)")
+        #expect(watcher.sinkName(of: "music") == "headphones")
+        #expect(try daemon.terminate() == 0)
+    }
+
+    @Test func unpluggedHeadphonesPauseTheMusicAfterPulseAudioMovedIt() throws {
+        let (pulse, watcher, daemon) = try start(default: "headphones")
+        defer { pulse.stop() }
         _ = try pulse.play(try pulse.testTone(), properties: ["media.role": "music"])
         try watcher.waitForSink(of: "music", "headphones")
         let music = try #require(watcher.sinkInput("music")).index

@@ -5,8 +5,9 @@ import PulseAudioServer
 /// The demo's third act: the same policy on a pure PulseAudio 16 server (no PipeWire), with
 /// Debian's role-cork loaded as on a real system. The daemon takes it over, a notification
 /// ducks the music and gives back the user's own volume, a call holds the music and gives it
-/// back, and at exit the server's modules and the music's stream-restore record are as they
-/// were. Seen by the demo's own libpulse client.
+/// back, the user's new default is an override, unplugged headphones pause the music (racing
+/// PulseAudio's own move), and at exit the server's modules and the music's stream-restore
+/// record are as they were. Seen by the demo's own libpulse client.
 struct DemoPulseAudioAct {
     let timeline: DemoTimeline
     let daemonPath: String
@@ -23,7 +24,19 @@ struct DemoPulseAudioAct {
         timeline.note("sinks: speakers (the default), headphones; module-stream-restore and module-role-cork loaded, as Debian's default.pa does")
         let modulesBefore = try pulse.moduleList()
         let watcher = try PulseWatcher(pulse)
-        let daemon = try pulse.spawn(daemonPath, ["--backend", "pulseaudio", "--no-bus", "--state-dir", pulse.directory.appendingPathComponent("state").path])
+        // Null sinks have no port types: a port rule says which is the speaker, which the headphones.
+        let rules = pulse.directory.appendingPathComponent("rules")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try """
+            audiosession.port-rules = [
+                { matches = [ { node.name = "headphones" } ]  actions = { port-type = headphones } }
+                { matches = [ { node.name = "speakers" } ]  actions = { port-type = builtInSpeaker } }
+            ]
+            """.write(to: rules.appendingPathComponent("90-demo-ports.conf"), atomically: true, encoding: .utf8)
+        timeline.note("a port rule types the null sinks: speakers as builtInSpeaker, headphones as headphones")
+        let daemon = try pulse.spawn(daemonPath, [
+            "--backend", "pulseaudio", "--no-bus", "--rules", rules.path, "--state-dir", pulse.directory.appendingPathComponent("state").path,
+        ])
         do {
             try play(with: daemon, in: pulse, watcher: watcher, modulesBefore: modulesBefore)
         } catch let error as DemoError {
@@ -77,17 +90,54 @@ struct DemoPulseAudioAct {
         try watcher.waitForSink(of: "music", "speakers")
         timeline.say(.server, "music → speakers (\(milliseconds(since: callEnded))): it plays on where it was")
 
+        _ = try pulse.pactl(["set-default-sink", "headphones"])
+        timeline.say(.user, "makes the headphones the default (pactl set-default-sink headphones)")
+        try watcher.waitForSink(of: "music", "headphones")
+        try waitUntil(timeout: .seconds(5), "the daemon logs the override") { daemon.errorOutput.contains("route change: override (4)") }
+        timeline.say(.server, "music → headphones: PulseAudio moves it; the daemon's route change says override (4), and the music plays on")
+
+        let headphones = try watcherModule(of: "headphones", watcher)
+        let unplugged = ContinuousClock.now
+        _ = try pulse.pactl(["unload-module", String(headphones.index)])
+        timeline.say(.user, "unplugs the headphones (their sink goes away)")
+        try watcher.waitForSink(of: "music", "audiosession.hold")
+        let gone = watcher.removal(of: "headphones") ?? unplugged
+        let moves = watcher.moves.filter { $0.stream == music.index && $0.at >= gone }
+        let speakers = moves.first { $0.sink == "speakers" }?.at
+        let held = moves.first { $0.sink == "audiosession.hold" }?.at ?? ContinuousClock.now
+        if let speakers {
+            timeline.say(.server, "music → speakers by PulseAudio itself \(milliseconds(speakers - gone)) after, then → audiosession.hold \(milliseconds(held - speakers)) later: paused, \(milliseconds(held - speakers)) of it from the speakers")
+        } else {
+            timeline.say(.server, "music → audiosession.hold \(milliseconds(held - gone)) after: paused before PulseAudio's own move reached it")
+        }
+
         kill(daemon.pid, SIGTERM)
         let status = try daemon.waitForExit(timeout: .seconds(5))
         timeline.say(.daemon, "SIGTERM → exited with status \(status)")
+        try watcher.waitForSink(of: "music", "speakers")
+        timeline.say(.server, "music → speakers: released as the daemon exits")
         let modulesAfter = try pulse.moduleList()
+        let expected = modulesBefore.filter { !$0.contains("sink_name=headphones") }  // unplugged by the demo
         let recordAfter = try watcher.streamRestore()["sink-input-by-media-role:music"]
-        guard modulesAfter == modulesBefore, recordAfter == record else {
+        guard modulesAfter == expected, recordAfter == record else {
             throw DemoError.stepFailed(
-                "the server is not as it was: modules \(modulesAfter) (before \(modulesBefore)), the music's record \(String(describing: recordAfter)) (before \(String(describing: record)))",
+                "the server is not as it was: modules \(modulesAfter) (expected \(expected)), the music's record \(String(describing: recordAfter)) (before \(String(describing: record)))",
                 log: daemon.errorOutput)
         }
         timeline.say(.check, "module-role-cork loaded again, audiosession.hold gone, the music's stream-restore record as it was")
+    }
+
+    private func watcherModule(of sink: String, _ watcher: PulseWatcher) throws -> PulseModule {
+        let snapshot = watcher.snapshot
+        guard let module = snapshot.sinks.values.first(where: { $0.name == sink })?.ownerModule.flatMap({ snapshot.modules[$0] }) else {
+            throw DemoError.stepFailed("no module owns the sink \(sink)", log: "")
+        }
+        return module
+    }
+
+    private func milliseconds(_ duration: Duration) -> String {
+        let ms = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        return String(format: "%.1f ms", ms)
     }
 
     private func percent(_ volume: UInt32) -> String {

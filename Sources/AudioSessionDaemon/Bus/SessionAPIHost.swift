@@ -40,9 +40,13 @@ final class SessionAPIHost: Sendable {
 
     func stop() {
         stopped.withLock { $0 = true }
-        service.withLock { service in
-            service?.stop()
-            service = nil
+        // Stopped outside the lock: stopping hands work to the daemon's loop, whose thread may
+        // be waiting for this lock in `graphEventHandled` (a lock cycle on PulseAudio's loop,
+        // which takes the main loop's own lock to queue work).
+        let service = self.service.withLock { service in
+            defer { service = nil }
+            return service
         }
+        service?.stop()
     }
 }

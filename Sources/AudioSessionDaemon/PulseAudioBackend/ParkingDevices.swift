@@ -27,6 +27,9 @@ final class ParkingDevices: @unchecked Sendable {
     private var loading: Set<PulseDevice.Kind> = []
     /// Held streams, with the device each was on (where it goes back to).
     private var held: [StreamID: UInt32] = [:]
+    /// A killed run's devices whose unloading we asked for: ours are loaded once they are gone
+    /// (PulseAudio unloads a module a main-loop turn later, and a name still taken gets `.2`).
+    private var leftovers: [PulseDevice.Kind: Set<UInt32>] = [:]
     /// The daemon is exiting: nothing is loaded any more.
     private var stopped = false
 
@@ -46,8 +49,16 @@ final class ParkingDevices: @unchecked Sendable {
         connection.move(stream.kind, stream.index, to: device)
     }
 
+    /// A device of ours, or one a killed run left: by its name (PulseAudio appends `.2`, `.3`
+    /// when a name is taken), by the module we loaded, or as our sink's monitor.
     func isOurs(_ device: PulseDevice) -> Bool {
-        device.name == Self.name(device.kind) || (device.kind == .source && device.monitorOf.map { devices[.sink] == $0 } == true)
+        Self.isParkingName(device.name, device.kind) || (device.ownerModule != nil && device.ownerModule == modules[device.kind])
+            || (device.kind == .source && device.monitorOf.map { devices[.sink] == $0 } == true)
+    }
+
+    private static func isParkingName(_ name: String, _ kind: PulseDevice.Kind) -> Bool {
+        let ours = Self.name(kind)
+        return name == ours || (name.hasPrefix(ours + ".") && Int(name.dropFirst(ours.count + 1)) != nil)
     }
 
     private static func name(_ kind: PulseDevice.Kind) -> String { kind == .sink ? sinkName : sourceName }
@@ -63,14 +74,17 @@ final class ParkingDevices: @unchecked Sendable {
         modules.removeAll()
         devices.removeAll()
         loading.removeAll()
+        leftovers.removeAll()
         for kind in [PulseDevice.Kind.sink, .source] {
-            for leftover in snapshot.devices(kind).values where leftover.name == Self.name(kind) {
+            for leftover in snapshot.devices(kind).values where Self.isParkingName(leftover.name, kind) {
                 let streams = snapshot.streams(kind == .sink ? .sinkInput : .sourceOutput).values.filter { $0.device == leftover.index }
                 logger.info("pulse: a previous run left \(leftover.name) with \(streams.count) streams; moving them back")
                 for stream in streams { moveToDefault(stream, in: snapshot) }
-                if let module = leftover.ownerModule { connection.unloadModule(module) }
+                guard let module = leftover.ownerModule else { continue }
+                leftovers[kind, default: []].insert(leftover.index)
+                connection.unloadModule(module)
             }
-            load(kind)
+            if leftovers[kind]?.isEmpty ?? true { load(kind) }
         }
     }
 
@@ -80,6 +94,7 @@ final class ParkingDevices: @unchecked Sendable {
         modules.removeAll()
         devices.removeAll()
         loading.removeAll()
+        leftovers.removeAll()
     }
 
     private func load(_ kind: PulseDevice.Kind) {
@@ -107,7 +122,7 @@ final class ParkingDevices: @unchecked Sendable {
     /// A sink or source appeared or changed: ours is suspended as soon as it exists, and the
     /// streams held before it did are moved there.
     func deviceSeen(_ device: PulseDevice) {
-        guard let module = modules[device.kind], device.ownerModule == module, device.name == Self.name(device.kind) else { return }
+        guard let module = modules[device.kind], device.ownerModule == module else { return }
         if devices[device.kind] == nil {
             devices[device.kind] = device.index
             logger.debug("pulse: \(device.name) is \(device.kind) \(device.index)")
@@ -123,6 +138,10 @@ final class ParkingDevices: @unchecked Sendable {
     /// Our device is gone (someone unloaded its module): it is loaded again; the streams it
     /// held went to the default device with it, and go back once it is there.
     func deviceRemoved(_ device: PulseDevice) {
+        if leftovers[device.kind]?.remove(device.index) != nil {
+            if leftovers[device.kind]?.isEmpty == true { load(device.kind) }  // the name is free now
+            return
+        }
         guard devices[device.kind] == device.index else { return }
         logger.warning("pulse: \(device.name), where held streams wait, was unloaded; loading it again")
         devices[device.kind] = nil
@@ -176,7 +195,7 @@ final class ParkingDevices: @unchecked Sendable {
     /// follows the default again as before the hold.
     private func moveToDefault(_ stream: PulseStream, in snapshot: PulseSnapshot) {
         let kind = Self.deviceKind(stream.kind)
-        guard let name = kind == .sink ? snapshot.server.defaultSinkName : snapshot.server.defaultSourceName, name != Self.name(kind) else {
+        guard let name = kind == .sink ? snapshot.server.defaultSinkName : snapshot.server.defaultSourceName, !Self.isParkingName(name, kind) else {
             return
         }
         willMove(stream)

@@ -56,6 +56,9 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         self.parking = parking
         self.roleModules = RoleModuleTakeover(connection: connection, stateDirectory: stateDirectory, logger: logger)
         parking.snapshot = { [unowned self] in self.snapshot }
+        restoreRecords.correctNewStream = { [unowned self] id in
+            if let stream = self.stream(id) { _ = self.startedAsItsUserHadIt(stream) }
+        }
         parking.willMove = { [unowned self] stream in
             self.unreported.insert(Self.id(of: stream))
             self.restoreRecords.willChange(stream)
@@ -102,6 +105,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             ports.reset()
             onEvent?(.lost)
         case .streamAdded(let stream) where attached:
+            let stream = startedAsItsUserHadIt(stream)
             if let backend = backendStream(stream) { onEvent?(.streamAppeared(backend)) }
             parking.adopt(stream, in: snapshot)
         case .streamChanged(let stream, let previous) where attached:
@@ -138,6 +142,39 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         default:
             break
         }
+    }
+
+    /// A new stream whose stream-restore record carries a change of ours (a duck, a silence, a
+    /// mute of another stream of the same role or app) started with it: it gets the volume and
+    /// mute the record had before, at once, so neither the policy nor its user sees our change
+    /// on it. (Its device is ``ParkingDevices/adopt(_:in:)``'s.)
+    private func startedAsItsUserHadIt(_ stream: PulseStream) -> PulseStream {
+        guard let record = restoreRecords.recordBeforeOurChanges(for: stream) else { return stream }
+        let id = Self.id(of: stream)
+        var corrected = stream
+        let before = record.before
+        if stream.volumeWritable, !stream.channelVolumes.isEmpty {
+            let loudest = before.flatMap { $0.volume.max() } ?? PulseVolume.norm  // no saved volume: PulseAudio's default
+            let volumes = PulseVolume.scaled(stream.channelVolumes, toLoudest: loudest)
+            if volumes != stream.channelVolumes {
+                logger.debug("pulse: \(stream.kind.rawValue) \(stream.index) started at a volume of ours (its record); back to \(loudest)")
+                written[id, default: [:]][loudest] = PulseVolume.linear([loudest])
+                unreported.insert(id)
+                connection.setVolume(volumes, of: stream.kind, stream.index)
+                corrected.channelVolumes = volumes
+            }
+        }
+        let muted = before?.muted ?? false
+        if stream.muted != muted {
+            writtenMute[id] = muted
+            unreported.insert(id)
+            connection.setMute(muted, of: stream.kind, stream.index)
+            corrected.muted = muted
+        }
+        if corrected != stream {
+            if stream.kind == .sinkInput { snapshot.sinkInputs[stream.index] = corrected } else { snapshot.sourceOutputs[stream.index] = corrected }
+        }
+        return corrected
     }
 
     private func report(_ events: [BackendEvent]) {

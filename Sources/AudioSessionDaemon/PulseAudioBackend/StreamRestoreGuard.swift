@@ -35,6 +35,10 @@ final class StreamRestoreGuard: @unchecked Sendable {
     private var readInFlight = false
     /// The server has no stream-restore module: nothing to keep.
     private var unavailable = false
+    /// Streams that appeared while their record's read was in flight: corrected when it returns.
+    private var appearedDuringRead: [String: [StreamID]] = [:]
+    /// Gives a new stream the record's values from before our changes (the backend's).
+    var correctNewStream: (StreamID) -> Void = { _ in }
 
     init(connection: PulseConnection, stateDirectory: URL, logger: Logger) {
         self.connection = connection
@@ -61,6 +65,7 @@ final class StreamRestoreGuard: @unchecked Sendable {
     /// The server is gone; its database is on disk with our changes in it: they are put back
     /// when it is seen again.
     func lost() {
+        appearedDuringRead.removeAll()
         touched.removeAll()
         awaitingRead.removeAll()
         readInFlight = false
@@ -90,7 +95,22 @@ final class StreamRestoreGuard: @unchecked Sendable {
             journal.records[name] = StreamRestoreJournal.Record(before: entries[name])
         }
         file.write(journal)
+        for name in names {
+            for id in appearedDuringRead.removeValue(forKey: name) ?? [] { correctNewStream(id) }
+        }
         for name in names where touched[name]?.isEmpty ?? true { putBack(name) }  // its streams went meanwhile
+    }
+
+    /// What a new stream should have started with, when its record carries a change of ours
+    /// (another stream of the same role or app is ducked, silenced or held): the record as it
+    /// was. Nil when the record is not ours to correct.
+    func recordBeforeOurChanges(for stream: PulseStream) -> StreamRestoreJournal.Record? {
+        guard let name = stream.properties[Self.recordKey] else { return nil }
+        if awaitingRead.contains(name) {
+            appearedDuringRead[name, default: []].append(PulseAudioBackend.id(of: stream))  // known once the read returns
+            return nil
+        }
+        return journal.records[name]
     }
 
     /// Its user set the stream's volume or mute: the record holds their choice now.
