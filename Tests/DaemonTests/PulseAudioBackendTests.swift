@@ -145,10 +145,15 @@ struct PulseAudioBackendTests {
         // What the killed run left: a parked stream on a sink of ours, a ducked volume.
         #expect(rig.watcher.sinkName(of: "video") == "audiosession.hold")
         #expect((rig.watcher.volume(of: "music") ?? 0) < 50_000)
+        let left = rig.watcher.snapshot.sinks.values.first { $0.name == "audiosession.hold" }?.index
         let next = try startDaemon(rig)
         try rig.watcher.waitForSink(of: "video", "speakers")
         try rig.watcher.waitForVolume(of: "music") { $0 == 65536 }
-        #expect(rig.watcher.snapshot.sinks.values.filter { $0.name.hasPrefix("audiosession.hold") }.count == 1, "one parking sink, not two")
+        // The leftover goes, then the new run's own comes, under the same name.
+        try waitUntil(timeout: .seconds(5), "the new run's parking sink replaced the leftover") {
+            let parking = rig.watcher.snapshot.sinks.values.filter { $0.name.hasPrefix("audiosession.hold") }
+            return parking.count == 1 && parking.first?.name == "audiosession.hold" && parking.first?.index != left
+        }
         #expect(try next.terminate() == 0)
         try expectNothingLeft(rig, musicRecord: record)
     }
@@ -188,6 +193,7 @@ struct PulseAudioUnplugRaceTests {
             audiosession.port-rules = [
                 { matches = [ { node.name = "headphones" } ]  actions = { port-type = headphones } }
                 { matches = [ { node.name = "speakers" } ]  actions = { port-type = builtInSpeaker } }
+                { matches = [ { node.name = "usb-dac" } ]  actions = { port-type = usbAudio } }
             ]
             """.write(to: rules.appendingPathComponent("90-test-ports.conf"), atomically: true, encoding: .utf8)
         let watcher = try PulseWatcher(pulse)
@@ -196,6 +202,55 @@ struct PulseAudioUnplugRaceTests {
             watcher.snapshot.sinks.values.contains { $0.name == "audiosession.hold" }
         }
         return (pulse, watcher, daemon)
+    }
+
+    /// A USB DAC plugged in takes over (last in wins): it becomes PulseAudio's default sink and
+    /// the music follows; at exit the user's default is theirs again.
+    @Test func aNewDeviceTakesOverAndTheUsersDefaultComesBackAtExit() throws {
+        let (pulse, watcher, daemon) = try start(default: "speakers")
+        defer { pulse.stop() }
+        _ = try pulse.play(try pulse.testTone(), properties: ["media.role": "music"])
+        try watcher.waitForSink(of: "music", "speakers")
+        _ = try pulse.pactl(["load-module", "module-null-sink", "sink_name=usb-dac", "sink_properties=device.description=USB-DAC"])
+        try watcher.waitForSink(of: "music", "usb-dac")
+        #expect(watcher.snapshot.server.defaultSinkName == "usb-dac")
+        try daemon.waitForLog("route change: newDeviceAvailable (1)")
+        #expect(!daemon.log.contains("route change: override"), "our own default is not the user's override: \(daemon.log)")
+        #expect(try daemon.terminate() == 0)
+        try waitUntil(timeout: .seconds(5), "the user's default is theirs again (now \(watcher.snapshot.server.defaultSinkName ?? "none"))") {
+            watcher.snapshot.server.defaultSinkName == "speakers"
+        }
+        try watcher.waitForSink(of: "music", "speakers")
+    }
+
+    /// Killed after a device took over: the next run sets the user's default again.
+    @Test func afterASigkillTheNextRunPutsTheUsersDefaultBack() throws {
+        let (pulse, watcher, daemon) = try start(default: "speakers")
+        defer { pulse.stop() }
+        _ = try pulse.pactl(["load-module", "module-null-sink", "sink_name=usb-dac", "sink_properties=device.description=USB-DAC"])
+        try waitUntil(timeout: .seconds(5), "the DAC takes over") { watcher.snapshot.server.defaultSinkName == "usb-dac" }
+        kill(daemon.process.pid, SIGKILL)
+        _ = try daemon.process.waitForExit(timeout: .seconds(5))
+        let next = try DaemonProcess(in: pulse, arguments: ["--verbose", "--no-bus"])
+        try waitUntil(timeout: .seconds(5), "the user's default is theirs again (now \(watcher.snapshot.server.defaultSinkName ?? "none")); log:\n\(next.log)") {
+            watcher.snapshot.server.defaultSinkName == "speakers"
+        }
+        #expect(try next.terminate() == 0)
+        #expect(watcher.snapshot.server.defaultSinkName == "speakers")
+    }
+
+    /// The user picks a default after ours: theirs stays after the daemon exits.
+    @Test func theUsersChoiceAfterOursStaysAtExit() throws {
+        let (pulse, watcher, daemon) = try start(default: "speakers")
+        defer { pulse.stop() }
+        _ = try pulse.play(try pulse.testTone(), properties: ["media.role": "music"])  // a session whose routes the log shows
+        try watcher.waitForSink(of: "music", "speakers")
+        _ = try pulse.pactl(["load-module", "module-null-sink", "sink_name=usb-dac", "sink_properties=device.description=USB-DAC"])
+        try waitUntil(timeout: .seconds(5), "the DAC takes over") { watcher.snapshot.server.defaultSinkName == "usb-dac" }
+        _ = try pulse.pactl(["set-default-sink", "headphones"])
+        try daemon.waitForLog("route change: override (4)", timeout: .seconds(5))
+        #expect(try daemon.terminate() == 0)
+        #expect(watcher.snapshot.server.defaultSinkName == "headphones", "the user's choice stays")
     }
 
     @Test func theUsersNewDefaultIsAnOverrideAndTheMusicPlaysOn() throws {

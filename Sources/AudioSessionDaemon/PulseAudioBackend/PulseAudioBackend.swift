@@ -27,6 +27,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     private var parking: ParkingDevices
     private let roleModules: RoleModuleTakeover
     private let restoreRecords: StreamRestoreGuard
+    private let defaults: DefaultDeviceChoice
     /// The mute we last wrote per stream: a different one reported is its user's.
     private var writtenMute: [StreamID: Bool] = [:]
     /// Streams we changed whose change the server has not reported yet. The server saves a
@@ -55,6 +56,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         parking = ParkingDevices(connection: connection, logger: logger) { _ in }
         self.parking = parking
         self.roleModules = RoleModuleTakeover(connection: connection, stateDirectory: stateDirectory, logger: logger)
+        self.defaults = DefaultDeviceChoice(connection: connection, stateDirectory: stateDirectory, logger: logger)
         parking.snapshot = { [unowned self] in self.snapshot }
         restoreRecords.correctNewStream = { [unowned self] id in
             if let stream = self.stream(id) { _ = self.startedAsItsUserHadIt(stream) }
@@ -83,6 +85,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             writtenMute.removeAll()
             restoreRecords.attach(in: snapshot)
             roleModules.attach(in: snapshot)
+            defaults.attach(in: snapshot)
             parking.attach(in: snapshot)
             let streams = snapshot.sinkInputs.values.sorted { $0.index < $1.index }.compactMap(backendStream)
                 + snapshot.sourceOutputs.values.sorted { $0.index < $1.index }.compactMap(backendStream)
@@ -102,6 +105,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             parking.lost()
             roleModules.lost()
             restoreRecords.lost()
+            defaults.lost()
             ports.reset()
             onEvent?(.lost)
         case .streamAdded(let stream) where attached:
@@ -181,11 +185,23 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         for event in events { onEvent?(event) }
     }
 
+    /// The user's default changes, as port events; our own (``DefaultDeviceChoice``) coming
+    /// back are not the user's and are not reported.
     private func reportDefaults(in snapshot: PulseSnapshot) {
-        let defaults = defaultPortUIDs(in: snapshot)
-        if defaults.output != reportedDefaults.output, let uid = defaults.output { onEvent?(.defaultChanged(.output, uid: uid)) }
-        if defaults.input != reportedDefaults.input, let uid = defaults.input { onEvent?(.defaultChanged(.input, uid: uid)) }
-        reportedDefaults = defaults
+        let current = defaultPortUIDs(in: snapshot)
+        if current.output != reportedDefaults.output, let uid = current.output,
+            !defaults.isOurs(snapshot.server.defaultSinkName, .sink)
+        {
+            defaults.usersChoice(.sink)
+            onEvent?(.defaultChanged(.output, uid: uid))
+        }
+        if current.input != reportedDefaults.input, let uid = current.input,
+            !defaults.isOurs(snapshot.server.defaultSourceName, .source)
+        {
+            defaults.usersChoice(.source)
+            onEvent?(.defaultChanged(.input, uid: uid))
+        }
+        reportedDefaults = current
     }
 
     /// The default sink's clock as the policy's ``GraphHardware``: its rate, and the latency it
@@ -325,7 +341,16 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         // choice); a session's own route is not carried out on PulseAudio yet.
     }
 
-    func preferDefaultDevices(output: DeviceID?, input: DeviceID?) {}
+    /// Last in wins on PulseAudio: the policy's default becomes the server's default sink or
+    /// source (``DefaultDeviceChoice``: journalled, and the user's own set again at exit).
+    func preferDefaultDevices(output: DeviceID?, input: DeviceID?) {
+        guard attached else { return }
+        for device in [output, input].compactMap({ $0 }) {
+            let kind: PulseDevice.Kind = device.direction == .output ? .sink : .source
+            guard let target = snapshot.devices(kind)[device.rawValue], !parking.isOurs(target) else { continue }
+            defaults.choose(target.name, kind, in: snapshot)
+        }
+    }
 
     func pinnedDevice(of stream: StreamID) -> DeviceID? { nil }
 
@@ -352,6 +377,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         guard attached else { return done() }
         parking.releaseAll(in: snapshot)
         roleModules.restore()
+        defaults.restore(in: snapshot)
         let finish: () -> Void = { [restoreRecords] in
             restoreRecords.restoreAll()
             done()
