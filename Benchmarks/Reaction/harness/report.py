@@ -18,8 +18,10 @@ SYSTEMS = [("audiosessiond", "audiosessiond"), ("wireplumber", "WirePlumber 0.4.
            ("audiosessiond-1.4", "audiosessiond on PipeWire 1.4.2"),
            ("wireplumber-0.5", "WirePlumber 0.5.8 role loopbacks (PipeWire 1.4.2)"),
            ("audiosessiond-pa", "audiosessiond on PulseAudio 16")]
-# the session managers on PipeWire (duck tables, the sync floor, churn)
+# the session managers on PipeWire (the sync floor, churn)
 MANAGERS = [s for s in SYSTEMS if s[0] not in ("pulseaudio", "audiosessiond-pa")]
+# the systems whose ducks a client can see (PulseAudio's role-ducking changes a hidden factor)
+DUCKERS = [s for s in SYSTEMS if s[0] != "pulseaudio"]
 
 
 def reference(system):
@@ -256,7 +258,7 @@ def section(results, plot_path, command):
     for column, title in (("b_first_us", "first gain step (b)"), ("b_full_us", "every victim at the duck level"),
                           ("c_first_us", "restore: first step up (c)"), ("c_all_us", "restore: every victim back at 1.0")):
         out.append(f"\n{title[0].upper() + title[1:]}:\n")
-        out.append(latency_table(results, "duck", column, duck_scales, MANAGERS))
+        out.append(latency_table(results, "duck", column, duck_scales, DUCKERS))
     out.append("")
 
     out.append("### The physical floor: one `pw_core_sync` round-trip\n")

@@ -227,7 +227,8 @@ class Run:
         system["scales"][str(streams)] = self.summary(rows, cost, "interrupt")
         self.check_alive(stack, f"interrupt, {streams} streams")
         duck_trials = self.profile["duck_1.4" if on_1_4 else "duck"].get(streams)
-        if duck_trials and manager not in PULSE_SYSTEMS and stack.daemon.poll() is None:
+        # PulseAudio's role-ducking changes a volume factor no client can see: not timed
+        if duck_trials and manager != "pulseaudio" and stack.daemon.poll() is None:
             log(f"{manager}: {streams} streams, duck")
             # On 1.4.2 a duck's one write starts a ramp the converter runs for 250 ms, an unduck
             # 500 ms, and it takes no new ramp while one runs: trials 0.8 s apart, so each duck

@@ -4,6 +4,7 @@
  *                                               context, spread over SINKS null sinks named
  *                                               speaker, speaker-1, ... (a sink takes 256 inputs)
  *   pa-reaction react interrupt TRIALS PREFIX COUNT [SETTLE_MS]
+ *   pa-reaction react duck TRIALS PREFIX COUNT [SETTLE_MS]
  *
  * `react` opens two contexts. The *observer* context subscribes to sink-input events and
  * stamps each with CLOCK_MONOTONIC as it is dispatched; the *trigger* context plays a
@@ -18,9 +19,16 @@
  *   c_first / c_all   the first / every victim playing again (unmuted, back on its sink)
  *                     after the trigger is gone
  *
- * module-role-ducking is not timed: it changes a sink input's volume *factor*
+ * `duck` plays a `media.role=event` trigger and times, like pw-reaction's duck:
+ *
+ *   b_first / b_full  the first victim's volume below where it was / every victim at the duck
+ *                     level (0.3 of its volume on the linear scale, the shipped level)
+ *   c_first / c_all   the first victim's volume up again / every victim back where it was
+ *
+ * module-role-ducking cannot be timed so: it changes a sink input's volume *factor*
  * (pa_sink_input_add_volume_factor), which posts no subscription event and is not part of
- * pa_sink_input_info, so no client can observe when it happens.
+ * pa_sink_input_info, so no client can observe when it happens. What a client's ducking does
+ * (audiosessiond --backend pulseaudio steps the sink input's own volume) is visible.
  *
  * Output: the same CSV columns as pw-reaction (b_* stay empty).
  */
@@ -143,6 +151,11 @@ struct input {
     /* the sink it played on when first seen: off it, it is held */
     bool home_known;
     uint32_t home_sink;
+    /* its loudest channel now, and as first seen (duck) */
+    pa_volume_t volume, baseline;
+    /* its lowest volume in this trial (duck: a step up after it is the restore starting) */
+    pa_volume_t lowest;
+    bool known_volume;
     uint64_t pending_since; /* earliest event not yet answered by an info reply */
 };
 
@@ -155,6 +168,8 @@ struct react {
     uint64_t settle_ns, deadline, t0, t1;
     int64_t a_first, a_all, c_first, c_all; /* ns; 0 = not seen */
     bool a_first_seen, a_all_seen, c_first_seen, c_all_seen;
+    /* `duck`: a_* hold the duck's b_first / b_full, printed in those columns */
+    bool duck;
     bool timed_out;
     enum phase phase;
     struct input inputs[MAX_INDEX];
@@ -185,14 +200,42 @@ static void print_row(void) {
         if (seen[i]) snprintf(cols[i], sizeof(cols[i]), "%.1f", vals[i] / 1000.0);
         else cols[i][0] = '\0';
     }
-    printf("%d,%s,%s,,,%s,%s,%d\n", R.trial, cols[0], cols[1], cols[2], cols[3], R.timed_out ? 1 : 0);
+    if (R.duck)
+        printf("%d,,,%s,%s,%s,%s,%d\n", R.trial, cols[0], cols[1], cols[2], cols[3], R.timed_out ? 1 : 0);
+    else
+        printf("%d,%s,%s,,,%s,%s,%d\n", R.trial, cols[0], cols[1], cols[2], cols[3], R.timed_out ? 1 : 0);
     fflush(stdout);
+}
+
+/* Interrupt: silenced (muted or moved off its sink). Duck: not at the volume it had. */
+static bool affected(const struct input *in) {
+    return R.duck ? in->volume != in->baseline : in->muted;
 }
 
 static int victims_where(bool muted) {
     int n = 0;
     for (int i = 0; i < MAX_INDEX; i++)
-        if (R.inputs[i].present && R.inputs[i].victim && R.inputs[i].known && R.inputs[i].muted == muted) n++;
+        if (R.inputs[i].present && R.inputs[i].victim && R.inputs[i].known && affected(&R.inputs[i]) == muted) n++;
+    return n;
+}
+
+/* Duck: at (or below) 0.3 of its volume on the linear scale. */
+static bool at_duck_level(const struct input *in) {
+    pa_volume_t level = pa_sw_volume_from_linear(0.3 * pa_sw_volume_to_linear(in->baseline));
+    return in->volume <= level + 1;
+}
+
+static int victims_at_duck_level(void) {
+    int n = 0;
+    for (int i = 0; i < MAX_INDEX; i++)
+        if (R.inputs[i].present && R.inputs[i].victim && R.inputs[i].known && at_duck_level(&R.inputs[i])) n++;
+    return n;
+}
+
+static int victims_stepping_up(void) {
+    int n = 0;
+    for (int i = 0; i < MAX_INDEX; i++)
+        if (R.inputs[i].present && R.inputs[i].victim && R.inputs[i].known && R.inputs[i].volume > R.inputs[i].lowest) n++;
     return n;
 }
 
@@ -226,7 +269,8 @@ static void begin_trial(void) {
     R.a_first_seen = R.a_all_seen = R.c_first_seen = R.c_all_seen = false;
     R.timed_out = false;
     snprintf(R.trigger_name, sizeof(R.trigger_name), "bench-trigger-%d", R.trial);
-    R.trigger = play_stream_new(R.trigger_context, R.trigger_name, "phone", NULL);
+    for (int i = 0; i < MAX_INDEX; i++) R.inputs[i].lowest = R.inputs[i].volume;
+    R.trigger = play_stream_new(R.trigger_context, R.trigger_name, R.duck ? "event" : "phone", NULL);
     R.phase = WAIT_TRIGGER;
     R.deadline = now_ns() + 5000000000ull;
     arm_timer(R.deadline);
@@ -271,8 +315,9 @@ static void advance(uint64_t t) {
         break;
     case WAIT_EFFECT: {
         int muted = victims_where(true);
+        int full = R.duck ? victims_at_duck_level() : muted;
         if (muted > 0 && !R.a_first_seen) { R.a_first = (int64_t)(t - R.t0); R.a_first_seen = true; }
-        if (muted == count && !R.a_all_seen) { R.a_all = (int64_t)(t - R.t0); R.a_all_seen = true; }
+        if (full == count && !R.a_all_seen) { R.a_all = (int64_t)(t - R.t0); R.a_all_seen = true; }
         if (R.a_all_seen) end_trigger();
         else if (now >= R.deadline) { R.timed_out = true; end_trigger(); }
         break;
@@ -287,7 +332,8 @@ static void advance(uint64_t t) {
         break;
     case WAIT_RESTORE: {
         int playing = victims_where(false);
-        if (playing > 0 && !R.c_first_seen) { R.c_first = (int64_t)(t - R.t1); R.c_first_seen = true; }
+        int first = R.duck ? victims_stepping_up() : playing;
+        if (first > 0 && !R.c_first_seen) { R.c_first = (int64_t)(t - R.t1); R.c_first_seen = true; }
         if (playing == count && !R.c_all_seen) { R.c_all = (int64_t)(t - R.t1); R.c_all_seen = true; }
         if (R.c_all_seen) end_trial();
         else if (now >= R.deadline) { R.timed_out = true; end_trial(); }
@@ -316,6 +362,13 @@ static void on_input_info(pa_context *c, const pa_sink_input_info *info, int eol
         in->home_known = true;
     }
     in->muted = info->mute != 0 || info->sink != in->home_sink;
+    in->volume = pa_cvolume_max(&info->volume);
+    if (!in->known_volume) {
+        in->baseline = in->volume;
+        in->lowest = in->volume;
+        in->known_volume = true;
+    }
+    if (in->volume < in->lowest && R.phase == WAIT_EFFECT) in->lowest = in->volume;
     if (!in->victim && !in->trigger && info->name) {
         if (strncmp(info->name, R.prefix, R.prefix_len) == 0 && info->name[R.prefix_len] == '-') in->victim = true;
         else if (R.trigger && strcmp(info->name, R.trigger_name) == 0) {
@@ -393,7 +446,8 @@ static void on_trigger_state(pa_context *c, void *userdata) {
     }
 }
 
-static int run_react(int trials, const char *prefix, int expected, int settle_ms) {
+static int run_react(bool duck, int trials, const char *prefix, int expected, int settle_ms) {
+    R.duck = duck;
     R.prefix = prefix;
     R.prefix_len = strlen(prefix);
     R.expected = expected;
@@ -424,7 +478,7 @@ static int run_react(int trials, const char *prefix, int expected, int settle_ms
 
 static void usage(void) {
     fprintf(stderr, "usage: pa-reaction farm COUNT ROLE PREFIX SINKS\n"
-                    "       pa-reaction react interrupt TRIALS PREFIX COUNT [SETTLE_MS]\n");
+                    "       pa-reaction react interrupt|duck TRIALS PREFIX COUNT [SETTLE_MS]\n");
     exit(64);
 }
 
@@ -438,8 +492,9 @@ int main(int argc, char *argv[]) {
     pa_signal_new(SIGTERM, quit_on_signal, NULL);
     if (argc < 2) usage();
     if (strcmp(argv[1], "farm") == 0 && argc == 6) return run_farm(atoi(argv[2]), argv[3], argv[4], atoi(argv[5]));
-    if (strcmp(argv[1], "react") == 0 && (argc == 6 || argc == 7) && strcmp(argv[2], "interrupt") == 0)
-        return run_react(atoi(argv[3]), argv[4], atoi(argv[5]), argc == 7 ? atoi(argv[6]) : 30);
+    if (strcmp(argv[1], "react") == 0 && (argc == 6 || argc == 7)
+        && (strcmp(argv[2], "interrupt") == 0 || strcmp(argv[2], "duck") == 0))
+        return run_react(strcmp(argv[2], "duck") == 0, atoi(argv[3]), argv[4], atoi(argv[5]), argc == 7 ? atoi(argv[6]) : 30);
     usage();
     return 64;
 }

@@ -27,6 +27,10 @@ final class ParkingDevices: @unchecked Sendable {
     private var loading: Set<PulseDevice.Kind> = []
     /// Held streams, with the device each was on (where it goes back to).
     private var held: [StreamID: UInt32] = [:]
+    /// Where each stream we moved to our device came from, kept after its release: a release
+    /// that comes before the server reported the hold's move finds the stream not moved yet,
+    /// and when the move then lands, the stream goes back there (not to the default).
+    private var homes: [StreamID: UInt32] = [:]
     /// A killed run's devices whose unloading we asked for: ours are loaded once they are gone
     /// (PulseAudio unloads a module a main-loop turn later, and a name still taken gets `.2`).
     private var leftovers: [PulseDevice.Kind: Set<UInt32>] = [:]
@@ -71,6 +75,7 @@ final class ParkingDevices: @unchecked Sendable {
     /// are emptied and unloaded, then ours are loaded.
     func attach(in snapshot: PulseSnapshot) {
         held.removeAll()
+        homes.removeAll()
         modules.removeAll()
         devices.removeAll()
         loading.removeAll()
@@ -91,6 +96,7 @@ final class ParkingDevices: @unchecked Sendable {
     /// The server is gone, and our modules with it.
     func lost() {
         held.removeAll()
+        homes.removeAll()
         modules.removeAll()
         devices.removeAll()
         loading.removeAll()
@@ -165,6 +171,7 @@ final class ParkingDevices: @unchecked Sendable {
         }
         if stream.device != parking {
             held[id] = stream.device
+            homes[id] = stream.device
             logger.debug("pulse: holding \(stream.kind.rawValue) \(stream.index): \(kind) \(stream.device) → \(parking)")
             move(stream, to: parking)
         } else if held[id] == nil {
@@ -219,12 +226,20 @@ final class ParkingDevices: @unchecked Sendable {
                 move(stream, to: parking)
             }
         } else if stream.device == parking {
-            logger.debug("pulse: \(stream.kind.rawValue) \(stream.index) arrived on our device; to the default")
-            moveToDefault(stream, in: snapshot)
+            if let home = homes[id] {
+                logger.debug("pulse: \(stream.kind.rawValue) \(stream.index) reached our device after its release; back to \(home)")
+                moveBack(stream, to: home, in: snapshot)
+            } else {
+                logger.debug("pulse: \(stream.kind.rawValue) \(stream.index) arrived on our device; to the default")
+                moveToDefault(stream, in: snapshot)
+            }
         }
     }
 
-    func forget(_ id: StreamID) { held[id] = nil }
+    func forget(_ id: StreamID) {
+        held[id] = nil
+        homes[id] = nil
+    }
 
     func isHeld(_ id: StreamID) -> Bool { held[id] != nil }
 
