@@ -37,16 +37,20 @@ struct DemoTests {
             // Act 3: the same policy on a pure PulseAudio 16.
             "Act 3 — the same policy on a pure PulseAudio 16", "unloaded module-role-cork while it runs",
             "music ducked to 54 % = 0.3 × the user's volume", "music back at exactly 80 %",
-            "music → audiosession.hold", "music → speakers (", "route change says override (4), and the music plays on",
+            "music → audiosession.hold", "music → speakers (", "audiosessionctl status → audio server: PulseAudio",
+            "game volume 0 %", "the music untouched at 80 %", "game volume back to 100 %",
+            "Voice Memo's recording volume 0 %", "it records silence, and keeps running", "Voice Memo's recording volume back to 100 %",
+            "route change says override (4), and the music plays on",
             "unplugs the headphones", "music → speakers: released as the daemon exits",
-            "module-role-cork loaded again, audiosession.hold gone",
+            "module-role-cork loaded again, audiosession.hold gone, the stream-restore records of the music, the game and the recorder as they were",
         ] {
             #expect(output.contains(line), "timeline lacks '\(line)':\n\(output)")
         }
         // The acts come in order, each line of act 2 after its cause.
         let order = ["Act 1", "Act 2", "music ducked", "music back", "mpv Paused", "mpv Playing again", "it mixes: music volume",
                      "game volume 0.00", "game volume back", "force-rate = 96000", "force-rate = 0", "Act 3", "music ducked to",
-                     "music back at exactly", "music → audiosession.hold", "route change says override (4)", "unplugs the headphones (their sink goes away)",
+                     "music back at exactly", "music → audiosession.hold", "game volume 0 %", "game volume back to 100 %",
+                     "recording volume 0 %", "recording volume back", "route change says override (4)", "unplugs the headphones (their sink goes away)",
                      "released as the daemon exits", "module-role-cork loaded again", "demo done"]
         let positions = order.compactMap { output.range(of: $0)?.lowerBound }
         #expect(positions.count == order.count && positions == positions.sorted(), "out of order:\n\(output)")

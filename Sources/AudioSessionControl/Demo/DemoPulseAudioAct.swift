@@ -3,14 +3,16 @@ import PipeWireSandbox
 import PulseAudioServer
 
 /// The demo's third act: the same policy on a pure PulseAudio 16 server (no PipeWire), with
-/// Debian's role-cork loaded as on a real system. The daemon takes it over, a notification
-/// ducks the music and gives back the user's own volume, a call holds the music and gives it
-/// back, the user's new default is an override, unplugged headphones pause the music (racing
-/// PulseAudio's own move), and at exit the server's modules and the music's stream-restore
-/// record are as they were. Seen by the demo's own libpulse client.
+/// Debian's role-cork loaded as on a real system and a private session bus. The daemon takes
+/// it over, a notification ducks the music and gives back the user's own volume, a call holds
+/// the music and gives it back, silent mode silences a game, a recorder the user denied the
+/// microphone records silence until granted, the user's new default is an override, unplugged
+/// headphones pause the music (racing PulseAudio's own move), and at exit the server's modules
+/// and the stream-restore records are as they were. Seen by the demo's own libpulse client.
 struct DemoPulseAudioAct {
     let timeline: DemoTimeline
     let daemonPath: String
+    let controlPath: String
 
     func run() throws {
         timeline.heading("Act 3 — the same policy on a pure PulseAudio 16 server (no PipeWire).")
@@ -20,7 +22,9 @@ struct DemoPulseAudioAct {
         }
         let pulse = try PrivatePulseAudio()
         defer { pulse.stop() }
-        timeline.say(.server, "private PulseAudio 16 up (pid \(pulse.serverPID.map(String.init) ?? "?")) in \(pulse.runtimeDirectory.path)")
+        let bus = try PrivateSessionBus()
+        defer { bus.stop() }
+        timeline.say(.server, "private PulseAudio 16 up (pid \(pulse.serverPID.map(String.init) ?? "?")) and a private session bus, in \(pulse.runtimeDirectory.path)")
         timeline.note("sinks: speakers (the default), headphones; module-stream-restore and module-role-cork loaded, as Debian's default.pa does")
         let modulesBefore = try pulse.moduleList()
         let watcher = try PulseWatcher(pulse)
@@ -34,11 +38,11 @@ struct DemoPulseAudioAct {
             ]
             """.write(to: rules.appendingPathComponent("90-demo-ports.conf"), atomically: true, encoding: .utf8)
         timeline.note("a port rule types the null sinks: speakers as builtInSpeaker, headphones as headphones")
-        let daemon = try pulse.spawn(daemonPath, [
-            "--backend", "pulseaudio", "--no-bus", "--rules", rules.path, "--state-dir", pulse.directory.appendingPathComponent("state").path,
-        ])
+        let daemon = try pulse.spawn(
+            daemonPath, ["--backend", "pulseaudio", "--rules", rules.path, "--state-dir", pulse.directory.appendingPathComponent("state").path],
+            extraEnvironment: bus.environment)
         do {
-            try play(with: daemon, in: pulse, watcher: watcher, modulesBefore: modulesBefore)
+            try play(with: daemon, in: Stage(pulse: pulse, bus: bus, watcher: watcher, controlPath: controlPath), modulesBefore: modulesBefore)
         } catch let error as DemoError {
             throw error
         } catch {
@@ -46,12 +50,37 @@ struct DemoPulseAudioAct {
         }
     }
 
-    private func play(with daemon: ManagedProcess, in pulse: PrivatePulseAudio, watcher: PulseWatcher, modulesBefore: [String]) throws {
+    /// What the act's steps share: the server, the bus, the observer.
+    struct Stage {
+        let pulse: PrivatePulseAudio
+        let bus: PrivateSessionBus
+        let watcher: PulseWatcher
+        let controlPath: String
+
+        /// Runs `audiosessionctl` against the daemon on the private bus; its output.
+        @discardableResult
+        func control(_ arguments: [String]) throws -> String {
+            try ManagedProcess.run(
+                controlPath, arguments, environment: pulse.environment.merging(bus.environment) { $1 }, logDirectory: pulse.logDirectory)
+        }
+
+        /// The recording stream of the app named `app`.
+        func recorder(_ app: String) -> PulseStream? {
+            watcher.snapshot.sourceOutputs.values.first { $0.properties["application.name"] == app }
+        }
+    }
+
+    private func play(with daemon: ManagedProcess, in stage: Stage, modulesBefore: [String]) throws {
+        let (pulse, watcher) = (stage.pulse, stage.watcher)
         try waitUntil(timeout: .seconds(10), "audiosessiond takes over the server") {
             watcher.snapshot.sinks.values.contains { $0.name == "audiosession.hold" && $0.state == .suspended }
                 && !watcher.snapshot.modules.values.contains { $0.name == "module-role-cork" }
         }
         timeline.say(.daemon, "audiosessiond attached (pid \(daemon.pid)): unloaded module-role-cork while it runs, loaded a suspended sink 'audiosession.hold' for held streams")
+        let status = try stage.control(["status"])
+        if let server = status.split(separator: "\n").first(where: { $0.contains("audio server:") }) {
+            timeline.say(.user, "audiosessionctl status → \(server.trimmingCharacters(in: .whitespaces))")
+        }
 
         let tone = try pulse.testTone(seconds: 30)
         _ = try pulse.play(tone, properties: ["media.role": "music", "application.name": "Music Player"])
@@ -90,6 +119,8 @@ struct DemoPulseAudioAct {
         try watcher.waitForSink(of: "music", "speakers")
         timeline.say(.server, "music → speakers (\(milliseconds(since: callEnded))): it plays on where it was")
 
+        let records = try silentMode(in: stage, userVolume: user).merging(try recordPermission(in: stage)) { $1 }
+
         _ = try pulse.pactl(["set-default-sink", "headphones"])
         timeline.say(.user, "makes the headphones the default (pactl set-default-sink headphones)")
         try watcher.waitForSink(of: "music", "headphones")
@@ -112,8 +143,8 @@ struct DemoPulseAudioAct {
         }
 
         kill(daemon.pid, SIGTERM)
-        let status = try daemon.waitForExit(timeout: .seconds(5))
-        timeline.say(.daemon, "SIGTERM → exited with status \(status)")
+        let exitStatus = try daemon.waitForExit(timeout: .seconds(5))
+        timeline.say(.daemon, "SIGTERM → exited with status \(exitStatus)")
         try watcher.waitForSink(of: "music", "speakers")
         timeline.say(.server, "music → speakers: released as the daemon exits")
         let modulesAfter = try pulse.moduleList()
@@ -124,7 +155,60 @@ struct DemoPulseAudioAct {
                 "the server is not as it was: modules \(modulesAfter) (expected \(expected)), the music's record \(String(describing: recordAfter)) (before \(String(describing: record)))",
                 log: daemon.errorOutput)
         }
-        timeline.say(.check, "module-role-cork loaded again, audiosession.hold gone, the music's stream-restore record as it was")
+        let recordsAfter = try watcher.streamRestore()
+        for (key, before) in records where recordsAfter[key] != before {
+            throw DemoError.stepFailed(
+                "the record \(key) is \(String(describing: recordsAfter[key])), it was \(before)", log: daemon.errorOutput)
+        }
+        timeline.say(.check, "module-role-cork loaded again, audiosession.hold gone, the stream-restore records of the music, the game and the recorder as they were")
+    }
+
+    /// Silent mode silences the game (an ambient session), never the music. The game's
+    /// stream-restore record before, by key.
+    private func silentMode(in stage: Stage, userVolume: UInt32) throws -> [String: StreamRestoreEntry] {
+        let watcher = stage.watcher
+        _ = try stage.pulse.play(try stage.pulse.testTone(seconds: 30), properties: ["media.role": "game", "application.name": "Game"])
+        try watcher.waitForStream("game")
+        timeline.say(.app, "a game starts: paplay (media.role=game, an ambient session) and mixes with the music")
+        let key = "sink-input-by-media-role:game"
+        try waitUntil(timeout: .seconds(5), "the game's stream-restore record exists") { try watcher.streamRestore()[key] != nil }
+        let record = try watcher.streamRestore()[key]
+        let silenced = ContinuousClock.now
+        try stage.control(["silent", "on"])
+        timeline.say(.user, "audiosessionctl silent on")
+        try watcher.waitForVolume(of: "game") { $0 == 0 }
+        let music = watcher.volume(of: "music")
+        guard music == userVolume else { throw DemoError.stepFailed("silent mode touched the music: \(music.map(percent) ?? "none")", log: "") }
+        timeline.say(.server, "game volume 0 % (\(milliseconds(since: silenced))); the music untouched at \(percent(userVolume))")
+        let unsilenced = ContinuousClock.now
+        try stage.control(["silent", "off"])
+        timeline.say(.user, "audiosessionctl silent off")
+        try watcher.waitForVolume(of: "game") { $0 == PulseVolume.norm }
+        timeline.say(.server, "game volume back to 100 % (\(milliseconds(since: unsilenced)))")
+        return record.map { [key: $0] } ?? [:]
+    }
+
+    /// A recorder the user denied the microphone records silence (its source output at 0 %), and
+    /// records again once granted. Its stream-restore record before, by key.
+    private func recordPermission(in stage: Stage) throws -> [String: StreamRestoreEntry] {
+        let app = "Voice Memo"
+        _ = try stage.pulse.spawn("parec", ["-d", "mic", "--client-name=\(app)", "/dev/null"], extraEnvironment: ["PULSE_PROP": "media.role=production"])
+        try waitUntil(timeout: .seconds(5), "the recorder runs") { stage.recorder(app) != nil }
+        timeline.say(.app, "Voice Memo records from the microphone: parec (media.role=production)")
+        let key = "source-output-by-media-role:production"
+        try waitUntil(timeout: .seconds(5), "the recorder's stream-restore record exists") { try stage.watcher.streamRestore()[key] != nil }
+        let record = try stage.watcher.streamRestore()[key]
+        let denied = ContinuousClock.now
+        try stage.control(["permission", "deny", app])
+        timeline.say(.user, "audiosessionctl permission deny '\(app)'")
+        try waitUntil(timeout: .seconds(5), "the denied recorder records silence") { stage.recorder(app)?.channelVolumes.max() == 0 }
+        timeline.say(.server, "Voice Memo's recording volume 0 % (\(milliseconds(since: denied))): it records silence, and keeps running")
+        let granted = ContinuousClock.now
+        try stage.control(["permission", "grant", app])
+        timeline.say(.user, "audiosessionctl permission grant '\(app)'")
+        try waitUntil(timeout: .seconds(5), "the granted recorder records again") { stage.recorder(app)?.channelVolumes.max() == PulseVolume.norm }
+        timeline.say(.server, "Voice Memo's recording volume back to 100 % (\(milliseconds(since: granted)))")
+        return record.map { [key: $0] } ?? [:]
     }
 
     private func watcherModule(of sink: String, _ watcher: PulseWatcher) throws -> PulseModule {

@@ -16,7 +16,7 @@ struct DemoScenario {
         timeline.heading("audiosession demo — a private PipeWire with virtual devices; your own audio is untouched.")
         try DemoRoutesAct(timeline: timeline, daemonPath: daemonPath).run()
         try DemoEnforcementAct(timeline: timeline, daemonPath: daemonPath, controlPath: controlPath).run()
-        try DemoPulseAudioAct(timeline: timeline, daemonPath: daemonPath).run()
+        try DemoPulseAudioAct(timeline: timeline, daemonPath: daemonPath, controlPath: controlPath).run()
     }
 }
 
@@ -24,7 +24,7 @@ struct DemoScenario {
 enum DemoTools {
     static let executables = [
         "pipewire", "pipewire-pulse", "pw-cat", "pw-cli", "pw-metadata", "pw-dump", "dbus-daemon", "mpv", "playerctl",
-        "paplay", "pactl",
+        "paplay", "parec", "pactl",
     ]
 
     /// Where Debian's mpv-mpris puts the plugin.
