@@ -75,6 +75,29 @@ struct PulseAudioBackendTests {
         try expectNothingLeft(rig, musicRecord: record)
     }
 
+    /// A stream created not to move (module-loopback's `sink_dont_move`, as an app's
+    /// `PA_STREAM_DONT_MOVE`) cannot be parked: the engine's next method, a mute, silences it for
+    /// the call, and it plays on unmuted after.
+    @Test func aStreamThatRefusesToMoveIsMutedForTheCallInstead() throws {
+        let (rig, daemon) = try start()
+        let loopback = try rig.pulse.pactl([
+            "load-module", "module-loopback", "source=headphones.monitor", "sink=speakers", "sink_dont_move=true",
+            "sink_input_properties='media.role=music application.name=Radio'",
+        ]).trimmingCharacters(in: .whitespacesAndNewlines)
+        try rig.watcher.waitForSink(of: "music", "speakers")
+        try waitUntil(timeout: .seconds(5), "the radio's record exists") { try musicRecord(rig) != nil }
+        let record = try musicRecord(rig)
+        let call = try play("phone", rig)
+        try waitUntil(timeout: .seconds(5), "the radio is muted; log:\n\(daemon.log)") { rig.watcher.sinkInput("music")?.muted == true }
+        #expect(rig.watcher.sinkName(of: "music") == "speakers", "it may not move, and was not moved")
+        try daemon.waitForLog("refuses to be held")
+        call.terminate()
+        try waitUntil(timeout: .seconds(5), "the radio plays again") { rig.watcher.sinkInput("music")?.muted == false }
+        #expect(try daemon.terminate() == 0)
+        _ = try rig.pulse.pactl(["unload-module", loopback])
+        try expectNothingLeft(rig, musicRecord: record)
+    }
+
     @Test func aNotificationDucksTheMusicAndRestoresTheUsersVolumeExactly() throws {
         let (rig, daemon) = try start()
         _ = try play("music", rig)

@@ -83,6 +83,9 @@ enum BackendEvent: Sendable {
     /// A known port's description changed (its type, name or channel count).
     case portChanged(Port)
     case defaultChanged(PortDirection, uid: String)
+    /// The server would not take a held stream off its device (PulseAudio: a stream created
+    /// with `PA_STREAM_DONT_MOVE`): it plays on, and the backend no longer counts it as held.
+    case holdRefused(StreamID)
     /// A watched stream became audible, or silent (``AudioBackend/watchLevel(of:threshold:)``).
     case streamAudible(StreamID, Bool)
     /// A stream's volume as the server reports it (on every report, ours included): how

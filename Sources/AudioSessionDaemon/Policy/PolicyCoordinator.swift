@@ -135,6 +135,8 @@ final class PolicyCoordinator: @unchecked Sendable {
             graphHardwareChanged(hardware)
         case .streamAudible(let id, let audible):
             streamAudible(id, audible)
+        case .holdRefused(let id):
+            holdRefused(id)
         case .volumeReported(let id, let volume):
             enforcement.volumeReported(volume, of: id)
         case .peersChanged(let peers):
@@ -360,6 +362,14 @@ final class PolicyCoordinator: @unchecked Sendable {
     }
 
     /// The meter heard a watched stream start or stop sounding.
+    /// A stream that may not leave its device plays on through its session's hold: the engine
+    /// chooses the interruption method that takes over.
+    private func holdRefused(_ id: StreamID) {
+        guard let record = sessions.streams[id], effects[record.session]?.interruption == .unlink else { return }
+        logger.info("stream \(id) of \(record.session) refuses to be held")
+        submit(.interruptionMethodFailed(record.session, .unlink))
+    }
+
     private func streamAudible(_ id: StreamID, _ audible: Bool) {
         guard levels.isWatched(id) else { return }
         levels.heard(id, audible: audible)

@@ -41,6 +41,9 @@ final class ParkingDevices: @unchecked Sendable {
     var snapshot: () -> PulseSnapshot = { PulseSnapshot() }
     /// Told before each move of ours (the server saves moves in stream-restore records).
     var willMove: (PulseStream) -> Void
+    /// Told when the server refused to move a held stream to our device (one created with
+    /// `PA_STREAM_DONT_MOVE`): it is not held, and plays on.
+    var refused: (StreamID) -> Void = { _ in }
 
     init(connection: PulseConnection, logger: Logger, willMove: @escaping (PulseStream) -> Void) {
         self.connection = connection
@@ -51,6 +54,20 @@ final class ParkingDevices: @unchecked Sendable {
     private func move(_ stream: PulseStream, to device: UInt32) {
         willMove(stream)
         connection.move(stream.kind, stream.index, to: device)
+    }
+
+    /// Moves a held stream to our device. A stream that may not move stays where it is: it is
+    /// no longer counted as held, and ``refused`` is told (a stream gone meanwhile is not).
+    private func moveToParking(_ stream: PulseStream, _ parking: UInt32) {
+        let id = PulseAudioBackend.id(of: stream)
+        willMove(stream)
+        connection.move(stream.kind, stream.index, to: parking) { [weak self] moved in
+            guard !moved, let self, self.held[id] != nil, let now = self.stream(id), now.device != parking else { return }
+            self.logger.info("pulse: \(stream.kind.rawValue) \(stream.index) refuses to move (created not to): not held")
+            self.held[id] = nil
+            self.homes[id] = nil
+            self.refused(id)
+        }
     }
 
     /// A device of ours, or one a killed run left: by its name (PulseAudio appends `.2`, `.3`
@@ -136,7 +153,7 @@ final class ParkingDevices: @unchecked Sendable {
         if device.state != .suspended { connection.suspend(device.kind, device.index, true) }
         for (id, _) in held where Self.deviceKind(id.direction == .playback ? .sinkInput : .sourceOutput) == device.kind {
             if let stream = stream(id), stream.device != device.index {
-                move(stream, to: device.index)
+                moveToParking(stream, device.index)
             }
         }
     }
@@ -173,7 +190,7 @@ final class ParkingDevices: @unchecked Sendable {
             held[id] = stream.device
             homes[id] = stream.device
             logger.debug("pulse: holding \(stream.kind.rawValue) \(stream.index): \(kind) \(stream.device) → \(parking)")
-            move(stream, to: parking)
+            moveToParking(stream, parking)
         } else if held[id] == nil {
             held[id] = defaultDevice(kind, in: snapshot)?.index ?? stream.device
         }
@@ -223,7 +240,7 @@ final class ParkingDevices: @unchecked Sendable {
         if let from = held[id] {
             if stream.device != parking {
                 if stream.device != from { held[id] = stream.device }
-                move(stream, to: parking)
+                moveToParking(stream, parking)
             }
         } else if stream.device == parking {
             if let home = homes[id] {
@@ -242,6 +259,14 @@ final class ParkingDevices: @unchecked Sendable {
     }
 
     func isHeld(_ id: StreamID) -> Bool { held[id] != nil }
+
+    /// The device a stream is on, or, while it waits on ours, the one it came from: what it is
+    /// judged by (a capture of a monitor stays one while held).
+    func ownDevice(of stream: PulseStream) -> UInt32 {
+        let id = PulseAudioBackend.id(of: stream)
+        guard stream.device == devices[Self.deviceKind(stream.kind)], let home = held[id] ?? homes[id] else { return stream.device }
+        return home
+    }
 
     /// The daemon is exiting: every held stream goes back, then our modules are unloaded.
     func releaseAll(in snapshot: PulseSnapshot) {

@@ -65,6 +65,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             self.unreported.insert(Self.id(of: stream))
             self.restoreRecords.willChange(stream)
         }
+        parking.refused = { [unowned self] id in self.onEvent?(.holdRefused(id)) }
     }
 
     // MARK: - Server events in
@@ -247,7 +248,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         let appName = properties["application.name"] ?? properties["application.process.binary"] ?? stream.name
         // libpulse fills in the pid and binary; PulseAudio does not check them.
         let statedPID = properties["application.process.id"].flatMap { Int32($0) }
-        let capturesMonitor = stream.kind == .sourceOutput && snapshot.sources[stream.device]?.monitorOf != nil
+        let capturesMonitor = stream.kind == .sourceOutput && snapshot.sources[parking.ownDevice(of: stream)]?.monitorOf != nil
         return BackendStream(
             id: Self.id(of: stream), client: stream.client ?? 0, properties: properties,
             activity: stream.corked ? .pausedByUser : .playing, appName: appName, processID: statedPID,
