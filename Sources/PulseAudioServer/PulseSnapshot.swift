@@ -43,6 +43,9 @@ public struct PulseServerInfo: Hashable, Sendable {
 
     /// The server is PipeWire's pulse server, not PulseAudio.
     public var isPipeWire: Bool { serverName.contains("PipeWire") }
+
+    /// The default sink's or source's name.
+    public func defaultName(_ kind: PulseDevice.Kind) -> String? { kind == .sink ? defaultSinkName : defaultSourceName }
 }
 
 /// A sink input (playback) or source output (capture).

@@ -1,11 +1,13 @@
 import Foundation
 import PipeWireSandbox
 import PulseAudioServer
+import SessionBus
 import Testing
 
 /// The daemon on a pure PulseAudio with its session bus: a call pauses a real MPRIS player
 /// (mpv over pulse) and plays it again, silent mode silences a game and gives it back, a
-/// denied app records silence. Each leaves the stream-restore records as they were.
+/// denied app records silence, an explicit session's preferred input moves its recorder. Each
+/// leaves the stream-restore records as they were.
 @Suite("audiosessiond on PulseAudio, with its session bus", .serialized)
 struct PulseAudioSessionTests {
     final class Rig {
@@ -15,10 +17,12 @@ struct PulseAudioSessionTests {
         let daemon: DaemonProcess
         let tone: URL
 
-        init() throws {
+        /// `setUp` prepares the server before the daemon starts.
+        init(setUp: (PrivatePulseAudio) throws -> Void = { _ in }) throws {
             pulse = try PrivatePulseAudio()
             bus = try PrivateSessionBus()
             do {
+                try setUp(pulse)
                 let watcher = try PulseWatcher(pulse)
                 self.watcher = watcher
                 daemon = try DaemonProcess(in: pulse, arguments: ["--verbose"], environment: bus.environment)
@@ -147,5 +151,54 @@ struct PulseAudioSessionTests {
         try rig.daemon.waitForLog("capture silenced (record permission)")
         #expect(try rig.daemon.terminate() == 0, "the daemon's log:\n\(rig.daemon.log)")
         try waitUntil(timeout: .seconds(5), "the denied recorder's volume is its own again") { recorder("deniedrecorder")?.channelVolumes.max() == 65536 }
+    }
+
+    /// An explicit session's own route on PulseAudio: its preferred input moves its recorder off
+    /// the default source, no preference puts it back on the default, and at exit it follows
+    /// the default again with its stream-restore record as it was.
+    @Test func aPreferredInputMovesTheSessionsRecorderAndTheDefaultComesBack() async throws {
+        // A second source the server has before the daemon starts: it does not take over.
+        let rig = try Rig { _ = try $0.pactl(["load-module", "module-null-source", "source_name=line-in", "description=line-in"]) }
+        defer { rig.stop() }
+        let connection = try BusConnection(address: rig.bus.address)
+        defer { connection.close() }
+        let service = "org.audiosession.Manager1"
+        let created = try await connection.call(
+            service, path: "/org/audiosession/Manager1", interface: service, member: "CreateSession", [.string("recorder")],
+            timeout: .seconds(5))
+        let path = try #require(created.first?.stringValue)
+        let number = try #require(path.split(separator: "/").last.map(String.init))
+        func session(_ member: String, _ arguments: [BusValue] = []) async throws {
+            _ = try await connection.call(service, path: path, interface: "org.audiosession.Session1", member: member, arguments, timeout: .seconds(5))
+        }
+        try await session("SetCategory", [.string("record"), .string("default"), .uint32(0)])
+        try await session("SetActive", [.bool(true), .uint32(0)])
+        _ = try rig.pulse.spawn("parec", ["--client-name=recorder", "/dev/null"], extraEnvironment: ["PULSE_PROP": "audiosession.id=\(number)"])
+        func source() -> String? {
+            let snapshot = rig.watcher.snapshot
+            return snapshot.sourceOutputs.values.first { $0.properties["application.name"] == "recorder" }.flatMap { snapshot.sources[$0.device]?.name }
+        }
+        let defaultSource = { rig.watcher.snapshot.server.defaultSourceName }
+        try waitUntil(timeout: .seconds(10), "the recorder records from the default (\(String(describing: defaultSource())))") {
+            source() != nil && source() == defaultSource()
+        }
+        let start = try #require(defaultSource())
+        #expect(start == "mic")
+        let other = "line-in"
+        let key = "source-output-by-application-name:recorder"
+        try waitUntil(timeout: .seconds(5), "the recorder's record exists") { try rig.watcher.streamRestore()[key] != nil }
+        let record = try rig.watcher.streamRestore()[key]
+
+        try await session("SetPreferredInput", [.string(other)])
+        try waitUntil(timeout: .seconds(5), "the recorder records from \(other) (now \(source() ?? "none")); log:\n\(rig.daemon.log)") { source() == other }
+        #expect(defaultSource() == start, "the server's default is not the session's to change")
+        try await session("SetPreferredInput", [.string("")])
+        try waitUntil(timeout: .seconds(5), "the recorder follows the default again (now \(source() ?? "none"))") { source() == start }
+
+        try await session("SetPreferredInput", [.string(other)])
+        try waitUntil(timeout: .seconds(5), "the recorder records from \(other) again") { source() == other }
+        #expect(try rig.daemon.terminate() == 0, "the daemon's log:\n\(rig.daemon.log)")
+        try waitUntil(timeout: .seconds(5), "at exit the recorder follows the default again (now \(source() ?? "none"))") { source() == start }
+        try waitUntil(timeout: .seconds(5), "the recorder's record is as it was") { try rig.watcher.streamRestore()[key] == record }
     }
 }

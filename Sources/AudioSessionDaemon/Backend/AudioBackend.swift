@@ -65,6 +65,13 @@ protocol AudioBackend: AnyObject {
     /// Links streams to devices (and provides the `default` metadata), or leaves that to
     /// another session manager and takes back the links it made (``Coexistence``).
     func setLinking(_ links: Bool)
+    /// Why this backend never links streams (the server routes every stream itself), or nil
+    /// where linking follows ``Coexistence``.
+    var routesItself: String? { get }
+}
+
+extension AudioBackend {
+    var routesItself: String? { nil }
 }
 
 /// What happened on the audio server, in the policy's terms.

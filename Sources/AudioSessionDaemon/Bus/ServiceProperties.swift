@@ -14,8 +14,7 @@ extension SessionService {
     private func managerProperties(route: RouteDescription, ports: [Port]) -> [String: BusValue] {
         [
             "SilentMode": .bool(silentMode),
-            // PulseAudio routes every stream itself; linking is a PipeWire matter.
-            "Linking": .string(audioServer == "PulseAudio" ? "PulseAudio routes streams itself" : coordinator.coexistence.reason),
+            "Linking": .string(coordinator.linkingReason),
             "AudioServer": .string(audioServer),
             "CurrentRoute": WireValues.route(route),
             "AvailableInputs": WireValues.ports(ports.filter { $0.direction == .input }),

@@ -80,6 +80,9 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     var now: Timestamp { loop.now }
 
+    /// Who links streams to devices, and why: the server itself, or us per ``coexistence``.
+    var linkingReason: String { backend.routesItself ?? coexistence.reason }
+
     // MARK: - Events from the backend
 
     func handle(_ event: BackendEvent) {
@@ -94,7 +97,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         }
         switch event {
         case .attached(let streams, let ports, let defaultOutput, let defaultInput):
-            logger.info("\(coexistence.reason)")
+            logger.info("\(linkingReason)")
             enforcement.attached()  // a crashed run's leftovers first
             if attachedBefore { submit(.graphRestored) }
             attachedBefore = true

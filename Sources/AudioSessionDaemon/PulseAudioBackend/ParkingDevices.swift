@@ -253,6 +253,13 @@ final class ParkingDevices: @unchecked Sendable {
         }
     }
 
+    /// A held stream's route changed: it goes back there on release.
+    func rehome(_ id: StreamID, to device: UInt32) {
+        guard held[id] != nil else { return }
+        held[id] = device
+        homes[id] = device
+    }
+
     func forget(_ id: StreamID) {
         held[id] = nil
         homes[id] = nil

@@ -44,6 +44,13 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     private var lastHardware: GraphHardware?
     /// The default devices last reported.
     private var reportedDefaults: (output: String?, input: String?) = (nil, nil)
+    /// The policy's default devices (``preferDefaultDevices(output:input:)``): a stream whose
+    /// route is there follows PulseAudio's default.
+    private var policyDefaults: [PulseDevice.Kind: UInt32] = [:]
+    /// Routes asked for in this loop turn, carried out at its end, once the policy's defaults
+    /// of the same step are known (``SessionRoutes``).
+    private var pendingRoutes: [StreamID: DeviceID] = [:]
+    private var sessionRoutes = SessionRoutes()
     /// Where translated events go (the policy coordinator).
     var onEvent: ((BackendEvent) -> Void)?
 
@@ -81,6 +88,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         switch event {
         case .synced:
             attached = true
+            sessionRoutes = SessionRoutes()
             written.removeAll()
             ports.reset()
             writtenMute.removeAll()
@@ -101,6 +109,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         case .disconnected:
             // A new server has none of our changes: nothing to undo there.
             attached = false
+            sessionRoutes = SessionRoutes()
             written.removeAll()
             writtenMute.removeAll()
             parking.lost()
@@ -128,6 +137,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             written[id] = nil
             writtenMute[id] = nil
             unreported.remove(id)
+            sessionRoutes.forget(id)
             parking.forget(id)
             restoreRecords.streamGone(stream)
             onEvent?(.streamRemoved(id))
@@ -337,14 +347,65 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// Whether a stream is held (parked, or waiting for the parking device).
     func isHeld(_ id: StreamID) -> Bool { parking.isHeld(id) }
 
+    /// A session's route. PulseAudio routes every stream itself (its default, stream-restore,
+    /// the stream's own choice): a route on the policy's default device leaves the stream to it,
+    /// a session's own route elsewhere (a preferred input) moves the stream there and, when it
+    /// ends, back to the default. Carried out at the end of the loop turn: the policy's new
+    /// defaults come after the routes of the same step.
     func route(_ stream: StreamID, to devices: [DeviceID]) {
-        // PulseAudio routes every stream itself (its default, stream-restore, the stream's own
-        // choice); a session's own route is not carried out on PulseAudio yet.
+        guard attached, let target = devices.first else { return }
+        if pendingRoutes.isEmpty {
+            connection.performLater { [weak self] in self?.applyPendingRoutes() }
+        }
+        pendingRoutes[stream] = target
+    }
+
+    private func applyPendingRoutes() {
+        let routes = pendingRoutes
+        pendingRoutes.removeAll()
+        guard attached else { return }
+        for (id, target) in routes.sorted(by: { $0.key < $1.key }) {
+            guard let stream = stream(id) else { continue }
+            let kind: PulseDevice.Kind = stream.kind == .sinkInput ? .sink : .source
+            let serverDefault = snapshot.server.defaultName(kind).flatMap { snapshot.device(named: $0, kind) }?.index
+            let followsDefault = target.rawValue == (policyDefaults[kind] ?? serverDefault)
+            switch sessionRoutes.route(id, to: followsDefault ? nil : target.rawValue) {
+            case .none:
+                break
+            case .move(let device):
+                guard let device = snapshot.devices(kind)[device], !parking.isOurs(device) else { continue }
+                if parking.isHeld(id) { parking.rehome(id, to: device.index); continue }
+                logger.debug("pulse: \(stream.kind.rawValue) \(stream.index) → \(device.name) (its session's route)")
+                move(stream, toDeviceNamed: nil, index: device.index)
+            case .backToDefault:
+                guard let name = snapshot.server.defaultName(kind), let device = snapshot.device(named: name, kind) else { continue }
+                if parking.isHeld(id) { parking.rehome(id, to: device.index); continue }
+                logger.debug("pulse: \(stream.kind.rawValue) \(stream.index) → \(name) (its session's route ended: the default)")
+                move(stream, toDeviceNamed: name, index: device.index)
+            }
+        }
+    }
+
+    /// Moves a stream (by name: PulseAudio then forgets its saved device, and it follows the
+    /// default again); a stream that may not move stays.
+    private func move(_ stream: PulseStream, toDeviceNamed name: String?, index: UInt32) {
+        guard stream.device != index || name != nil else { return }
+        unreported.insert(Self.id(of: stream))
+        restoreRecords.willChange(stream)
+        if let name {
+            connection.move(stream.kind, stream.index, toDeviceNamed: name)
+        } else {
+            connection.move(stream.kind, stream.index, to: index) { [logger] moved in
+                if !moved { logger.info("pulse: \(stream.kind.rawValue) \(stream.index) refuses to move: it stays where it is") }
+            }
+        }
     }
 
     /// Last in wins on PulseAudio: the policy's default becomes the server's default sink or
     /// source (``DefaultDeviceChoice``: journalled, and the user's own set again at exit).
     func preferDefaultDevices(output: DeviceID?, input: DeviceID?) {
+        policyDefaults[.sink] = output?.rawValue
+        policyDefaults[.source] = input?.rawValue
         guard attached else { return }
         for device in [output, input].compactMap({ $0 }) {
             let kind: PulseDevice.Kind = device.direction == .output ? .sink : .source
@@ -365,6 +426,8 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
 
     func setLinking(_ links: Bool) {}
 
+    var routesItself: String? { "PulseAudio routes streams itself" }
+
     // MARK: - Exit
 
     /// Moves every held stream back, unloads the parking devices, loads PulseAudio's own role
@@ -377,6 +440,14 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     func undoServerChanges(then done: @escaping @Sendable () -> Void) {
         guard attached else { return done() }
         parking.releaseAll(in: snapshot)
+        // Streams on a session's own route follow the default again (a held one after its
+        // move back: the server carries out moves in order).
+        for id in sessionRoutes.all {
+            guard let stream = stream(id) else { continue }
+            let kind: PulseDevice.Kind = stream.kind == .sinkInput ? .sink : .source
+            guard let name = snapshot.server.defaultName(kind), let device = snapshot.device(named: name, kind) else { continue }
+            move(stream, toDeviceNamed: name, index: device.index)
+        }
         roleModules.restore()
         defaults.restore(in: snapshot)
         let finish: () -> Void = { [restoreRecords] in
