@@ -39,7 +39,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     private var ports = PortTracker<DeviceID>()
     /// What we wrote as a linear volume, by the server's step it became: a value read back is
     /// reported as the one written (the server keeps volumes in its own steps).
-    private var written: [StreamID: [UInt32: Float]] = [:]
+    private var written: [StreamID: WrittenVolumes] = [:]
     /// The default sink's clock last reported (``BackendEvent/hardware(_:)``).
     private var lastHardware: GraphHardware?
     /// The default devices last reported.
@@ -126,7 +126,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             unreported.remove(Self.id(of: stream))
             guard let backend = backendStream(stream) else { return }
             if stream.channelVolumes != previous.channelVolumes, let volume = reportedVolume(of: stream) {
-                if written[backend.id]?[stream.channelVolumes.max() ?? 0] == nil { restoreRecords.userChanged(stream) }
+                if written[backend.id]?.volume(at: stream.channelVolumes.max() ?? 0) == nil { restoreRecords.userChanged(stream) }
                 onEvent?(.volumeReported(backend.id, volume))
             }
             if stream.muted != previous.muted, writtenMute[backend.id] != stream.muted { restoreRecords.userChanged(stream) }
@@ -173,7 +173,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             let volumes = PulseVolume.scaled(stream.channelVolumes, toLoudest: loudest)
             if volumes != stream.channelVolumes {
                 logger.debug("pulse: \(stream.kind.rawValue) \(stream.index) started at a volume of ours (its record); back to \(loudest)")
-                written[id, default: [:]][loudest] = PulseVolume.linear([loudest])
+                written[id, default: WrittenVolumes()].wrote(PulseVolume.linear([loudest]), as: loudest)
                 unreported.insert(id)
                 connection.setVolume(volumes, of: stream.kind, stream.index)
                 corrected.channelVolumes = volumes
@@ -276,7 +276,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// step is the one it became.
     private func reportedVolume(of stream: PulseStream) -> Float? {
         guard stream.volumeWritable, let loudest = stream.channelVolumes.max() else { return nil }
-        return written[Self.id(of: stream)]?[loudest] ?? PulseVolume.linear(stream.channelVolumes)
+        return written[Self.id(of: stream)]?.volume(at: loudest) ?? PulseVolume.linear(stream.channelVolumes)
     }
 
     // MARK: - Raw reads and writes
@@ -299,10 +299,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     func writeVolume(_ volume: Float, of id: StreamID) {
         guard let stream = stream(id), stream.volumeWritable else { return }
         let step = PulseVolume.step(volume)
-        var steps = written[id] ?? [:]
-        if steps.count > 256 { steps.removeAll() }
-        steps[step] = volume
-        written[id] = steps
+        written[id, default: WrittenVolumes()].wrote(volume, as: step)
         restoreRecords.willChange(stream)
         let channels = PulseVolume.scaled(stream.channelVolumes, toLoudest: step)
         if channels != stream.channelVolumes { unreported.insert(id) }
