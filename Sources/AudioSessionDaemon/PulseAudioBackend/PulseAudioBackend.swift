@@ -384,9 +384,10 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     }
 
     /// Moves a stream (by name: PulseAudio then forgets its saved device, and it follows the
-    /// default again); a stream that may not move stays.
+    /// default again); a stream that may not move stays. Sent even when our mirror says it is
+    /// there already: a move of ours still on its way may take it elsewhere (the server does
+    /// nothing for a move to where a stream is).
     private func move(_ stream: PulseStream, toDeviceNamed name: String?, index: UInt32) {
-        guard stream.device != index || name != nil else { return }
         unreported.insert(Self.id(of: stream))
         restoreRecords.willChange(stream)
         if let name {
