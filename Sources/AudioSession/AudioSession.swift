@@ -33,6 +33,7 @@ public actor AudioSession {
     private nonisolated let interruptionBroadcast = Broadcast<InterruptionNotification>()
     private nonisolated let routeChangeBroadcast = Broadcast<RouteChangeNotification>()
     private nonisolated let hintBroadcast = Broadcast<SilenceSecondaryAudioHintType>()
+    private nonisolated let remoteCommandBroadcast = Broadcast<RemoteCommand>()
     private nonisolated let lostBroadcast = Broadcast<Void>()
     private nonisolated let resetBroadcast = Broadcast<Void>()
 
@@ -52,6 +53,9 @@ public actor AudioSession {
     public nonisolated var routeChanges: AsyncStream<RouteChangeNotification> { routeChangeBroadcast.stream() }
     /// `silenceSecondaryAudioHintNotification` (only while this session is active).
     public nonisolated var silenceSecondaryAudioHints: AsyncStream<SilenceSecondaryAudioHintType> { hintBroadcast.stream() }
+    /// Media keys and headset buttons, while this session is the current media player
+    /// (``isNowPlaying``): what `MPRemoteCommandCenter` delivers on iOS.
+    public nonisolated var remoteCommands: AsyncStream<RemoteCommand> { remoteCommandBroadcast.stream() }
     /// `mediaServicesWereLostNotification`: PipeWire went away.
     public nonisolated var mediaServicesWereLost: AsyncStream<Void> { lostBroadcast.stream() }
     /// `mediaServicesWereResetNotification`: PipeWire is back; reactivate.
@@ -142,6 +146,9 @@ public actor AudioSession {
     }
 
     /// The daemon's number for this session (`audiosession.id` on streams).
+    /// Whether this session is the current media player: the one that most recently became
+    /// active with non-mixable `playback` audio; media keys reach it (``remoteCommands``).
+    public var isNowPlaying: Bool { get async throws { try await property("IsNowPlaying").boolValue ?? false } }
     public var sessionID: UInt64 { get async throws { try await property("Id").uint64Value ?? 0 } }
 
     /// Environment that makes a PipeWire or PulseAudio client's streams join this session
@@ -196,13 +203,14 @@ public actor AudioSession {
         }
         self.bus = bus
         self.path = path
-        let (interruptions, routes, hints) = (interruptionBroadcast, routeChangeBroadcast, hintBroadcast)
+        let broadcasts = Broadcasts(
+            interruptions: interruptionBroadcast, routes: routeChangeBroadcast, hints: hintBroadcast, remoteCommands: remoteCommandBroadcast)
         let (lostBroadcast, resetBroadcast) = (self.lostBroadcast, self.resetBroadcast)
         pump = Task {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await signal in sessionSignals where signal.path == path {
-                        Self.deliver(signal, interruptions: interruptions, routes: routes, hints: hints)
+                        Self.deliver(signal, to: broadcasts)
                     }
                 }
                 group.addTask { for await _ in lost { lostBroadcast.send(()) } }
@@ -212,10 +220,16 @@ public actor AudioSession {
         return (bus, path)
     }
 
-    private static func deliver(
-        _ signal: BusSignal, interruptions: Broadcast<InterruptionNotification>,
-        routes: Broadcast<RouteChangeNotification>, hints: Broadcast<SilenceSecondaryAudioHintType>
-    ) {
+    /// Where the session's signals go.
+    private struct Broadcasts: Sendable {
+        let interruptions: Broadcast<InterruptionNotification>
+        let routes: Broadcast<RouteChangeNotification>
+        let hints: Broadcast<SilenceSecondaryAudioHintType>
+        let remoteCommands: Broadcast<RemoteCommand>
+    }
+
+    private static func deliver(_ signal: BusSignal, to broadcasts: Broadcasts) {
+        let (interruptions, routes, hints) = (broadcasts.interruptions, broadcasts.routes, broadcasts.hints)
         let numbers = signal.arguments.map { $0.uint32Value.map(UInt.init) }
         switch signal.member {
         case "Interruption" where numbers.count == 3:
@@ -229,6 +243,10 @@ public actor AudioSession {
                 previousRoute: RouteDescription(signal.arguments[1])))
         case "SilenceSecondaryAudioHint":
             if let type = numbers.first?.flatMap(SilenceSecondaryAudioHintType.init(rawValue:)) { hints.send(type) }
+        case "RemoteCommand":
+            if let command = signal.arguments.first?.stringValue.flatMap(RemoteCommand.init(rawValue:)) {
+                broadcasts.remoteCommands.send(command)
+            }
         default:
             break
         }

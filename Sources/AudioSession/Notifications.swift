@@ -18,6 +18,17 @@ public struct RouteChangeNotification: Sendable, Hashable {
     public var previousRoute: RouteDescription
 }
 
+/// A media key or headset button for the current media player (`MPRemoteCommandCenter`'s
+/// commands; the raw values are the MPRIS methods the daemon forwards).
+public enum RemoteCommand: String, Sendable, Hashable, CaseIterable {
+    case play = "Play"
+    case pause = "Pause"
+    case togglePlayPause = "PlayPause"
+    case stop = "Stop"
+    case nextTrack = "Next"
+    case previousTrack = "Previous"
+}
+
 /// Hands every value to all current listeners; each listener is an `AsyncStream`.
 final class Broadcast<Value: Sendable>: Sendable {
     private let listeners = Mutex<[Int: AsyncStream<Value>.Continuation]>([:])

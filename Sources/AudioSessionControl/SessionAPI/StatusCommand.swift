@@ -29,12 +29,18 @@ struct StatusCommand: AsyncParsableCommand {
                     "audioServer": server,
                     "currentRoute": ["inputs": route.inputs.map(Self.port), "outputs": route.outputs.map(Self.port)],
                     "sessions": sessions.map { $0.mapValues(JSONValues.object) },
+                    "nowPlaying": Self.nowPlaying(in: sessions)?["id"]?.uint64Value ?? 0,
                 ]
                 print(JSONValues.line(object))
             } else {
                 print(Self.table(sessions: sessions, silent: silent, server: server, linking: linking, route: route))
             }
         }
+    }
+
+    /// The current media player's entry (``listing``'s `nowPlaying`), if any.
+    static func nowPlaying(in sessions: [[String: BusValue]]) -> [String: BusValue]? {
+        sessions.first { $0["nowPlaying"]?.boolValue == true }
     }
 
     static func port(_ port: PortDescription) -> [String: Any] {
@@ -49,6 +55,9 @@ struct StatusCommand: AsyncParsableCommand {
             "silent mode: \(silent ? "on" : "off")",
             "linking: \(linking.isEmpty ? "unknown (an older daemon)" : linking)",
             "route: out \(route.outputs.map(\.description).joined(separator: ", ")) · in \(route.inputs.map(\.description).joined(separator: ", "))",
+            "now playing: " + (nowPlaying(in: sessions).map {
+                "\($0["id"]?.uint64Value.map(String.init) ?? "?") \($0["app"]?.stringValue ?? "") (media keys go there)"
+            } ?? "none"),
             "",
         ]
         let header = ["ID", "KIND", "APP", "CATEGORY", "MODE", "OPTIONS", "STATE", "GAIN", "STREAMS", "WHY", "ROUTE"]

@@ -49,6 +49,9 @@ struct DecisionEvent {
             details = ["sampleRate": .double(values.sampleRate), "ioBufferDuration": .double(values.ioBufferDuration)]
         case .mediaServicesLost: kind = "mediaServicesLost"
         case .mediaServicesReset: kind = "mediaServicesReset"
+        case .nowPlayingChanged(let id):
+            kind = "nowPlaying"
+            details = ["session": .uint64(id?.rawValue ?? 0)]
         }
     }
 

@@ -20,6 +20,8 @@ extension SessionService {
             "AvailableInputs": WireValues.ports(ports.filter { $0.direction == .input }),
             "AvailableOutputs": WireValues.ports(ports.filter { $0.direction == .output }),
             "Sessions": .array(element: "o", sessionObjects.keys.sorted().map { .objectPath(SessionAPI.sessionPath($0.rawValue)) }),
+            "NowPlaying": .uint64(coordinator.engine.nowPlaying?.rawValue ?? 0),
+            "NowPlayingApp": .string(coordinator.engine.nowPlaying.flatMap { coordinator.engine.snapshot(of: $0)?.app } ?? ""),
         ]
     }
 
@@ -54,6 +56,7 @@ extension SessionService {
             "CurrentRoute": WireValues.route(route),
             "AvailableInputs": WireValues.ports(engine.availableInputs(for: id)),
             "PreferredInput": .string(snapshot.preferredInputUID ?? ""),
+            "IsNowPlaying": .bool(engine.nowPlaying == id),
         ]
     }
 
@@ -73,6 +76,7 @@ extension SessionService {
             "captureSilenced": .bool(snapshot.isCaptureSilenced),
             "route": WireValues.route(snapshot.route),
             "streams": .array(element: "u", snapshot.streams.map { .uint32($0.rawValue) }),
+            "nowPlaying": .bool(coordinator.engine.nowPlaying == snapshot.id),
         ]
         if let composed = coordinator.sessions.composed[snapshot.id] {
             entry["classifiedBy"] = .string(composed.reason.wireName)

@@ -36,12 +36,15 @@ enum SessionAPI {
             BusProperty("AvailableInputs", "a\(port)"),
             BusProperty("AvailableOutputs", "a\(port)"),
             BusProperty("Sessions", "ao"),
+            BusProperty("NowPlaying", "t"),
+            BusProperty("NowPlayingApp", "s"),
         ],
         signals: [
             BusSignalDescription("RouteChange", arguments: [BusArgument("reason", "u"), BusArgument("previous_route", route)]),
             BusSignalDescription("MediaServicesLost"),
             BusSignalDescription("MediaServicesReset"),
             BusSignalDescription("RecordPermissionRequested", arguments: [BusArgument("app", "s")]),
+            BusSignalDescription("NowPlayingChanged", arguments: [BusArgument("session", "t"), BusArgument("app", "s")]),
             BusSignalDescription(
                 "Decision",
                 arguments: [BusArgument("session", "t"), BusArgument("kind", "s"), BusArgument("details", "a{sv}")]),
@@ -83,6 +86,7 @@ enum SessionAPI {
             BusProperty("CurrentRoute", route),
             BusProperty("AvailableInputs", "a\(port)"),
             BusProperty("PreferredInput", "s"),
+            BusProperty("IsNowPlaying", "b"),
         ],
         signals: [
             BusSignalDescription(
@@ -90,5 +94,6 @@ enum SessionAPI {
                 arguments: [BusArgument("type", "u"), BusArgument("reason", "u"), BusArgument("options", "u")]),
             BusSignalDescription("RouteChange", arguments: [BusArgument("reason", "u"), BusArgument("previous_route", route)]),
             BusSignalDescription("SilenceSecondaryAudioHint", arguments: [BusArgument("type", "u")]),
+            BusSignalDescription("RemoteCommand", arguments: [BusArgument("command", "s")]),
         ])
 }

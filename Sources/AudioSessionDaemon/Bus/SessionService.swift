@@ -92,6 +92,7 @@ final class SessionService: @unchecked Sendable {
                 coordinator.setRecordPermission(permission, for: app)
             }
             coordinator.decisionObserver = { [weak service] decision in service?.observe(decision) }
+            coordinator.remoteCommandHandler = { [weak service] command, id in service?.sendRemoteCommand(command, to: id) ?? false }
             service.refresh()
         }
         do {
@@ -107,7 +108,10 @@ final class SessionService: @unchecked Sendable {
 
     /// Stops serving; pending calls are answered with `Failed` by SessionBus.
     func stop() {
-        loop.perform { [self] in coordinator.decisionObserver = nil }
+        loop.perform { [self] in
+            coordinator.decisionObserver = nil
+            coordinator.remoteCommandHandler = nil
+        }
         bus.close()
     }
 
@@ -139,6 +143,15 @@ final class SessionService: @unchecked Sendable {
         refresh()
     }
 
+    /// A media control (MPRIS Play, Pause, Next, ...) for an explicit session that is the
+    /// current media player: its app gets it as a `RemoteCommand` signal. False when the
+    /// session has no object (not an explicit session).
+    func sendRemoteCommand(_ command: String, to id: SessionID) -> Bool {
+        guard let object = sessionObjects[id] else { return false }
+        try? object.emit("RemoteCommand", of: SessionAPI.sessionInterface, [.string(command)])
+        return true
+    }
+
     // MARK: - Decisions → signals
 
     /// Every decision, on the loop thread, after the coordinator carried it out. The engine has
@@ -150,7 +163,7 @@ final class SessionService: @unchecked Sendable {
         case .interruptionBegan(let id, _, _), .interruptionEnded(let id, _, _), .routeChanged(let id, _, _),
              .secondaryAudioHint(let id, _):
             if sessionObjects[id] != nil { refresh() }
-        case .mediaServicesLost, .mediaServicesReset:
+        case .mediaServicesLost, .mediaServicesReset, .nowPlayingChanged:
             refresh()
         default:
             scheduleRefresh()
@@ -174,6 +187,9 @@ final class SessionService: @unchecked Sendable {
             try? manager?.emit("MediaServicesLost", of: SessionAPI.managerInterface)
         case .mediaServicesReset:
             try? manager?.emit("MediaServicesReset", of: SessionAPI.managerInterface)
+        case .nowPlayingChanged(let id):
+            let app = id.flatMap { coordinator.engine.snapshot(of: $0)?.app } ?? ""
+            try? manager?.emit("NowPlayingChanged", of: SessionAPI.managerInterface, [.uint64(id?.rawValue ?? 0), .string(app)])
         default:
             break
         }

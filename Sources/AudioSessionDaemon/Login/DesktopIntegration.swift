@@ -53,6 +53,12 @@ enum DesktopIntegration {
             try await controller.start { event in perform { coordinator.playerControl?.mprisPlayerEvent(event) } }
             perform { coordinator.playerControl?.mprisPlayersDiscovered() }
             logger.info("watching MPRIS players on the session bus")
+            if let player = await NowPlayingPlayer.start(bus: bus, buttons: controller, coordinator: coordinator, logger: logger) {
+                perform {
+                    coordinator.nowPlayingPlayer = player
+                    player.refresh()
+                }
+            }
         } catch {
             // The journal stays as it is: a later run that can reach the players decides.
             logger.warning("cannot watch MPRIS players: \(error)")

@@ -48,7 +48,7 @@ final class MPRISController: Sendable {
             "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
             member: "ListNames", timeout: callTimeout
         ).first?.arrayValue?.compactMap(\.stringValue) ?? []
-        for name in names.sorted() where name.hasPrefix(Self.namePrefix) {
+        for name in names.sorted() where Self.isOtherPlayer(name) {
             if let player = await describe(name) { deliver(.appeared(player)) }
         }
         // The tasks hold the controller: it lives as long as its bus connection.
@@ -60,6 +60,11 @@ final class MPRISController: Sendable {
         }
     }
 
+    /// A media player's name, other than our own now-playing player's.
+    static func isOtherPlayer(_ name: String) -> Bool {
+        name.hasPrefix(namePrefix) && name != NowPlayingPlayer.busName
+    }
+
     /// `Pause` (or `Play`) on one player; throws on an error reply or after `callTimeout`.
     func press(_ member: String, on busName: String) async throws {
         _ = try await bus.call(
@@ -69,7 +74,7 @@ final class MPRISController: Sendable {
     // MARK: - Bus signals
 
     private func nameOwnerChanged(_ arguments: [BusValue], _ deliver: @Sendable (MPRISEvent) -> Void) async {
-        guard arguments.count == 3, let name = arguments[0].stringValue, name.hasPrefix(Self.namePrefix),
+        guard arguments.count == 3, let name = arguments[0].stringValue, Self.isOtherPlayer(name),
             let oldOwner = arguments[1].stringValue, let newOwner = arguments[2].stringValue
         else { return }
         if !oldOwner.isEmpty {

@@ -96,6 +96,7 @@ final class PlayerControl: @unchecked Sendable {
             guard let known = mpris.players[name] else { return }
             if known.status != status { logger.info("MPRIS player \(name): \(status.rawValue)") }
             mpris.players[name]?.status = status
+            host.nowPlayingPlayer?.refresh()
             if status != .paused { mpris.playsInFlight.remove(name) }
             guard !mpris.stopping else { return }
             for id in mpris.pauses.keys.sorted() where mpris.pauses[id]?.players[name] != nil {
@@ -105,6 +106,11 @@ final class PlayerControl: @unchecked Sendable {
     }
 
     // MARK: - Capabilities
+
+    /// The playback status of each MPRIS player of the session.
+    func mprisPlayerStatuses(of session: SessionID) -> [PlaybackStatus] {
+        mprisPlayerNames(of: session).compactMap { mpris.players[$0]?.status }
+    }
 
     func mprisPlayerNames(of session: SessionID) -> Set<String> {
         return PlayerMatching.players(

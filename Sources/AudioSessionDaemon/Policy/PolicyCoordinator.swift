@@ -49,6 +49,12 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// Called for every decision after it is carried out: the D-Bus service tells explicit
     /// sessions (interruption, route change, hints) and `monitor` watchers from here.
     var decisionObserver: ((PolicyDecision) -> Void)?
+    /// Hands a media control (`Play`, `Next`, ...) to an explicit session's app; false when the
+    /// session is not one (the D-Bus service sets it).
+    var remoteCommandHandler: ((String, SessionID) -> Bool)?
+    /// `org.mpris.MediaPlayer2.audiosession`, forwarding media keys to the current media
+    /// player (MPRIS/NowPlayingPlayer.swift); nil without a session bus.
+    var nowPlayingPlayer: NowPlayingPlayer?
     /// Explicit sessions (created over the session API), with who owns them.
     var explicitSessions: [SessionID: ExplicitSession] = [:]
     var nextExplicitSession: UInt64 = 1
@@ -447,11 +453,15 @@ final class PolicyCoordinator: @unchecked Sendable {
         engineEvents &+= 1  // every engine step (events, reconfiguration) ends here
         openSteps += 1
         defer { endStep() }
+        var nowPlayingTouched = false
         for decision in decisions {
             carryOut(decision)
             playerControl?.mprisCarryOut(decision)
             decisionObserver?(decision)
+            if case .nowPlayingChanged = decision { nowPlayingTouched = true }
+            if let id = decision.session, id == engine.nowPlaying { nowPlayingTouched = true }
         }
+        if nowPlayingTouched { nowPlayingPlayer?.refresh() }
         // Links last: a session paused for its lost route in the same step is held before its
         // new route could link it (routes: Routes/RouteExecution.swift).
         routes.applyPendingRoutes()
@@ -518,6 +528,8 @@ final class PolicyCoordinator: @unchecked Sendable {
             routes.routeChanged(id, reason: reason, previous: previous)
         case .pauseForRouteLoss(let id, let method):
             routes.pauseForRouteLoss(id, method: method)
+        case .nowPlayingChanged(let id):
+            logger.info("now playing: \(id.map { "\($0) '\(engine.snapshot(of: $0)?.app ?? "?")'" } ?? "none")")
         case .secondaryAudioHint, .reportHardware, .mediaServicesLost, .mediaServicesReset:
             logger.debug("decision: \(decision)")
         }

@@ -36,6 +36,8 @@ public enum PolicyDecision: Hashable, Sendable {
     case reportHardware(SessionID, HardwareValues)
     case mediaServicesLost
     case mediaServicesReset
+    /// The current media player changed (nil: there is none): media controls go to it.
+    case nowPlayingChanged(SessionID?)
 
     /// The session a decision is about, if any.
     public var session: SessionID? {
@@ -46,7 +48,7 @@ public enum PolicyDecision: Hashable, Sendable {
              .link(let id, _), .routeChanged(let id, _, _), .pauseForRouteLoss(let id, _),
              .secondaryAudioHint(let id, _), .reportHardware(let id, _):
             id
-        case .setHardware, .mediaServicesLost, .mediaServicesReset:
+        case .setHardware, .mediaServicesLost, .mediaServicesReset, .nowPlayingChanged:
             nil
         }
     }

@@ -22,6 +22,8 @@ public struct PolicyEngine: Sendable {
     var appKeys: [String: Int] = [:]
     var appSessions: [String: Set<SessionID>] = [:]
     var permissions: [String: RecordPermission] = [:]
+    /// The current media player and the ones before it.
+    var nowPlayingHistory = NowPlayingHistory()
 
     var ports: [PortRecord] = []
     var nextPortSerial: UInt64 = 1
@@ -84,6 +86,7 @@ public struct PolicyEngine: Sendable {
         case .graphLost: loseGraph()
         case .graphRestored: restoreGraph()
         }
+        updateNowPlaying()
         return output
     }
 
@@ -98,6 +101,7 @@ public struct PolicyEngine: Sendable {
         for id in contenders.map(\.id) { refreshContender(id) }
         updateSilencing()
         arbitrate(cause: nil)
+        updateNowPlaying()
         return output
     }
 

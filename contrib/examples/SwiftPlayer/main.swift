@@ -1,5 +1,6 @@
 // A music player that behaves like a good iOS citizen (reference §9, "user-controlled playback"):
-// playback category, non-mixable; pauses when interrupted, resumes only with shouldResume.
+// playback category, non-mixable; pauses when interrupted, resumes only with shouldResume;
+// answers the media keys while it is the current media player (`playerctl -p audiosession play-pause`).
 //
 //   swift run audiosession-example-player song.wav
 //
@@ -50,6 +51,7 @@ guard let file = arguments.first else {
 let player = Player(file: file)
 let session = AudioSession.shared
 let interruptions = session.interruptions  // listen before activating: nothing is missed
+let remoteCommands = session.remoteCommands
 
 /// Kept alive for the whole run: a released signal source stops delivering.
 nonisolated(unsafe) var signalSources: [any DispatchSourceSignal] = []
@@ -72,6 +74,19 @@ do {
 } catch {
     FileHandle.standardError.write(Data("audiosession-example-player: \(error)\n".utf8))
     exit(1)
+}
+
+// Media keys and headset buttons, forwarded by the daemon while this is the current media player.
+Task { @MainActor in
+    for await command in remoteCommands {
+        say("remote command: \(command.rawValue)")
+        switch command {
+        case .play: try? player.play()
+        case .pause, .stop: player.pause()
+        case .togglePlayPause: if player.child == nil { try? player.play() } else { player.pause() }
+        case .nextTrack, .previousTrack: say("one file: no other track")
+        }
+    }
 }
 
 for await interruption in interruptions {
