@@ -182,8 +182,10 @@ final class PlayerControl: @unchecked Sendable {
 
     private func mprisPauseForRouteLoss(_ id: SessionID) {
         // Never resumed, so not remembered (nor journalled): the cork that follows is reported
-        // as the pause it is.
-        for name in mprisPlayerNames(of: id).sorted() where mpris.players[name]?.status == .playing {
+        // as the pause it is. A player said to be stopped is paused too: its stream plays (the
+        // session was active), and a player's status lags behind its stream when it starts
+        // (mpv-mpris says Stopped while it loads). Pause on a paused or stopped player does nothing.
+        for name in mprisPlayerNames(of: id).sorted() where mpris.players[name]?.status != .paused {
             logger.info("\(id): pausing \(name) over MPRIS (its output went away)")
             let buttons = mpris.buttons
             let logger = self.logger
