@@ -86,6 +86,24 @@ struct RunCommandTests {
         run.terminate()
     }
 
+    /// The command can be stopped like any other: SIGTERM sent to `run` alone reaches it (an app
+    /// with no handler of its own dies of it), and Ctrl-C (SIGINT to the terminal's whole group)
+    /// stops it once; `run` exits with the shell's 128 + signal.
+    @Test func theCommandDiesOfTheSignalsItWouldDieOfAlone() async throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        let client = try sandbox.connect()
+        for (signal, target) in [(SIGTERM, "run alone"), (SIGINT, "the process group")] {
+            let run = try sandbox.spawnCtl(["run", "--category", "playback", "--", "sleep", "600"])
+            defer { run.terminate() }
+            try await waitUntil(timeout: .seconds(10), "sleep is in a session") { () async throws -> Bool in
+                try await listSessions(client).contains { $0["app"] == .string("sleep") }
+            }
+            kill(target == "run alone" ? run.pid : -run.pid, signal)
+            #expect(try run.waitForExit(timeout: .seconds(5)) == 128 + signal, "\(target): \(signal)")
+        }
+    }
+
     @Test func aMissingCommandIsOneClearLine() throws {
         let sandbox = try ServiceSandbox()
         defer { sandbox.stop() }

@@ -88,38 +88,66 @@ struct RunCommand: AsyncParsableCommand {
     }
 }
 
-/// Runs a command, forwarding terminal and termination signals to it; returns its exit
-/// status (128 + signal when a signal ended it, like a shell).
+/// Runs a command, forwarding termination signals to it; returns its exit status (128 + signal
+/// when a signal ended it, like a shell).
+///
+/// The child is spawned with every forwarded signal at its default action and none blocked:
+/// what we ignore in order to forward would otherwise be inherited through exec, and the app
+/// could not be stopped. It stays in our process group so that it keeps the terminal, and
+/// gets the terminal's Ctrl-C and Ctrl-\\ from the terminal itself; those we only ignore.
 enum ChildProcess {
-    static let forwarded: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2]
+    /// Sent to us by name (kill PID, a service manager): passed on.
+    static let forwarded: [Int32] = [SIGTERM, SIGHUP, SIGUSR1, SIGUSR2]
+    /// Sent by the terminal to the whole foreground group, the child included: not passed on twice.
+    static let fromTerminal: [Int32] = [SIGINT, SIGQUIT]
 
     static func run(_ command: [String], environment: [String: String]) async throws -> Int32 {
-        let process = Process()
-        process.executableURL = try resolve(command[0], path: environment["PATH"])
-        process.arguments = Array(command.dropFirst())
-        process.environment = environment
-        let exited = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in exited.continuation.yield(); exited.continuation.finish() }
+        let executable = try resolve(command[0], path: environment["PATH"])
+        for signal in forwarded + fromTerminal { Foundation.signal(signal, SIG_IGN) }
+        defer { for signal in forwarded + fromTerminal { Foundation.signal(signal, SIG_DFL) } }
+        let pid = try spawn(executable.path, command, environment: environment)
         var sources: [any DispatchSourceSignal] = []
         for signal in forwarded {
-            Foundation.signal(signal, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
-            source.setEventHandler { if process.isRunning { kill(process.processIdentifier, signal) } }
+            source.setEventHandler { kill(pid, signal) }
             source.resume()
             sources.append(source)
         }
-        defer {
-            for source in sources { source.cancel() }
-            for signal in forwarded { Foundation.signal(signal, SIG_DFL) }
+        defer { for source in sources { source.cancel() } }
+        let raw = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            Thread.detachNewThread {
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                continuation.resume(returning: status)
+            }
         }
-        do {
-            try process.run()
-        } catch {
-            throw DaemonProblem("cannot run \(command[0]): \(error.localizedDescription)")
+        let signalled = raw & 0x7f
+        return signalled == 0 ? (raw >> 8) & 0xff : 128 + signalled
+    }
+
+    /// posix_spawn with the forwarded and terminal signals reset to their defaults and an empty mask.
+    private static func spawn(_ path: String, _ arguments: [String], environment: [String: String]) throws -> pid_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in forwarded + fromTerminal { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, path, nil, &attributes, argv, envp)
+        guard result == 0 else {
+            throw DaemonProblem("cannot run \(arguments[0]): \(String(cString: strerror(result)))")
         }
-        for await _ in exited.stream {}
-        process.waitUntilExit()
-        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        return pid
     }
 
     private static func resolve(_ name: String, path: String?) throws -> URL {
