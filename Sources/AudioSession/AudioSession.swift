@@ -145,10 +145,28 @@ public actor AudioSession {
         }
     }
 
-    /// The daemon's number for this session (`audiosession.id` on streams).
+    /// `isInputAvailable`: a microphone or line in is there (whatever the category).
+    public var isInputAvailable: Bool { get async throws { try await property("IsInputAvailable").boolValue ?? false } }
+    /// The most input channels the current route's devices take.
+    public var maximumInputNumberOfChannels: Int {
+        get async throws { Int(try await property("MaximumInputNumberOfChannels").uint32Value ?? 0) }
+    }
+    /// The most output channels the current route's devices take.
+    public var maximumOutputNumberOfChannels: Int {
+        get async throws { Int(try await property("MaximumOutputNumberOfChannels").uint32Value ?? 0) }
+    }
+    /// `promptStyle`: the prompts a navigation or workout app should play now (`none` while
+    /// something records, `short` during a call, else `normal`).
+    public var promptStyle: PromptStyle {
+        get async throws {
+            let name = try await string("PromptStyle")
+            return PromptStyle.allCases.first { $0.wireName == name } ?? .normal
+        }
+    }
     /// Whether this session is the current media player: the one that most recently became
     /// active with non-mixable `playback` audio; media keys reach it (``remoteCommands``).
     public var isNowPlaying: Bool { get async throws { try await property("IsNowPlaying").boolValue ?? false } }
+    /// The daemon's number for this session (`audiosession.id` on streams).
     public var sessionID: UInt64 { get async throws { try await property("Id").uint64Value ?? 0 } }
 
     /// Environment that makes a PipeWire or PulseAudio client's streams join this session

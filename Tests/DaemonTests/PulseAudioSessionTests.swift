@@ -107,6 +107,26 @@ struct PulseAudioSessionTests {
         #expect((object["streams"] as? [[String: Any]])?.contains { $0["role"] as? String == "music" && $0["device"] as? String == "speakers" } == true)
     }
 
+    @Test func monitorShowsTheCallHoldingTheMusicAndGivingItBack() throws {
+        let rig = try Rig()
+        defer { rig.stop() }
+        let monitor = try rig.pulse.spawn(DaemonProcess.path(of: "audiosessionctl"), ["monitor"], extraEnvironment: rig.bus.environment)
+        try waitUntil(timeout: .seconds(10), "monitor subscribed: \(monitor.output)\(monitor.errorOutput)") {
+            monitor.output.contains("watching audiosessiond")
+        }
+        _ = try rig.pulse.play(rig.tone, properties: ["media.role": "music"])
+        try rig.watcher.waitForStream("music")
+        let call = try rig.pulse.play(rig.tone, properties: ["media.role": "phone"])
+        try rig.watcher.waitForSink(of: "music", "audiosession.hold")
+        call.terminate()
+        try rig.watcher.waitForSink(of: "music", "speakers")
+        try waitUntil(timeout: .seconds(5), "monitor shows the hold and its end:\n\(monitor.output)") {
+            monitor.output.contains("interruptionBegan method=unlink reason=default")
+                && monitor.output.contains("interruptionEnded method=unlink")
+        }
+        monitor.terminate()
+    }
+
     @Test func silentModeSilencesAGameAndGivesItBack() throws {
         let rig = try Rig()
         defer { rig.stop() }

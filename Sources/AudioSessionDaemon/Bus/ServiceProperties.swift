@@ -57,6 +57,11 @@ extension SessionService {
             "AvailableInputs": WireValues.ports(engine.availableInputs(for: id)),
             "PreferredInput": .string(snapshot.preferredInputUID ?? ""),
             "IsNowPlaying": .bool(engine.nowPlaying == id),
+            "PromptStyle": .string(engine.promptStyle(for: id).wireName),
+            // Any microphone or line in at all, whatever the category (AVAudioSession's isInputAvailable).
+            "IsInputAvailable": .bool(engine.availablePorts.contains { $0.direction == .input }),
+            "MaximumInputNumberOfChannels": .uint32(UInt32(route.inputs.map(\.channels).max() ?? 0)),
+            "MaximumOutputNumberOfChannels": .uint32(UInt32(route.outputs.map(\.channels).max() ?? 0)),
         ]
     }
 

@@ -87,6 +87,10 @@ enum SessionAPI {
             BusProperty("AvailableInputs", "a\(port)"),
             BusProperty("PreferredInput", "s"),
             BusProperty("IsNowPlaying", "b"),
+            BusProperty("PromptStyle", "s"),
+            BusProperty("IsInputAvailable", "b"),
+            BusProperty("MaximumInputNumberOfChannels", "u"),
+            BusProperty("MaximumOutputNumberOfChannels", "u"),
         ],
         signals: [
             BusSignalDescription(
