@@ -94,6 +94,31 @@ public actor AudioSession {
         try await call("OverrideOutputAudioPort", [.string(port.wireName)])
     }
 
+    /// Notification sounds neither duck nor interrupt this session (default false).
+    public func setPrefersNoInterruptionsFromSystemAlerts(_ prefers: Bool) async throws {
+        try await call("SetPrefersNoInterruptionsFromSystemAlerts", [.bool(prefers)])
+    }
+    public var prefersNoInterruptionsFromSystemAlerts: Bool {
+        get async throws { try await property("PrefersNoInterruptionsFromSystemAlerts").boolValue ?? false }
+    }
+
+    /// As the current media player, losing the output interrupts the session
+    /// (``InterruptionReason/routeDisconnected``) instead of only changing its route (default true).
+    public func setPrefersInterruptionOnRouteDisconnect(_ prefers: Bool) async throws {
+        try await call("SetPrefersInterruptionOnRouteDisconnect", [.bool(prefers)])
+    }
+    public var prefersInterruptionOnRouteDisconnect: Bool {
+        get async throws { try await property("PrefersInterruptionOnRouteDisconnect").boolValue ?? true }
+    }
+
+    /// Lets notification sounds play while this session records (default false: silenced).
+    public func setAllowHapticsAndSystemSoundsDuringRecording(_ allow: Bool) async throws {
+        try await call("SetAllowHapticsAndSystemSoundsDuringRecording", [.bool(allow)])
+    }
+    public var allowHapticsAndSystemSoundsDuringRecording: Bool {
+        get async throws { try await property("AllowHapticsAndSystemSoundsDuringRecording").boolValue ?? false }
+    }
+
     /// Returns at once when the user decided already; otherwise waits (up to `timeout`) until
     /// they answer with `audiosessionctl permission grant|deny APP` or a UI.
     public func requestRecordPermission(timeout: Duration = .seconds(120)) async throws -> Bool {

@@ -56,10 +56,13 @@ import Testing
         #expect(!h.isPlaying(player))
     }
 
-    @Test func explicitMusicPlayerHearsOldDeviceUnavailableAndStaysActive() {
+    /// Before iOS 17 (and with `prefersInterruptionOnRouteDisconnect` cleared) the player is
+    /// only told; by default it is interrupted too (SessionPreferencesTests).
+    @Test func explicitMusicPlayerThatOptsOutHearsOldDeviceUnavailableAndStaysActive() {
         var h = EngineHarness(.desktop)
         h.send(.devicesEnumerated([Self.speaker, Self.headphones], defaultOutput: "headphones", defaultInput: nil))
         let player = h.explicit(1, .playback)
+        h.send(.setPreferences(player, SessionPreferences(prefersInterruptionOnRouteDisconnect: false)))
         h.activate(player)
         _ = h.play(player)
         let unplug = h.send(.deviceRemoved(uid: "headphones"))

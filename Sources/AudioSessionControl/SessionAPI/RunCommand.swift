@@ -30,6 +30,15 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("prefer-io-buffer"), help: ArgumentHelp("Preferred I/O buffer duration.", valueName: "seconds"))
     var preferredIOBuffer: Double?
 
+    @Flag(help: "Notification sounds neither duck nor interrupt the command (a recording, a performance).")
+    var prefersNoInterruptionsFromSystemAlerts = false
+
+    @Flag(help: "When its output goes away, only tell it the route changed (default: interrupt the current media player and hold its audio).")
+    var noInterruptionOnRouteDisconnect = false
+
+    @Flag(help: "Let notification sounds play while the command records (default: silenced).")
+    var allowSystemSoundsDuringRecording = false
+
     @Option(help: ArgumentHelp("App name for record permission (default: the command's name).", valueName: "name"))
     var app: String?
 
@@ -59,6 +68,9 @@ struct RunCommand: AsyncParsableCommand {
             try await session.setCategory(Category(wireName: category)!, mode: Mode(wireName: mode)!, options: parsedOptions ?? [])
             if let preferredRate { try await session.setPreferredSampleRate(preferredRate) }
             if let preferredIOBuffer { try await session.setPreferredIOBufferDuration(preferredIOBuffer) }
+            if prefersNoInterruptionsFromSystemAlerts { try await session.setPrefersNoInterruptionsFromSystemAlerts(true) }
+            if noInterruptionOnRouteDisconnect { try await session.setPrefersInterruptionOnRouteDisconnect(false) }
+            if allowSystemSoundsDuringRecording { try await session.setAllowHapticsAndSystemSoundsDuringRecording(true) }
             do {
                 try await session.setActive(true)
             } catch let failure as AudioSessionFailure where failure.code != .mediaServicesFailed {

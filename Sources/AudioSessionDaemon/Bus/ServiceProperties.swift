@@ -58,6 +58,9 @@ extension SessionService {
             "PreferredInput": .string(snapshot.preferredInputUID ?? ""),
             "IsNowPlaying": .bool(engine.nowPlaying == id),
             "PromptStyle": .string(engine.promptStyle(for: id).wireName),
+            "PrefersNoInterruptionsFromSystemAlerts": .bool(snapshot.preferences.prefersNoInterruptionsFromSystemAlerts),
+            "PrefersInterruptionOnRouteDisconnect": .bool(snapshot.preferences.prefersInterruptionOnRouteDisconnect),
+            "AllowHapticsAndSystemSoundsDuringRecording": .bool(snapshot.preferences.allowsSystemSoundsDuringRecording),
             // Any microphone or line in at all, whatever the category (AVAudioSession's isInputAvailable).
             "IsInputAvailable": .bool(engine.availablePorts.contains { $0.direction == .input }),
             "MaximumInputNumberOfChannels": .uint32(UInt32(route.inputs.map(\.channels).max() ?? 0)),

@@ -55,6 +55,16 @@ extension SessionService {
                 return call.fail(WireValues.error(.badParam, "the override is 'none' or 'speaker'"))
             }
             answer(call, coordinator.request(.overrideOutputAudioPort(id, port), for: id), "only playAndRecord may override its output")
+        case "SetPrefersNoInterruptionsFromSystemAlerts", "SetPrefersInterruptionOnRouteDisconnect",
+             "SetAllowHapticsAndSystemSoundsDuringRecording":
+            var preferences = coordinator.engine.snapshot(of: id)?.preferences ?? .default
+            let value = arguments[0].boolValue ?? false
+            switch call.member {
+            case "SetPrefersNoInterruptionsFromSystemAlerts": preferences.prefersNoInterruptionsFromSystemAlerts = value
+            case "SetPrefersInterruptionOnRouteDisconnect": preferences.prefersInterruptionOnRouteDisconnect = value
+            default: preferences.allowsSystemSoundsDuringRecording = value
+            }
+            answer(call, coordinator.request(.setPreferences(id, preferences), for: id), "preference refused")
         case "RequestRecordPermission":
             let permission = coordinator.engine.recordPermission(for: session.app)
             guard permission == .undetermined else { return call.reply([.bool(permission == .granted)]) }

@@ -502,7 +502,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             logger.info("\(id) gain → \(gain) over \(ramp)")
             update(id, ramp: ramp) { $0.duckGain = gain }
         case .setSilenced(let id, let silenced):
-            logger.info("\(id) \(silenced ? "silenced" : "unsilenced") (silent mode / lock)")
+            logger.info("\(id) \(silenced ? "silenced" : "unsilenced") (silent mode, screen lock or a recording)")
             update(id) { $0.silenced = silenced }
         case .setCaptureSilenced(let id, let silenced):
             logger.info("\(id) capture \(silenced ? "silenced" : "restored") (record permission)")

@@ -7,7 +7,8 @@ struct Contender: Sendable {
     var priority: Int
     var serial: UInt64
     var appKey: Int
-    /// What others' effects see: bit 0 non-mixable, bit 1 spokenAudio.
+    /// What others' effects see: bit 0 non-mixable, bit 1 spokenAudio, bit 2 spared from
+    /// system alerts (``SessionPreferences/prefersNoInterruptionsFromSystemAlerts``).
     var audience: Int
     var effects: Effects
     var isExplicit: Bool
@@ -28,7 +29,7 @@ struct Contender: Sendable {
     /// The interrupter last recorded for it, to record each new one once.
     var lastBlocker = WalkCounters.none
 
-    /// What this session does to the four audiences, as a dominating session of a
+    /// What this session does to the eight audiences, as a dominating session of a
     /// higher class and as a newer session of the same class. Bit `a` = audience `a`.
     struct Effects: Hashable, Sendable {
         var interruptAsHigher: UInt8
@@ -49,15 +50,18 @@ extension Contender.Effects {
     /// - a higher class does its class interaction to lower ones;
     /// - between equals, the newer does the class's `towardEqual` (desktop) or AVAudioSession's
     ///   rule, non-mixable interrupts non-mixable (strict); strict also applies that rule across classes;
-    /// - always: `duckOthers` ducks, `interruptSpokenAudioAndMixWithOthers` interrupts spokenAudio.
+    /// - always: `duckOthers` ducks, `interruptSpokenAudioAndMixWithOthers` interrupts spokenAudio;
+    /// - a system alert (a notification sound) does nothing to a session that asked to be spared.
     init(configuration: SessionConfiguration, priorityClass: PriorityClass, interaction: Interaction, rule: EqualClassRule) {
         let options = configuration.effectiveOptions
         let nonMixable = !configuration.isMixable
         var interruptAsHigher: UInt8 = 0, duckAsHigher: UInt8 = 0
         var interruptAsEqual: UInt8 = 0, duckAsEqual: UInt8 = 0
-        for audience in 0..<4 {
+        let isSystemAlert = priorityClass.name == PriorityClass.notification.name
+        for audience in 0..<8 {
             let audienceNonMixable = audience & 1 != 0
             let audienceSpoken = audience & 2 != 0
+            if isSystemAlert && audience & 4 != 0 { continue }
             var fromOptions = Interaction.mix
             if options.contains(.duckOthers) { fromOptions = .duck }
             if options.interruptsSpokenAudio && audienceSpoken { fromOptions = .interrupt }
@@ -82,15 +86,15 @@ struct WalkCounters {
 
     private var currentPriority = Int.min
     private var started = false
-    private var higherInterrupt = SIMD4<Int32>.zero
-    private var higherDuck = SIMD4<Int32>.zero
-    private var pendingInterrupt = SIMD4<Int32>.zero
-    private var pendingDuck = SIMD4<Int32>.zero
-    private var equalInterrupt = SIMD4<Int32>.zero
-    private var equalDuck = SIMD4<Int32>.zero
-    private var higherInterrupter = SIMD4<UInt64>(repeating: none)
-    private var pendingInterrupter = SIMD4<UInt64>(repeating: none)
-    private var equalInterrupter = SIMD4<UInt64>(repeating: none)
+    private var higherInterrupt = SIMD8<Int32>.zero
+    private var higherDuck = SIMD8<Int32>.zero
+    private var pendingInterrupt = SIMD8<Int32>.zero
+    private var pendingDuck = SIMD8<Int32>.zero
+    private var equalInterrupt = SIMD8<Int32>.zero
+    private var equalDuck = SIMD8<Int32>.zero
+    private var higherInterrupter = SIMD8<UInt64>(repeating: none)
+    private var pendingInterrupter = SIMD8<UInt64>(repeating: none)
+    private var equalInterrupter = SIMD8<UInt64>(repeating: none)
 
     /// Moves to the contender's class: what the previous class did becomes "higher".
     @inline(__always)
@@ -103,10 +107,10 @@ struct WalkCounters {
         higherInterrupter.replace(with: pendingInterrupter, where: higherInterrupter .== Self.none)
         pendingInterrupt = .zero
         pendingDuck = .zero
-        pendingInterrupter = SIMD4(repeating: Self.none)
+        pendingInterrupter = SIMD8(repeating: Self.none)
         equalInterrupt = .zero
         equalDuck = .zero
-        equalInterrupter = SIMD4(repeating: Self.none)
+        equalInterrupter = SIMD8(repeating: Self.none)
     }
 
     @inline(__always)
@@ -129,18 +133,23 @@ struct WalkCounters {
         pendingDuck &+= Self.vector(effects.duckAsHigher)
         equalInterrupt &+= Self.vector(effects.interruptAsEqual)
         equalDuck &+= Self.vector(effects.duckAsEqual)
-        let raw = SIMD4<UInt64>(repeating: id.rawValue)
+        let raw = SIMD8<UInt64>(repeating: id.rawValue)
         pendingInterrupter.replace(with: raw, where: (pendingInterrupter .== Self.none) .& Self.bits(effects.interruptAsHigher))
         equalInterrupter.replace(with: raw, where: (equalInterrupter .== Self.none) .& Self.bits(effects.interruptAsEqual))
     }
 
     @inline(__always)
-    static func vector(_ mask: UInt8) -> SIMD4<Int32> {
-        SIMD4(Int32(mask & 1), Int32(mask >> 1 & 1), Int32(mask >> 2 & 1), Int32(mask >> 3 & 1))
+    static func vector(_ mask: UInt8) -> SIMD8<Int32> {
+        (SIMD8<Int32>(repeating: Int32(mask)) &>> lanes) & 1
     }
 
+    /// 0, 1, ... 7: lane `a` of a mask is bit `a`.
+    static let lanes = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
+
     @inline(__always)
-    static func bits(_ mask: UInt8) -> SIMDMask<SIMD4<UInt64>.MaskStorage> {
-        SIMD4<UInt64>(UInt64(mask & 1), UInt64(mask >> 1 & 1), UInt64(mask >> 2 & 1), UInt64(mask >> 3 & 1)) .!= 0
+    static func bits(_ mask: UInt8) -> SIMDMask<SIMD8<UInt64>.MaskStorage> {
+        ((SIMD8<UInt64>(repeating: UInt64(mask)) &>> laneShifts) & 1) .!= 0
     }
+
+    static let laneShifts = SIMD8<UInt64>(0, 1, 2, 3, 4, 5, 6, 7)
 }

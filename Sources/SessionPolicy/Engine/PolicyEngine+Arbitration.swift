@@ -34,7 +34,7 @@ extension PolicyEngine {
     func makeContender(_ state: SessionState, waiting: Bool) -> Contender {
         Contender(
             id: state.id, priority: state.priorityClass.priority, serial: state.serial, appKey: state.appKey,
-            audience: (state.isNonMixable ? 1 : 0) | (state.isSpoken ? 2 : 0),
+            audience: state.audience,
             effects: effects(of: state), isExplicit: state.kind == .explicit,
             isNonMixable: state.isNonMixable, hasWish: !state.wish.isEmpty, isWaiting: waiting,
             resumesToPlay: resumesToPlay(state))

@@ -151,9 +151,25 @@ extension PolicyEngine {
                 leaveContention(id, resumeHint: false)
                 emit(.deactivated(id))
                 paused = true
+            } else if reason == .oldDeviceUnavailable && lostOutput && interruptsOnRouteDisconnect(state)
+                && !playsElsewhere(state, than: previous) {
+                // iOS 17: the current media player is interrupted, not only re-routed; its streams
+                // are held (no leak to the speakers) until it activates again. No ended follows.
+                emit(.interruptionBegan(id, reason: .routeDisconnected, method: .sessionAPI))
+                emit(.pauseForRouteLoss(id, method: .unlink))
+                leaveContention(id, resumeHint: false)
+                emit(.deactivated(id))
+                paused = true
             }
         }
         if paused { arbitrate(cause: nil) }
+    }
+
+    /// An explicit session that is the current media player, active, and kept AVAudioSession's
+    /// default `prefersInterruptionOnRouteDisconnect`.
+    func interruptsOnRouteDisconnect(_ state: SessionState) -> Bool {
+        state.kind == .explicit && state.activity == .active && state.preferences.prefersInterruptionOnRouteDisconnect
+            && nowPlaying == state.id
     }
 
     /// Pause on unplug judges a session by its route, but a stream that named its own target

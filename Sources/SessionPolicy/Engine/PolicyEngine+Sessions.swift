@@ -106,8 +106,7 @@ extension PolicyEngine {
                 emit(.activated(id))
                 return
             }
-            let audience = (state.isNonMixable ? 1 : 0) | (state.isSpoken ? 2 : 0)
-            if interrupter(forPriority: state.priorityClass.priority, audience: audience) != nil {
+            if interrupter(forPriority: state.priorityClass.priority, audience: state.audience) != nil {
                 emit(.failed(id, .insufficientPriority))
                 return
             }
@@ -178,11 +177,12 @@ extension PolicyEngine {
         emit(.interruptionBegan(id, reason: .default, method: fallback))
     }
 
-    /// Silent mode and screen lock silence the configured categories (ambient, soloAmbient).
+    /// Silent mode and screen lock silence the configured categories (ambient, soloAmbient);
+    /// a recording silences notification sounds (``alertsSilencedByRecording``).
     mutating func updateSilencing(of id: SessionID) {
         guard let state = sessions[id] else { return }
-        let silenced = (silentMode || screenLocked)
-            && configuration.silencedBySilentMode.contains(state.configuration.category)
+        let silenced = (silentMode || screenLocked) && configuration.silencedBySilentMode.contains(state.configuration.category)
+            || alertsSilencedByRecording && state.isSystemAlert
         if silenced != state.silenced {
             sessions[id]?.silenced = silenced
             emit(.setSilenced(id, silenced))
@@ -191,6 +191,40 @@ extension PolicyEngine {
 
     mutating func updateSilencing() {
         for id in sessionOrder { updateSilencing(of: id) }
+    }
+
+    /// After each event: whether an explicit session records without allowing system sounds
+    /// (iOS silences them while recording). Only explicit sessions ask this, so the scan runs
+    /// only while one contends, or to lift the silence.
+    mutating func updateAlertSilencing() {
+        guard explicitContenders > 0 || alertsSilencedByRecording else { return }
+        var silenced = false
+        for contender in contenders where contender.isExplicit {
+            guard let state = sessions[contender.id] else { continue }
+            if state.isExplicitRecording && !state.preferences.allowsSystemSoundsDuringRecording {
+                silenced = true
+                break
+            }
+        }
+        guard silenced != alertsSilencedByRecording else { return }
+        alertsSilencedByRecording = silenced
+        for id in sessionOrder where sessions[id]?.isSystemAlert == true { updateSilencing(of: id) }
+    }
+
+    /// An explicit session's preferences: sparing it from system alerts changes what it meets
+    /// in the walk; the others take effect at the next recording or route loss.
+    mutating func setPreferences(_ id: SessionID, _ preferences: SessionPreferences) {
+        guard existing(id) else { return }
+        guard let before = update(id, { state -> SessionPreferences in
+            let before = state.preferences
+            state.preferences = preferences
+            return before
+        }) else { return }
+        if before.prefersNoInterruptionsFromSystemAlerts != preferences.prefersNoInterruptionsFromSystemAlerts,
+           contenderIndex(of: id) != nil {
+            refreshContender(id)
+            arbitrate(cause: nil)
+        }
     }
 
     /// Capture of an app without record permission records silence: one its user denied, or

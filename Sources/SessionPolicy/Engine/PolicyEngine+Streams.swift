@@ -41,8 +41,7 @@ extension PolicyEngine {
             emit(.interruptionBegan(id, reason: .default, method: state.interruptionMethod))
         case .inactive:
             guard !isGraphLost else { return }
-            let audience = (state.isNonMixable ? 1 : 0) | (state.isSpoken ? 2 : 0)
-            let arrival = arrival(priority: state.priorityClass.priority, audience: audience)
+            let arrival = arrival(priority: state.priorityClass.priority, audience: state.audience)
             if let interrupter = arrival.interrupter {
                 // Delayed focus: held now, resumed when the higher session ends.
                 enterContention(id, waiting: true, blocker: interrupter)

@@ -30,6 +30,9 @@ public struct PolicyEngine: Sendable {
 
     public internal(set) var silentMode = false
     public internal(set) var screenLocked = false
+    /// An explicit session records and did not allow system sounds meanwhile: notification
+    /// sounds are silenced.
+    public internal(set) var alertsSilencedByRecording = false
     public internal(set) var isAsleep = false
     public internal(set) var isGraphLost = false
     /// Last choice sent to the graph.
@@ -65,6 +68,7 @@ public struct PolicyEngine: Sendable {
         case .setPreferredHardware(let id, let wish): setPreferredHardware(id, wish)
         case .setPreferredInput(let id, let uid): setPreferredInput(id, uid)
         case .overrideOutputAudioPort(let id, let override): overrideOutput(id, override)
+        case .setPreferences(let id, let preferences): setPreferences(id, preferences)
         case .capabilitiesChanged(let id, let capabilities): changeCapabilities(id, capabilities)
         case .interruptionMethodFailed(let id, let method): interruptionMethodFailed(id, method)
         case .streamStarted(let id, let stream): startStream(id, stream)
@@ -87,6 +91,7 @@ public struct PolicyEngine: Sendable {
         case .graphRestored: restoreGraph()
         }
         updateNowPlaying()
+        updateAlertSilencing()
         return output
     }
 
@@ -102,6 +107,7 @@ public struct PolicyEngine: Sendable {
         updateSilencing()
         arbitrate(cause: nil)
         updateNowPlaying()
+        updateAlertSilencing()
         return output
     }
 

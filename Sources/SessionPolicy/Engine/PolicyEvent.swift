@@ -13,6 +13,8 @@ public enum PolicyEvent: Hashable, Sendable {
     /// `nil` clears the preference.
     case setPreferredInput(SessionID, portUID: String?)
     case overrideOutputAudioPort(SessionID, OutputOverride)
+    /// An explicit session's preferences (system alerts, route disconnect, sounds while recording).
+    case setPreferences(SessionID, SessionPreferences)
     case capabilitiesChanged(SessionID, Set<InterruptionMethod>)
     /// The method interrupting the session could not stop its audio (an MPRIS player never
     /// confirmed its Pause): until this interruption ends, the next method it has stops it.

@@ -17,6 +17,7 @@ public struct SessionSnapshot: Hashable, Sendable {
     public var preferredHardware: HardwareWish
     public var preferredInputUID: String?
     public var outputOverride: OutputOverride
+    public var preferences: SessionPreferences
     public var streams: [StreamID]
     public var activatedAt: Timestamp?
 }
@@ -35,7 +36,7 @@ extension PolicyEngine {
             gain: contender.map { $0.isEffective ? gain(forDuckCount: $0.appliedDuckCount) : 1.0 } ?? 1.0,
             isSilenced: state.silenced, isCaptureSilenced: state.captureSilenced, route: state.route,
             preferredHardware: state.wish, preferredInputUID: state.preferredInputUID,
-            outputOverride: state.outputOverride, streams: state.streams.map(\.id),
+            outputOverride: state.outputOverride, preferences: state.preferences, streams: state.streams.map(\.id),
             activatedAt: state.activity == .inactive ? nil : state.activatedAt)
     }
 

@@ -39,6 +39,7 @@ struct SessionState: Sendable {
     var wish = HardwareWish()
     var preferredInputUID: String?
     var outputOverride: OutputOverride = .none
+    var preferences = SessionPreferences.default
     /// Cleared when its interrupter ends without `notifyOthersOnDeactivation`.
     var resumeHint = true
     /// Its user paused it while it was interrupted: it is not resumed.
@@ -52,6 +53,16 @@ struct SessionState: Sendable {
     var hasRunningCapture: Bool { streams.contains { !$0.pausedByUser && $0.direction == .capture } }
     var isNonMixable: Bool { !configuration.isMixable }
     var isSpoken: Bool { configuration.effectiveMode == .spokenAudio }
+    /// What others' effects see of it (``Contender/audience``).
+    var audience: Int {
+        (isNonMixable ? 1 : 0) | (isSpoken ? 2 : 0) | (preferences.prefersNoInterruptionsFromSystemAlerts ? 4 : 0)
+    }
+    /// A system alert (a notification sound): what `prefersNoInterruptionsFromSystemAlerts`
+    /// keeps away and a recording silences.
+    var isSystemAlert: Bool { priorityClass.name == PriorityClass.notification.name }
+    /// An explicit session recording: active in a category with input. Its capture may not have
+    /// started yet — the app has said it is about to record.
+    var isExplicitRecording: Bool { kind == .explicit && activity == .active && configuration.category.hasInput }
 
     /// The first interruption method of the configured order the session supports.
     /// The method a fallback replaced for the running interruption

@@ -81,9 +81,19 @@ Task { @MainActor in
     for await command in remoteCommands {
         say("remote command: \(command.rawValue)")
         switch command {
-        case .play: try? player.play()
+        // Playing again activates first: after an interruption that had no end (headphones
+        // unplugged: routeDisconnected) the session is inactive and its audio held until then.
+        case .play:
+            try? await session.setActive(true)
+            try? player.play()
         case .pause, .stop: player.pause()
-        case .togglePlayPause: if player.child == nil { try? player.play() } else { player.pause() }
+        case .togglePlayPause:
+            if player.child == nil {
+                try? await session.setActive(true)
+                try? player.play()
+            } else {
+                player.pause()
+            }
         case .nextTrack, .previousTrack: say("one file: no other track")
         }
     }
