@@ -99,6 +99,13 @@ struct RunCommandTests {
             try await waitUntil(timeout: .seconds(10), "sleep is in a session") { () async throws -> Bool in
                 try await listSessions(client).contains { $0["app"] == .string("sleep") }
             }
+            // As a user would: once the command runs (run's child is sleep).
+            let tasks = "/proc/\(run.pid)/task"
+            try waitUntil(timeout: .seconds(5), "run has started sleep") {
+                ((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).contains { task in
+                    (try? String(contentsOfFile: "\(tasks)/\(task)/children", encoding: .utf8))?.isEmpty == false
+                }
+            }
             kill(target == "run alone" ? run.pid : -run.pid, signal)
             #expect(try run.waitForExit(timeout: .seconds(5)) == 128 + signal, "\(target): \(signal)")
         }

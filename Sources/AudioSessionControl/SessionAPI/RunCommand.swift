@@ -117,15 +117,19 @@ enum ChildProcess {
         let executable = try resolve(command[0], path: environment["PATH"])
         for signal in forwarded + fromTerminal { Foundation.signal(signal, SIG_IGN) }
         defer { for signal in forwarded + fromTerminal { Foundation.signal(signal, SIG_DFL) } }
-        let pid = try spawn(executable.path, command, environment: environment)
+        // Listening starts before the child exists: a signal that comes while it is being
+        // spawned is passed on as soon as it runs, not lost.
+        let target = ForwardingTarget()
         var sources: [any DispatchSourceSignal] = []
         for signal in forwarded {
             let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
-            source.setEventHandler { kill(pid, signal) }
+            source.setEventHandler { target.deliver(signal) }
             source.resume()
             sources.append(source)
         }
         defer { for source in sources { source.cancel() } }
+        let pid = try spawn(executable.path, command, environment: environment)
+        target.started(pid)
         let raw = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
             Thread.detachNewThread {
                 var status: Int32 = 0
@@ -135,6 +139,30 @@ enum ChildProcess {
         }
         let signalled = raw & 0x7f
         return signalled == 0 ? (raw >> 8) & 0xff : 128 + signalled
+    }
+
+    /// Where forwarded signals go: the child once it runs; until then they wait.
+    private final class ForwardingTarget: @unchecked Sendable {
+        private let lock = NSLock()
+        private var pid: pid_t?
+        private var pending: [Int32] = []
+
+        func deliver(_ signal: Int32) {
+            let target: pid_t? = lock.withLock {
+                if pid == nil { pending.append(signal) }
+                return pid
+            }
+            if let target { kill(target, signal) }
+        }
+
+        func started(_ child: pid_t) {
+            let waiting: [Int32] = lock.withLock {
+                pid = child
+                defer { pending.removeAll() }
+                return pending
+            }
+            for signal in waiting { kill(child, signal) }
+        }
     }
 
     /// posix_spawn with the forwarded and terminal signals reset to their defaults and an empty mask.
