@@ -37,7 +37,8 @@ enum PulseDecoding {
             activePort: info.active_port.flatMap { string($0.pointee.name) }, state: state(sink: info.state), monitorOf: nil,
             card: info.card == pulseInvalidIndex ? nil : info.card,
             ownerModule: info.owner_module == pulseInvalidIndex ? nil : info.owner_module, sampleRate: Int(info.sample_spec.rate),
-            channels: Int(info.sample_spec.channels), latency: info.latency, configuredLatency: info.configured_latency)
+            channels: Int(info.sample_spec.channels), latency: info.latency, configuredLatency: info.configured_latency,
+            muted: info.mute != 0)
     }
 
     static func source(_ info: pa_source_info) -> PulseDevice {
@@ -48,7 +49,8 @@ enum PulseDecoding {
             monitorOf: info.monitor_of_sink == pulseInvalidIndex ? nil : info.monitor_of_sink,
             card: info.card == pulseInvalidIndex ? nil : info.card,
             ownerModule: info.owner_module == pulseInvalidIndex ? nil : info.owner_module, sampleRate: Int(info.sample_spec.rate),
-            channels: Int(info.sample_spec.channels), latency: info.latency, configuredLatency: info.configured_latency)
+            channels: Int(info.sample_spec.channels), latency: info.latency, configuredLatency: info.configured_latency,
+            muted: info.mute != 0)
     }
 
     static func client(_ info: pa_client_info) -> PulseClient {

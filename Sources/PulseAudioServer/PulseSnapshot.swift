@@ -120,12 +120,15 @@ public struct PulseDevice: Hashable, Sendable {
     /// The latency the device runs at now, and the one it is configured for (microseconds).
     public var latency: UInt64
     public var configuredLatency: UInt64
+    /// Muted by its user (a source's mute is the microphone's mute key).
+    public var muted: Bool
 
     public init(
         kind: Kind, index: UInt32, name: String, description: String, properties: [String: String], ports: [PulsePort],
         activePort: String?, state: State, monitorOf: UInt32?, card: UInt32?, ownerModule: UInt32?, sampleRate: Int,
-        channels: Int, latency: UInt64, configuredLatency: UInt64
+        channels: Int, latency: UInt64, configuredLatency: UInt64, muted: Bool = false
     ) {
+        self.muted = muted
         self.ownerModule = ownerModule
         self.kind = kind
         self.index = index

@@ -2,6 +2,7 @@ import Foundation
 import PipeWireSandbox
 import PulseAudioServer
 import SessionBus
+import Synchronization
 import Testing
 
 /// The daemon on a pure PulseAudio with its session bus: a call pauses a real MPRIS player
@@ -220,5 +221,43 @@ struct PulseAudioSessionTests {
         #expect(try rig.daemon.terminate() == 0, "the daemon's log:\n\(rig.daemon.log)")
         try waitUntil(timeout: .seconds(5), "at exit the recorder follows the default again (now \(source() ?? "none"))") { source() == start }
         try waitUntil(timeout: .seconds(5), "the recorder's record is as it was") { try rig.watcher.streamRestore()[key] == record }
+    }
+
+    /// The user's mute key on PulseAudio's microphone: an explicit session recording from it is
+    /// interrupted (`builtInMicMuted`) and told `shouldResume` when it is back. The mute is the
+    /// user's: the daemon never writes it.
+    @Test func mutingTheMicrophoneInterruptsARecordingSession() async throws {
+        let rig = try Rig()
+        defer { rig.stop() }
+        let connection = try BusConnection(address: rig.bus.address)
+        defer { connection.close() }
+        let service = "org.audiosession.Manager1"
+        let created = try await connection.call(
+            service, path: "/org/audiosession/Manager1", interface: service, member: "CreateSession", [.string("memo")],
+            timeout: .seconds(5))
+        let path = try #require(created.first?.stringValue)
+        let interruptions = try await connection.signals(path: path, interface: "org.audiosession.Session1", member: "Interruption")
+        func session(_ member: String, _ arguments: [BusValue] = []) async throws {
+            _ = try await connection.call(service, path: path, interface: "org.audiosession.Session1", member: member, arguments, timeout: .seconds(5))
+        }
+        try await session("SetCategory", [.string("record"), .string("default"), .uint32(0)])
+        try await session("SetActive", [.bool(true), .uint32(0)])
+        final class Received: Sendable { let arguments = Mutex<[[BusValue]]>([]) }
+        let received = Received()
+        let collector = Task { for await signal in interruptions { received.arguments.withLock { $0.append(signal.arguments) } } }
+        defer { collector.cancel() }
+        func next(_ count: Int) async throws -> [BusValue] {
+            try await waitUntil(timeout: .seconds(5), "Interruption signal \(count) (got \(received.arguments.withLock { $0 }))\n\(rig.daemon.log)") {
+                () async throws -> Bool in received.arguments.withLock { $0.count >= count }
+            }
+            return received.arguments.withLock { $0[count - 1] }
+        }
+
+        _ = try rig.pulse.pactl(["set-source-mute", "mic", "1"])
+        #expect(try await next(1) == [.uint32(1), .uint32(2), .uint32(0)], "began, reason builtInMicMuted")
+        _ = try rig.pulse.pactl(["set-source-mute", "mic", "0"])
+        #expect(try await next(2) == [.uint32(0), .uint32(0), .uint32(1)], "ended with shouldResume")
+        #expect(rig.watcher.snapshot.sources.values.first { $0.name == "mic" }?.muted == false)
+        #expect(try rig.daemon.terminate() == 0, "the daemon's log:\n\(rig.daemon.log)")
     }
 }

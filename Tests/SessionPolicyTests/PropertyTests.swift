@@ -73,7 +73,7 @@ import Glibc
             let held = contenders.contains { d in
                 d.priorityClass.priority >= w.priorityClass.priority && oracle.effect(of: d, on: w) == .interrupt
             }
-            if !held {
+            if !held && !w.isHeldByMutedInput {
                 Issue.record("\(w.id) stays interrupted with no interrupter left (after \(event))")
                 return false
             }

@@ -128,4 +128,46 @@ struct PreferenceTests {
         #expect(try volume(of: "chime2", in: sandbox) == 1, "allowed")
         #expect(sandbox.log.components(separatedBy: " silenced (").count == silencedSoFar, "nothing silenced: \(sandbox.log)")
     }
+
+    /// The user's mute key on the microphone a voice memo records from: `builtInMicMuted`, then
+    /// `shouldResume` when it is back; a call that set `overrideMutedMicrophoneInterruption`
+    /// stays active.
+    @Test func mutingTheMicrophoneInterruptsTheRecorderUntilItIsBack() async throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        let client = try sandbox.connect()
+        let recording = sandbox.pipewire.directory.appendingPathComponent("memo.wav").path
+        let memo = try sandbox.spawnCtl(["run", "--category", "record", "--", "pw-cat", "-r", "-P", "{ node.name = memo }", recording])
+        defer { memo.terminate() }
+        let session = try await session(of: "pw-cat", client)
+        let signals = SignalRecorder(try await client.signals(path: session.path, interface: ServiceSandbox.sessionInterface))
+        let mic = try #require(try sandbox.pipewire.dump().node(named: "mic")?.id)
+        func setMute(_ muted: Bool) throws {
+            _ = try sandbox.pipewire.run("pw-cli", ["set-param", String(mic), "Props", "{ mute: \(muted) }"])
+        }
+
+        try setMute(true)
+        let began = try await signals.waitFor("Interruption began") { $0.member == "Interruption" && $0.arguments.first == .uint32(1) }
+        #expect(began.arguments == [.uint32(1), .uint32(2), .uint32(0)], "began, reason builtInMicMuted")
+        #expect(try await session.property("Active") == .bool(false))
+        #expect(try await session.property("Interrupted") == .bool(true), "waiting for its microphone")
+        try setMute(false)
+        let ended = try await signals.waitFor("Interruption ended") { $0.member == "Interruption" && $0.arguments.first == .uint32(0) }
+        #expect(ended.arguments == [.uint32(0), .uint32(0), .uint32(1)], "ended with shouldResume")
+        memo.terminate()
+
+        let call = try sandbox.spawnCtl([
+            "run", "--category", "playAndRecord", "--mode", "voiceChat", "--options", "overrideMutedMicrophoneInterruption", "--",
+            "pw-cat", "-r", "-P", "{ node.name = call }", recording,
+        ])
+        defer { call.terminate() }
+        let callSession = try await self.session(of: "pw-cat", client)
+        let callSignals = SignalRecorder(try await client.signals(path: callSession.path, interface: ServiceSandbox.sessionInterface))
+        try setMute(true)
+        try sandbox.waitForLog(" muted by its user", count: 2)
+        try setMute(false)
+        try sandbox.waitForLog(" unmuted by its user", count: 2)
+        #expect(!callSignals.signals.contains { $0.member == "Interruption" }, "it asked to record silence instead")
+        #expect(try await callSession.property("Active") == .bool(true))
+    }
 }

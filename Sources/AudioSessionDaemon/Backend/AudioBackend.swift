@@ -93,6 +93,9 @@ enum BackendEvent: Sendable {
     /// The server would not take a held stream off its device (PulseAudio: a stream created
     /// with `PA_STREAM_DONT_MOVE`): it plays on, and the backend no longer counts it as held.
     case holdRefused(StreamID)
+    /// An input device's mute, as its user set it: reported when it changes (and muted ones
+    /// when first seen; a muted one that goes is reported unmuted).
+    case inputMuted(DeviceID, Bool)
     /// A watched stream became audible, or silent (``AudioBackend/watchLevel(of:threshold:)``).
     case streamAudible(StreamID, Bool)
     /// A stream's volume as the server reports it (on every report, ours included): how

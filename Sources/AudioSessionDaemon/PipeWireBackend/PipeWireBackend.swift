@@ -36,6 +36,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// still runs is overridden by the ramp's remaining steps.
     static let nativeRampSettleDelay: Duration = .milliseconds(250)
     private var ports = PortTracker<GlobalID>()
+    /// Source nodes reported muted.
+    private var mutedSources: Set<GlobalID> = []
     /// The mirror, read where it lives: kept across events, a copy would make the mirror's
     /// every change copy what it shares.
     private var snapshot: GraphSnapshot { graph.snapshot }
@@ -64,6 +66,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         case .connected:
             attached = false
             ports.reset()
+            mutedSources.removeAll()
             reportedPeers = nil
             reportedRolePolicy = false
         case .initialSyncComplete:
@@ -74,6 +77,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             lastHardware = GraphHardwareReader.read(snapshot)
             onEvent?(attachedEvent())
             if let lastHardware { onEvent?(.hardware(lastHardware)) }
+            for node in snapshot.sortedNodes { reportMute(of: node) }
         case .disconnected:
             // A new PipeWire has none of our changes: nothing to undo there.
             attached = false
@@ -83,7 +87,10 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             onEvent?(.lost)
         case .added(.node(let node)) where attached:
             if let stream = backendStream(node) { onEvent?(.streamAppeared(stream)) }
-            else { report(ports.refresh(node, in: snapshot)) }
+            else {
+                report(ports.refresh(node, in: snapshot))
+                reportMute(of: node)
+            }
         case .added(.device(let device)) where attached, .changed(.device(let device)) where attached:
             // Jack sensing: a route's availability flipped (or the routes were first read).
             for node in snapshot.sortedNodes where node.deviceID == device.id {
@@ -101,7 +108,10 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         case .added(.link(let link)) where attached:
             if !reportedRolePolicy { reportRolePolicy(link, in: snapshot) }
         case .changed(.node(let node)) where attached:
-            if GraphEndpoints.endpointDirection(of: node) != nil { report(ports.refresh(node, in: snapshot)) }
+            if GraphEndpoints.endpointDirection(of: node) != nil {
+                report(ports.refresh(node, in: snapshot))
+                reportMute(of: node)
+            }
             if let stream = backendStream(node) {
                 // Mid-ramp values of a converter's own ramp are neither ours nor the user's.
                 if let volume = node.props?.volume, !nativeRamps.reportsMidRamp(node.id) {
@@ -116,6 +126,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
                 onEvent?(.streamRemoved(StreamID(direction, node.id)))
             } else if GraphEndpoints.endpointDirection(of: node) != nil {
                 report(ports.removed(node.id))
+                if mutedSources.remove(node.id) != nil { onEvent?(.inputMuted(DeviceID(.input, node.id), false)) }
             }
         case .levelChanged(let node, let audible) where attached:
             onEvent?(.streamAudible(StreamID(.playback, node), audible))  // meters watch playback streams
@@ -143,6 +154,15 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         // Linking comes after the policy has seen the event, so a stream the policy holds is
         // never linked, not even for a moment; each stream the event touched is linked once.
         linker.handle(event, in: snapshot)
+    }
+
+    /// A source node's mute (its `Props`), when it differs from what was last reported.
+    private func reportMute(of node: Node) {
+        guard GraphEndpoints.endpointDirection(of: node) == .capture else { return }
+        let muted = node.props?.mute == true
+        guard muted != mutedSources.contains(node.id) else { return }
+        if muted { mutedSources.insert(node.id) } else { mutedSources.remove(node.id) }
+        onEvent?(.inputMuted(DeviceID(.input, node.id), muted))
     }
 
     // MARK: - Other session managers

@@ -140,6 +140,9 @@ final class PolicyCoordinator: @unchecked Sendable {
             submit(.portChanged(port))
         case .defaultChanged(let direction, let uid):
             submit(.defaultDeviceChanged(direction, uid: uid))
+        case .inputMuted(let device, let muted):
+            logger.info("input \(device) \(muted ? "muted" : "unmuted") by its user")
+            submit(.inputMuted(device, muted))
         case .hardware(let hardware):
             graphHardwareChanged(hardware)
         case .streamAudible(let id, let audible):

@@ -37,6 +37,8 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// Runs once ``unreported`` is empty (the exit's write-back).
     private var whenReported: (() -> Void)?
     private var ports = PortTracker<DeviceID>()
+    /// Sources (not monitors) reported muted.
+    private var mutedSources: Set<DeviceID> = []
     /// What we wrote as a linear volume, by the server's step it became: a value read back is
     /// reported as the one written (the server keeps volumes in its own steps).
     private var written: [StreamID: WrittenVolumes] = [:]
@@ -104,6 +106,8 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             onEvent?(.attached(streams: streams, ports: available, defaultOutput: defaults.output, defaultInput: defaults.input))
             lastHardware = nil
             reportHardware(in: snapshot)
+            mutedSources.removeAll()
+            for source in snapshot.sources.values.sorted(by: { $0.index < $1.index }) { reportMute(of: source) }
             for stream in snapshot.sinkInputs.values { parking.adopt(stream, in: snapshot) }
             for stream in snapshot.sourceOutputs.values { parking.adopt(stream, in: snapshot) }
         case .disconnected:
@@ -117,6 +121,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             restoreRecords.lost()
             defaults.lost()
             ports.reset()
+            mutedSources.removeAll()
             onEvent?(.lost)
         case .streamAdded(let stream) where attached:
             let stream = startedAsItsUserHadIt(stream)
@@ -146,9 +151,11 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             report(ports.refresh(Self.id(of: device), offers: offers(device)))
             reportDefaults(in: snapshot)  // the default device's active port may have moved (a jack)
             if device.kind == .sink { reportHardware(in: snapshot) }
+            reportMute(of: device)
         case .deviceRemoved(let device) where attached:
             parking.deviceRemoved(device)
             report(ports.removed(Self.id(of: device)))
+            if mutedSources.remove(Self.id(of: device)) != nil { onEvent?(.inputMuted(Self.id(of: device), false)) }
         case .serverChanged where attached:
             reportDefaults(in: snapshot)
             reportHardware(in: snapshot)
@@ -243,6 +250,15 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// The ports a device offers the policy (none for our parking devices).
     private func offers(_ device: PulseDevice) -> [PortClassification.Offer] {
         parking.isOurs(device) ? [] : PulsePorts.offers(for: device, rule: ports.typeRule)
+    }
+
+    /// A source's mute, when it differs from what was last reported (monitors are no microphones).
+    private func reportMute(of device: PulseDevice) {
+        guard device.kind == .source, device.monitorOf == nil else { return }
+        let id = Self.id(of: device)
+        guard device.muted != mutedSources.contains(id) else { return }
+        if device.muted { mutedSources.insert(id) } else { mutedSources.remove(id) }
+        onEvent?(.inputMuted(id, device.muted))
     }
 
     static func id(of device: PulseDevice) -> DeviceID {

@@ -26,6 +26,9 @@ struct Contender: Sendable {
     var appliedDuckCount: Int32 = 0
     /// Last secondary-audio hint sent (explicit sessions only).
     var appliedHint = false
+    /// Interrupted by a muted microphone (``PolicyEngine/updateMicrophoneMuteInterruptions()``):
+    /// it keeps waiting while that lasts, whoever else ends.
+    var heldByMutedInput = false
     /// The interrupter last recorded for it, to record each new one once.
     var lastBlocker = WalkCounters.none
 

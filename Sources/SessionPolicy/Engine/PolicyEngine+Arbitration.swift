@@ -56,6 +56,7 @@ extension PolicyEngine {
         fresh.appliedDuckCount = contenders[index].appliedDuckCount
         fresh.appliedHint = contenders[index].appliedHint
         fresh.lastBlocker = contenders[index].lastBlocker
+        fresh.heldByMutedInput = contenders[index].heldByMutedInput
         contenders[index] = fresh
     }
 
@@ -200,11 +201,11 @@ extension PolicyEngine {
                     } else {
                         plays = true
                     }
-                } else if interrupted {
+                } else if interrupted || buffer[index].heldByMutedInput {
                     waiting += 1
                     // Still held, perhaps by someone else now: that one's end decides shouldResume.
                     let by = counters.interrupter(audience)
-                    if by != WalkCounters.none { buffer[index].lastBlocker = by }
+                    if interrupted && by != WalkCounters.none { buffer[index].lastBlocker = by }
                 } else {
                     changes.append(.end(index: index))
                     plays = buffer[index].resumesToPlay
@@ -254,7 +255,7 @@ extension PolicyEngine {
     }
 
     /// A playing contender is interrupted: it stops and waits for its interrupter to end.
-    mutating func interrupt(at index: Int, by interrupter: SessionID?) {
+    mutating func interrupt(at index: Int, by interrupter: SessionID?, reason: InterruptionReason = .default) {
         let id = contenders[index].id
         let resumeAllowed = configuration.resumeAfterInterruption
         guard let (method, resumes) = update(id, { state -> (InterruptionMethod, Bool) in
@@ -269,7 +270,7 @@ extension PolicyEngine {
         contenders[index].isWaiting = true
         contenders[index].resumesToPlay = resumes
         contenders[index].lastBlocker = interrupter?.rawValue ?? WalkCounters.none
-        emit(.interruptionBegan(id, reason: .default, method: method))
+        emit(.interruptionBegan(id, reason: reason, method: method))
         if contenders[index].appliedDuckCount != 0 {
             contenders[index].appliedDuckCount = 0
             emit(.setGain(id, gain: 1.0, ramp: configuration.unduckRamp))

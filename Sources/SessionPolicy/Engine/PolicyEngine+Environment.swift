@@ -29,6 +29,7 @@ extension PolicyEngine {
         isGraphLost = true
         emit(.mediaServicesLost)
         ports = []
+        mutedInputs = []
         streamOwners = [:]
         pinnedStreams = [:]
         for id in sessionOrder {

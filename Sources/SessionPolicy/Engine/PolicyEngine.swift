@@ -26,6 +26,10 @@ public struct PolicyEngine: Sendable {
     var nowPlayingHistory = NowPlayingHistory()
 
     var ports: [PortRecord] = []
+    /// Input devices their user muted (``PolicyEvent/inputMuted(_:_:)``).
+    var mutedInputs: Set<DeviceID> = []
+    /// Explicit sessions interrupted by a muted microphone, waiting for it to come back.
+    var micMuteInterrupted: Set<SessionID> = []
     var nextPortSerial: UInt64 = 1
 
     public internal(set) var silentMode = false
@@ -81,6 +85,7 @@ public struct PolicyEngine: Sendable {
         case .portAvailabilityChanged(let uid, let available): changeAvailability(uid, available)
         case .portChanged(let port): changePort(port)
         case .defaultDeviceChanged(let direction, let uid): changeDefault(direction, uid)
+        case .inputMuted(let device, let muted): changeInputMute(device, muted)
         case .silentMode(let on): silentMode = on; updateSilencing()
         case .screenLocked(let on): screenLocked = on; updateSilencing()
         case .sleep: isAsleep = true
@@ -90,6 +95,7 @@ public struct PolicyEngine: Sendable {
         case .graphLost: loseGraph()
         case .graphRestored: restoreGraph()
         }
+        updateMicrophoneMuteInterruptions()
         updateNowPlaying()
         updateAlertSilencing()
         return output
@@ -106,6 +112,7 @@ public struct PolicyEngine: Sendable {
         for id in contenders.map(\.id) { refreshContender(id) }
         updateSilencing()
         arbitrate(cause: nil)
+        updateMicrophoneMuteInterruptions()
         updateNowPlaying()
         updateAlertSilencing()
         return output

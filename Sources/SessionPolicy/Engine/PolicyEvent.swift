@@ -49,6 +49,9 @@ public enum PolicyEvent: Hashable, Sendable {
     case defaultDeviceChanged(PortDirection, uid: String)
 
     // Environment
+    /// The user muted or unmuted an input device: explicit sessions recording only from muted
+    /// inputs are interrupted (`builtInMicMuted`) until it is back.
+    case inputMuted(DeviceID, Bool)
     case silentMode(Bool)
     case screenLocked(Bool)
     case sleep

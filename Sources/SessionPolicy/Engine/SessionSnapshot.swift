@@ -18,6 +18,8 @@ public struct SessionSnapshot: Hashable, Sendable {
     public var preferredInputUID: String?
     public var outputOverride: OutputOverride
     public var preferences: SessionPreferences
+    /// Interrupted (or kept waiting) by a muted microphone.
+    public var isHeldByMutedInput: Bool
     public var streams: [StreamID]
     public var activatedAt: Timestamp?
 }
@@ -36,7 +38,8 @@ extension PolicyEngine {
             gain: contender.map { $0.isEffective ? gain(forDuckCount: $0.appliedDuckCount) : 1.0 } ?? 1.0,
             isSilenced: state.silenced, isCaptureSilenced: state.captureSilenced, route: state.route,
             preferredHardware: state.wish, preferredInputUID: state.preferredInputUID,
-            outputOverride: state.outputOverride, preferences: state.preferences, streams: state.streams.map(\.id),
+            outputOverride: state.outputOverride, preferences: state.preferences,
+            isHeldByMutedInput: contender?.heldByMutedInput ?? false, streams: state.streams.map(\.id),
             activatedAt: state.activity == .inactive ? nil : state.activatedAt)
     }
 

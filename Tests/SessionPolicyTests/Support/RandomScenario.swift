@@ -73,7 +73,15 @@ struct RandomScenario {
             case 28: events.append(other % 2 == 0 ? .graphLost : .graphRestored)
             case 29: events.append(.screenLocked(other % 2 == 0))
             case 30: events.append(.capabilitiesChanged(session, other % 2 == 0 ? [.unlink] : [.mpris, .unlink]))
-            default: events.append(.defaultDeviceChanged(.output, uid: ports[other % 3].uid))
+            default:
+                switch other % 4 {
+                case 0: events.append(.inputMuted(ports[3 + other / 4 % 2].device, other / 8 % 2 == 0))
+                case 1:
+                    events.append(.setPreferences(session, SessionPreferences(
+                        prefersNoInterruptionsFromSystemAlerts: other / 4 % 2 == 0, prefersInterruptionOnRouteDisconnect: other / 8 % 2 == 0,
+                        allowsSystemSoundsDuringRecording: other / 16 % 2 == 0)))
+                default: events.append(.defaultDeviceChanged(.output, uid: ports[other % 3].uid))
+                }
             }
         }
         return events
@@ -127,6 +135,7 @@ struct ArbitrationOracle {
         if dc.effectiveOptions.contains(.duckOthers) { fromOptions = .duck }
         if dc.effectiveOptions.interruptsSpokenAudio && xc.effectiveMode == .spokenAudio { fromOptions = .interrupt }
         let categoryRule: Interaction = !dc.isMixable && !xc.isMixable ? .interrupt : .mix
+        if d.priorityClass.name == PriorityClass.notification.name && x.preferences.prefersNoInterruptionsFromSystemAlerts { return .mix }
         if d.priorityClass.priority > x.priorityClass.priority {
             return max(d.priorityClass.towardLower, fromOptions, strict ? categoryRule : .mix)
         }
