@@ -172,6 +172,9 @@ public actor AudioSession {
 
     /// `isInputAvailable`: a microphone or line in is there (whatever the category).
     public var isInputAvailable: Bool { get async throws { try await property("IsInputAvailable").boolValue ?? false } }
+    /// `outputVolume`: the user's volume of the session's output device, 0…1 as their volume
+    /// control shows it (0 while muted). Read-only: the user's volume governs.
+    public var outputVolume: Double { get async throws { try await property("OutputVolume").doubleValue ?? 0 } }
     /// The most input channels the current route's devices take.
     public var maximumInputNumberOfChannels: Int {
         get async throws { Int(try await property("MaximumInputNumberOfChannels").uint32Value ?? 0) }

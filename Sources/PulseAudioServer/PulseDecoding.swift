@@ -38,7 +38,7 @@ enum PulseDecoding {
             card: info.card == pulseInvalidIndex ? nil : info.card,
             ownerModule: info.owner_module == pulseInvalidIndex ? nil : info.owner_module, sampleRate: Int(info.sample_spec.rate),
             channels: Int(info.sample_spec.channels), latency: info.latency, configuredLatency: info.configured_latency,
-            muted: info.mute != 0)
+            muted: info.mute != 0, channelVolumes: PulseVolume.channels(info.volume))
     }
 
     static func source(_ info: pa_source_info) -> PulseDevice {
@@ -50,7 +50,7 @@ enum PulseDecoding {
             card: info.card == pulseInvalidIndex ? nil : info.card,
             ownerModule: info.owner_module == pulseInvalidIndex ? nil : info.owner_module, sampleRate: Int(info.sample_spec.rate),
             channels: Int(info.sample_spec.channels), latency: info.latency, configuredLatency: info.configured_latency,
-            muted: info.mute != 0)
+            muted: info.mute != 0, channelVolumes: PulseVolume.channels(info.volume))
     }
 
     static func client(_ info: pa_client_info) -> PulseClient {

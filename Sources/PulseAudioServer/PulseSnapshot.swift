@@ -122,13 +122,16 @@ public struct PulseDevice: Hashable, Sendable {
     public var configuredLatency: UInt64
     /// Muted by its user (a source's mute is the microphone's mute key).
     public var muted: Bool
+    /// Its volume per channel (`PA_VOLUME_NORM` = 100 %).
+    public var channelVolumes: [UInt32]
 
     public init(
         kind: Kind, index: UInt32, name: String, description: String, properties: [String: String], ports: [PulsePort],
         activePort: String?, state: State, monitorOf: UInt32?, card: UInt32?, ownerModule: UInt32?, sampleRate: Int,
-        channels: Int, latency: UInt64, configuredLatency: UInt64, muted: Bool = false
+        channels: Int, latency: UInt64, configuredLatency: UInt64, muted: Bool = false, channelVolumes: [UInt32] = []
     ) {
         self.muted = muted
+        self.channelVolumes = channelVolumes
         self.ownerModule = ownerModule
         self.kind = kind
         self.index = index

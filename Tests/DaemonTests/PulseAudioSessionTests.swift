@@ -260,4 +260,38 @@ struct PulseAudioSessionTests {
         #expect(rig.watcher.snapshot.sources.values.first { $0.name == "mic" }?.muted == false)
         #expect(try rig.daemon.terminate() == 0, "the daemon's log:\n\(rig.daemon.log)")
     }
+
+    /// `OutputVolume` on PulseAudio is the user's volume of the session's sink (PulseAudio's
+    /// percentages are the volume control's scale), 0 while muted; the daemon never writes it.
+    @Test func theOutputVolumeIsTheUsersSinkVolume() async throws {
+        let rig = try Rig()
+        defer { rig.stop() }
+        let connection = try BusConnection(address: rig.bus.address)
+        defer { connection.close() }
+        let service = "org.audiosession.Manager1"
+        let created = try await connection.call(
+            service, path: "/org/audiosession/Manager1", interface: service, member: "CreateSession", [.string("player")],
+            timeout: .seconds(5))
+        let path = try #require(created.first?.stringValue)
+        _ = try await connection.call(
+            service, path: path, interface: "org.audiosession.Session1", member: "SetCategory",
+            [.string("playback"), .string("default"), .uint32(0)], timeout: .seconds(5))
+        let sink = try #require(rig.watcher.snapshot.server.defaultSinkName)
+        func eventually(_ expected: Double) async throws {
+            var last: BusValue?
+            try await waitUntil(timeout: .seconds(5), "OutputVolume is \(expected) (now \(String(describing: last)))") { () async throws -> Bool in
+                last = try await connection.property("OutputVolume", of: "org.audiosession.Session1", at: path, on: service, timeout: .seconds(5))
+                return last == .double(expected)
+            }
+        }
+        try await eventually(1)
+        _ = try rig.pulse.pactl(["set-sink-volume", sink, "50%"])
+        try await eventually(0.5)
+        _ = try rig.pulse.pactl(["set-sink-mute", sink, "1"])
+        try await eventually(0)
+        _ = try rig.pulse.pactl(["set-sink-mute", sink, "0"])
+        try await eventually(0.5)
+        #expect(try rig.daemon.terminate() == 0)
+        #expect(rig.watcher.snapshot.sinks.values.first { $0.name == sink }?.channelVolumes.max() == 32_768, "the user's volume, untouched")
+    }
 }

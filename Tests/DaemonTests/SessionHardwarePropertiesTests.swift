@@ -66,6 +66,18 @@ struct SessionHardwarePropertiesTests {
         recorder.terminate()
         try await eventually("PromptStyle", is: .string("normal"))
 
+        // The user's volume of the headphones (a quarter-turn of their slider: 0.5³ linear),
+        // then their mute: read, never written.
+        try await eventually("OutputVolume", is: .double(1))
+        let headphones = try #require(try sandbox.dump().node(named: "headphones")?.id)
+        _ = try sandbox.run("pw-cli", ["set-param", String(headphones), "Props", "{ channelVolumes: [ 0.125, 0.125 ] }"])
+        try await eventually("OutputVolume", is: .double(0.5))
+        _ = try sandbox.run("pw-cli", ["set-param", String(headphones), "Props", "{ mute: true }"])
+        try await eventually("OutputVolume", is: .double(0))
+        _ = try sandbox.run("pw-cli", ["set-param", String(headphones), "Props", "{ mute: false }"])
+        try await eventually("OutputVolume", is: .double(0.5))
+        #expect(try sandbox.dump().node(named: "headphones")?.channelVolumes == [0.125, 0.125], "the user's volume, untouched")
+
         let changes = try await connection.signals(path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
         let signalled = Task { () -> Bool in
             for await signal in changes where signal.arguments.count == 3

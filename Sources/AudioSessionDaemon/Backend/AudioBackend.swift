@@ -93,6 +93,9 @@ enum BackendEvent: Sendable {
     /// The server would not take a held stream off its device (PulseAudio: a stream created
     /// with `PA_STREAM_DONT_MOVE`): it plays on, and the backend no longer counts it as held.
     case holdRefused(StreamID)
+    /// An output device's volume as its user's volume control shows it (0…1, 0 when muted):
+    /// reported when first seen and when it changes.
+    case outputVolumeChanged(DeviceID, Double)
     /// An input device's mute, as its user set it: reported when it changes (and muted ones
     /// when first seen; a muted one that goes is reported unmuted).
     case inputMuted(DeviceID, Bool)

@@ -52,6 +52,9 @@ struct DecisionEvent {
         case .nowPlayingChanged(let id):
             kind = "nowPlaying"
             details = ["session": .uint64(id?.rawValue ?? 0)]
+        case .outputVolumeChanged(_, let volume):
+            kind = "outputVolume"
+            details = ["volume": .double(volume)]
         }
     }
 

@@ -58,6 +58,7 @@ extension SessionService {
             "PreferredInput": .string(snapshot.preferredInputUID ?? ""),
             "IsNowPlaying": .bool(engine.nowPlaying == id),
             "PromptStyle": .string(engine.promptStyle(for: id).wireName),
+            "OutputVolume": .double(engine.outputVolume(for: id)),
             "PrefersNoInterruptionsFromSystemAlerts": .bool(snapshot.preferences.prefersNoInterruptionsFromSystemAlerts),
             "PrefersInterruptionOnRouteDisconnect": .bool(snapshot.preferences.prefersInterruptionOnRouteDisconnect),
             "AllowHapticsAndSystemSoundsDuringRecording": .bool(snapshot.preferences.allowsSystemSoundsDuringRecording),

@@ -91,6 +91,7 @@ enum SessionAPI {
             BusProperty("PreferredInput", "s"),
             BusProperty("IsNowPlaying", "b"),
             BusProperty("PromptStyle", "s"),
+            BusProperty("OutputVolume", "d"),
             BusProperty("PrefersNoInterruptionsFromSystemAlerts", "b"),
             BusProperty("PrefersInterruptionOnRouteDisconnect", "b"),
             BusProperty("AllowHapticsAndSystemSoundsDuringRecording", "b"),

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Glibc
 import Logging
 import PipeWireGraph
 import SessionPolicy
@@ -38,6 +39,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private var ports = PortTracker<GlobalID>()
     /// Source nodes reported muted.
     private var mutedSources: Set<GlobalID> = []
+    /// Sink nodes' volumes as last reported.
+    private var sinkVolumes: [GlobalID: Double] = [:]
     /// The mirror, read where it lives: kept across events, a copy would make the mirror's
     /// every change copy what it shares.
     private var snapshot: GraphSnapshot { graph.snapshot }
@@ -67,6 +70,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             attached = false
             ports.reset()
             mutedSources.removeAll()
+            sinkVolumes.removeAll()
             reportedPeers = nil
             reportedRolePolicy = false
         case .initialSyncComplete:
@@ -77,7 +81,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             lastHardware = GraphHardwareReader.read(snapshot)
             onEvent?(attachedEvent())
             if let lastHardware { onEvent?(.hardware(lastHardware)) }
-            for node in snapshot.sortedNodes { reportMute(of: node) }
+            for node in snapshot.sortedNodes { reportLevels(of: node) }
         case .disconnected:
             // A new PipeWire has none of our changes: nothing to undo there.
             attached = false
@@ -89,7 +93,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             if let stream = backendStream(node) { onEvent?(.streamAppeared(stream)) }
             else {
                 report(ports.refresh(node, in: snapshot))
-                reportMute(of: node)
+                reportLevels(of: node)
             }
         case .added(.device(let device)) where attached, .changed(.device(let device)) where attached:
             // Jack sensing: a route's availability flipped (or the routes were first read).
@@ -110,7 +114,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         case .changed(.node(let node)) where attached:
             if GraphEndpoints.endpointDirection(of: node) != nil {
                 report(ports.refresh(node, in: snapshot))
-                reportMute(of: node)
+                reportLevels(of: node)
             }
             if let stream = backendStream(node) {
                 // Mid-ramp values of a converter's own ramp are neither ours nor the user's.
@@ -127,6 +131,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             } else if GraphEndpoints.endpointDirection(of: node) != nil {
                 report(ports.removed(node.id))
                 if mutedSources.remove(node.id) != nil { onEvent?(.inputMuted(DeviceID(.input, node.id), false)) }
+                sinkVolumes[node.id] = nil
             }
         case .levelChanged(let node, let audible) where attached:
             onEvent?(.streamAudible(StreamID(.playback, node), audible))  // meters watch playback streams
@@ -156,9 +161,20 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         linker.handle(event, in: snapshot)
     }
 
-    /// A source node's mute (its `Props`), when it differs from what was last reported.
-    private func reportMute(of node: Node) {
-        guard GraphEndpoints.endpointDirection(of: node) == .capture else { return }
+    /// What the user set on a device node (its `Props`), when it differs from what was last
+    /// reported: a sink's volume (the cube root of its loudest channel, as volume controls show
+    /// it), a source's mute.
+    private func reportLevels(of node: Node) {
+        guard let direction = GraphEndpoints.endpointDirection(of: node) else { return }
+        if direction == .playback {
+            guard let props = node.props else { return }
+            let linear = props.channelVolumes.max() ?? props.volume ?? 1
+            let volume = props.mute == true ? 0 : (Double(cbrt(linear)) * 10_000).rounded() / 10_000
+            guard sinkVolumes[node.id] != volume else { return }
+            sinkVolumes[node.id] = volume
+            onEvent?(.outputVolumeChanged(DeviceID(.output, node.id), volume))
+            return
+        }
         let muted = node.props?.mute == true
         guard muted != mutedSources.contains(node.id) else { return }
         if muted { mutedSources.insert(node.id) } else { mutedSources.remove(node.id) }

@@ -140,6 +140,9 @@ final class PolicyCoordinator: @unchecked Sendable {
             submit(.portChanged(port))
         case .defaultChanged(let direction, let uid):
             submit(.defaultDeviceChanged(direction, uid: uid))
+        case .outputVolumeChanged(let device, let volume):
+            logger.debug("output \(device) volume \(volume) (its user's)")
+            submit(.outputVolumeChanged(device, volume))
         case .inputMuted(let device, let muted):
             logger.info("input \(device) \(muted ? "muted" : "unmuted") by its user")
             submit(.inputMuted(device, muted))
@@ -533,7 +536,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             routes.pauseForRouteLoss(id, method: method)
         case .nowPlayingChanged(let id):
             logger.info("now playing: \(id.map { "\($0) '\(engine.snapshot(of: $0)?.app ?? "?")'" } ?? "none")")
-        case .secondaryAudioHint, .reportHardware, .mediaServicesLost, .mediaServicesReset:
+        case .secondaryAudioHint, .reportHardware, .mediaServicesLost, .mediaServicesReset, .outputVolumeChanged:
             logger.debug("decision: \(decision)")
         }
     }

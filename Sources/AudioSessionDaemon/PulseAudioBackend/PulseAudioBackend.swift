@@ -39,6 +39,8 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     private var ports = PortTracker<DeviceID>()
     /// Sources (not monitors) reported muted.
     private var mutedSources: Set<DeviceID> = []
+    /// Sinks' volumes as last reported.
+    private var sinkVolumes: [DeviceID: Double] = [:]
     /// What we wrote as a linear volume, by the server's step it became: a value read back is
     /// reported as the one written (the server keeps volumes in its own steps).
     private var written: [StreamID: WrittenVolumes] = [:]
@@ -107,7 +109,8 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             lastHardware = nil
             reportHardware(in: snapshot)
             mutedSources.removeAll()
-            for source in snapshot.sources.values.sorted(by: { $0.index < $1.index }) { reportMute(of: source) }
+            sinkVolumes.removeAll()
+            for device in devices(in: snapshot) { reportLevels(of: device) }
             for stream in snapshot.sinkInputs.values { parking.adopt(stream, in: snapshot) }
             for stream in snapshot.sourceOutputs.values { parking.adopt(stream, in: snapshot) }
         case .disconnected:
@@ -122,6 +125,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             defaults.lost()
             ports.reset()
             mutedSources.removeAll()
+            sinkVolumes.removeAll()
             onEvent?(.lost)
         case .streamAdded(let stream) where attached:
             let stream = startedAsItsUserHadIt(stream)
@@ -151,11 +155,12 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             report(ports.refresh(Self.id(of: device), offers: offers(device)))
             reportDefaults(in: snapshot)  // the default device's active port may have moved (a jack)
             if device.kind == .sink { reportHardware(in: snapshot) }
-            reportMute(of: device)
+            reportLevels(of: device)
         case .deviceRemoved(let device) where attached:
             parking.deviceRemoved(device)
             report(ports.removed(Self.id(of: device)))
             if mutedSources.remove(Self.id(of: device)) != nil { onEvent?(.inputMuted(Self.id(of: device), false)) }
+            sinkVolumes[Self.id(of: device)] = nil
         case .serverChanged where attached:
             reportDefaults(in: snapshot)
             reportHardware(in: snapshot)
@@ -252,9 +257,20 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         parking.isOurs(device) ? [] : PulsePorts.offers(for: device, rule: ports.typeRule)
     }
 
-    /// A source's mute, when it differs from what was last reported (monitors are no microphones).
-    private func reportMute(of device: PulseDevice) {
-        guard device.kind == .source, device.monitorOf == nil else { return }
+    /// What the user set on a device, when it differs from what was last reported: a sink's
+    /// volume (PulseAudio's volumes are already on the volume control's cubic scale; above
+    /// 100 % counts as 1), a source's mute (monitors are no microphones).
+    private func reportLevels(of device: PulseDevice) {
+        if device.kind == .sink {
+            let loudest = Double(device.channelVolumes.max() ?? 65_536)
+            let volume = device.muted ? 0 : min(1, (loudest / 65_536 * 10_000).rounded() / 10_000)
+            let id = Self.id(of: device)
+            guard sinkVolumes[id] != volume else { return }
+            sinkVolumes[id] = volume
+            onEvent?(.outputVolumeChanged(id, volume))
+            return
+        }
+        guard device.monitorOf == nil else { return }
         let id = Self.id(of: device)
         guard device.muted != mutedSources.contains(id) else { return }
         if device.muted { mutedSources.insert(id) } else { mutedSources.remove(id) }

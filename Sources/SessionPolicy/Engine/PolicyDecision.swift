@@ -38,6 +38,8 @@ public enum PolicyDecision: Hashable, Sendable {
     case mediaServicesReset
     /// The current media player changed (nil: there is none): media controls go to it.
     case nowPlayingChanged(SessionID?)
+    /// The volume of the session's output device changed (its `outputVolume`).
+    case outputVolumeChanged(SessionID, Double)
 
     /// The session a decision is about, if any.
     public var session: SessionID? {
@@ -46,7 +48,7 @@ public enum PolicyDecision: Hashable, Sendable {
              .interruptionBegan(let id, _, _), .interruptionEnded(let id, _, _),
              .setGain(let id, _, _), .setSilenced(let id, _), .setCaptureSilenced(let id, _),
              .link(let id, _), .routeChanged(let id, _, _), .pauseForRouteLoss(let id, _),
-             .secondaryAudioHint(let id, _), .reportHardware(let id, _):
+             .secondaryAudioHint(let id, _), .reportHardware(let id, _), .outputVolumeChanged(let id, _):
             id
         case .setHardware, .mediaServicesLost, .mediaServicesReset, .nowPlayingChanged:
             nil

@@ -30,6 +30,7 @@ extension PolicyEngine {
         emit(.mediaServicesLost)
         ports = []
         mutedInputs = []
+        outputVolumes = [:]
         streamOwners = [:]
         pinnedStreams = [:]
         for id in sessionOrder {

@@ -26,6 +26,8 @@ public struct PolicyEngine: Sendable {
     var nowPlayingHistory = NowPlayingHistory()
 
     var ports: [PortRecord] = []
+    /// Output devices' volumes as their user set them (``PolicyEvent/outputVolumeChanged(_:_:)``).
+    var outputVolumes: [DeviceID: Double] = [:]
     /// Input devices their user muted (``PolicyEvent/inputMuted(_:_:)``).
     var mutedInputs: Set<DeviceID> = []
     /// Explicit sessions interrupted by a muted microphone, waiting for it to come back.
@@ -86,6 +88,7 @@ public struct PolicyEngine: Sendable {
         case .portChanged(let port): changePort(port)
         case .defaultDeviceChanged(let direction, let uid): changeDefault(direction, uid)
         case .inputMuted(let device, let muted): changeInputMute(device, muted)
+        case .outputVolumeChanged(let device, let volume): changeOutputVolume(device, volume)
         case .silentMode(let on): silentMode = on; updateSilencing()
         case .screenLocked(let on): screenLocked = on; updateSilencing()
         case .sleep: isAsleep = true

@@ -49,6 +49,8 @@ public enum PolicyEvent: Hashable, Sendable {
     case defaultDeviceChanged(PortDirection, uid: String)
 
     // Environment
+    /// The user's volume of an output device, 0…1 as their volume control shows it (0 muted).
+    case outputVolumeChanged(DeviceID, Double)
     /// The user muted or unmuted an input device: explicit sessions recording only from muted
     /// inputs are interrupted (`builtInMicMuted`) until it is back.
     case inputMuted(DeviceID, Bool)
