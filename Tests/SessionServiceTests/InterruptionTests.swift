@@ -79,7 +79,25 @@ struct InterruptionTests {
             call.output.contains("in call on /org/audiosession/Session/")
         }
         #expect(call.output.contains("category playAndRecord, mode voiceChat"))
+        #expect(call.output.contains("speaker volume 1.00"))
         try sandbox.pipewire.waitUntilLinked("music", to: [])  // interrupted: unlinked and held
+
+        // The user mutes the microphone: the call is on hold until it is back, then resumes.
+        let mic = try #require(try sandbox.pipewire.dump().node(named: "mic")?.id)
+        _ = try sandbox.pipewire.run("pw-cli", ["set-param", String(mic), "Props", "{ mute: true }"])
+        try waitUntil(timeout: .seconds(10), "the call is on hold; so far:\n\(call.output)\(call.errorOutput)") {
+            call.output.contains("interruption began (reason builtInMicMuted)\nmicrophone muted: the call is on hold")
+        }
+        _ = try sandbox.pipewire.run("pw-cli", ["set-param", String(mic), "Props", "{ mute: false }"])
+        try waitUntil(timeout: .seconds(10), "the call resumes; so far:\n\(call.output)\(call.errorOutput)") {
+            call.output.contains("interruption ended shouldResume\ncall resumed")
+        }
+        // The user turns the speaker down: the call hears it.
+        let headphones = try #require(try sandbox.pipewire.dump().node(named: "headphones")?.id)
+        _ = try sandbox.pipewire.run("pw-cli", ["set-param", String(headphones), "Props", "{ channelVolumes: [ 0.125, 0.125 ] }"])
+        try waitUntil(timeout: .seconds(10), "the volume change is printed; so far:\n\(call.output)") { call.output.contains("speaker volume 0.50") }
+        #expect(!call.output.contains("Traceback"), "\(call.errorOutput)")
+        try sandbox.pipewire.waitUntilLinked("music", to: [])  // still in the call
         call.terminate()
         #expect(call.output.contains("call ended; others notified"), "\(call.output)\(call.errorOutput)")
         try sandbox.pipewire.waitUntilLinked("music", to: ["headphones"])  // resumed

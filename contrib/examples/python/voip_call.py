@@ -3,11 +3,13 @@
 
 Creates a session, sets playAndRecord / voiceChat, activates it (music that was playing is
 interrupted), prints every signal the session gets, and when it is told to stop (Ctrl-C or
-SIGTERM) deactivates with notifyOthersOnDeactivation so the music resumes.
+SIGTERM) deactivates with notifyOthersOnDeactivation so the music resumes. Muting the
+microphone puts the call on hold (interruption reason builtInMicMuted) until it is back,
+unless --record-silence-when-muted; the speaker volume the user sets is printed as it changes.
 
 Needs the Debian package python3-dbus (and python3-gi for the GLib main loop).
 
-    ./voip_call.py [--app NAME]
+    ./voip_call.py [--app NAME] [--record-silence-when-muted] [--no-system-alerts]
 """
 import argparse
 import signal
@@ -22,6 +24,8 @@ MANAGER_PATH = "/org/audiosession/Manager1"
 MANAGER = "org.audiosession.Manager1"
 SESSION = "org.audiosession.Session1"
 NOTIFY_OTHERS_ON_DEACTIVATION = 1
+OVERRIDE_MUTED_MICROPHONE_INTERRUPTION = 0x80
+REASONS = {0: "default", 2: "builtInMicMuted", 4: "routeDisconnected"}
 
 
 def say(text):
@@ -31,6 +35,10 @@ def say(text):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--app", default="voip-example")
+    parser.add_argument("--record-silence-when-muted", action="store_true",
+                        help="stay in the call when the microphone is muted (overrideMutedMicrophoneInterruption)")
+    parser.add_argument("--no-system-alerts", action="store_true",
+                        help="notification sounds neither duck nor interrupt the call")
     args = parser.parse_args()
 
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
@@ -45,18 +53,32 @@ def main():
 
     def on_interruption(kind, reason, options):
         if kind == 1:
-            say(f"interruption began (reason {reason})")
+            say(f"interruption began (reason {REASONS.get(int(reason), int(reason))})")
+            if reason == 2:
+                say("microphone muted: the call is on hold")
+        elif options & 1:
+            say("interruption ended shouldResume")
+            session.SetActive(True, dbus.UInt32(0))  # back in the call
+            say("call resumed")
         else:
-            say("interruption ended" + (" shouldResume" if options & 1 else ""))
+            say("interruption ended")
+
+    def on_properties_changed(interface, changed, invalidated):
+        if "OutputVolume" in changed:
+            say(f"speaker volume {float(changed['OutputVolume']):.2f}")
 
     def on_route_change(reason, previous):
         say(f"route changed (reason {reason})")
 
     bus.add_signal_receiver(on_interruption, "Interruption", SESSION, BUS_NAME, path)
     bus.add_signal_receiver(on_route_change, "RouteChange", SESSION, BUS_NAME, path)
+    bus.add_signal_receiver(on_properties_changed, "PropertiesChanged", "org.freedesktop.DBus.Properties", BUS_NAME, path)
 
+    options = OVERRIDE_MUTED_MICROPHONE_INTERRUPTION if args.record_silence_when_muted else 0
     try:
-        session.SetCategory("playAndRecord", "voiceChat", dbus.UInt32(0))
+        session.SetCategory("playAndRecord", "voiceChat", dbus.UInt32(options))
+        if args.no_system_alerts:
+            session.SetPrefersNoInterruptionsFromSystemAlerts(True)
         session.SetActive(True, dbus.UInt32(0))
     except dbus.exceptions.DBusException as error:
         # The daemon's errors carry the AVAudioSession code as a second argument.
@@ -66,7 +88,8 @@ def main():
     props = dbus.Interface(session_object, "org.freedesktop.DBus.Properties")
     route = props.Get(SESSION, "CurrentRoute")
     say(f"in call on {path}: category {props.Get(SESSION, 'Category')}, mode {props.Get(SESSION, 'Mode')}, "
-        f"outputs {[str(port[0]) for port in route[1]]}, inputs {[str(port[0]) for port in route[0]]}")
+        f"outputs {[str(port[0]) for port in route[1]]}, inputs {[str(port[0]) for port in route[0]]}, "
+        f"speaker volume {float(props.Get(SESSION, 'OutputVolume')):.2f}")
 
     loop = GLib.MainLoop()
 
