@@ -180,6 +180,62 @@ struct LogindWatcherTests {
     }
 }
 
+/// `cannotInterruptOthers` for real: with the strict profile (a non-mixable activation
+/// interrupts), a podcast app cannot cut off the music while the screen is locked, and can once
+/// it is unlocked.
+@Suite("Activation while the screen is locked", .serialized)
+struct LockedActivationTests {
+    @Test func aPlayerCannotCutOffTheMusicWhileTheScreenIsLocked() async throws {
+        let sandbox = try PrivatePipeWire()
+        defer { sandbox.stop() }
+        let bus = try PrivateSessionBus()
+        defer { bus.stop() }
+        let login = try await FakeLogin1(busAddress: bus.address)
+        defer { login.close() }
+        let config = sandbox.directory.appendingPathComponent("config")
+        let rules = config.appendingPathComponent("audiosession/policy-rules.d")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try "audiosession.settings = { profile = strict }\n".write(
+            to: rules.appendingPathComponent("50-strict.conf"), atomically: true, encoding: .utf8)
+        let state = sandbox.directory.appendingPathComponent("state").path
+        let daemon = try sandbox.spawn(
+            DaemonProcess.path(of: "audiosessiond"), ["--state-dir", state, "--verbose"],
+            extraEnvironment: [
+                "XDG_CONFIG_HOME": config.path, "XDG_STATE_HOME": state, "DBUS_SYSTEM_BUS_ADDRESS": bus.address,
+                "DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "c7",
+            ])
+        try await eventually(timeout: .seconds(10), "the daemon serves its API; log:\n\(daemon.errorOutput)") {
+            daemon.errorOutput.contains("watching logind session") && daemon.errorOutput.contains("serving org.audiosession.Manager1")
+        }
+        _ = try sandbox.play(role: "Music", file: try sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
+        try await eventually(timeout: .seconds(5), "the music plays") { try sandbox.linkedDevices(of: "music") == ["headphones"] }
+
+        let connection = try BusConnection(address: bus.address)
+        defer { connection.close() }
+        let service = "org.audiosession.Manager1"
+        let created = try await connection.call(
+            service, path: "/org/audiosession/Manager1", interface: service, member: "CreateSession", [.string("podcasts")],
+            timeout: .seconds(5))
+        let path = try #require(created.first?.stringValue)
+        func session(_ member: String, _ arguments: [BusValue]) async throws {
+            _ = try await connection.call(service, path: path, interface: "org.audiosession.Session1", member: member, arguments, timeout: .seconds(5))
+        }
+        try await session("SetCategory", [.string("playback"), .string("default"), .uint32(0)])
+
+        try login.lock(true)
+        try await eventually(timeout: .seconds(10), "the daemon saw the lock") { daemon.errorOutput.contains("screen locked") }
+        var refusal: BusError?
+        do { try await session("SetActive", [.bool(true), .uint32(0)]) } catch let error as BusError { refusal = error }
+        #expect(refusal?.name == "org.audiosession.Error.CannotInterruptOthers", "\(String(describing: refusal))")
+        #expect(try sandbox.linkedDevices(of: "music") == ["headphones"], "the music plays on")
+
+        try login.lock(false)
+        try await eventually(timeout: .seconds(10), "the daemon saw the unlock") { daemon.errorOutput.contains("screen unlocked") }
+        try await session("SetActive", [.bool(true), .uint32(0)])
+        try await eventually(timeout: .seconds(5), "the music is interrupted (strict)") { try sandbox.linkedDevices(of: "music").isEmpty }
+    }
+}
+
 /// `waitUntil` that suspends between polls instead of blocking a thread of the test's task
 /// pool (the bus signal tasks of the code under test run there).
 private func eventually(

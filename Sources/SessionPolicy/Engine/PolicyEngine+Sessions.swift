@@ -110,6 +110,10 @@ extension PolicyEngine {
                 emit(.failed(id, .insufficientPriority))
                 return
             }
+            if screenLocked && wouldInterruptAnotherApp(state) {
+                emit(.failed(id, .cannotInterruptOthers))
+                return
+            }
             if state.activity == .interrupted {
                 // Reactivating during (or after) an interruption: no ended will follow.
                 leaveContention(id, resumeHint: false, notify: false)
@@ -124,6 +128,21 @@ extension PolicyEngine {
             }
             emit(.deactivated(id))
             arbitrate(cause: nil)
+        }
+    }
+
+    /// `cannotInterruptOthers`: on iOS only a mixable session may activate from the background.
+    /// The desktop's background is the locked screen: nobody is there to have asked for it, so
+    /// a non-mixable media session may not cut off another app's audio then (calls, alarms and
+    /// other classes above media still may).
+    func wouldInterruptAnotherApp(_ state: SessionState) -> Bool {
+        guard state.kind == .explicit, state.isNonMixable, state.priorityClass.priority <= PriorityClass.media.priority else { return false }
+        let effects = effects(of: state)
+        let priority = state.priorityClass.priority
+        return contenders.contains { other in
+            guard other.isEffective, other.appKey != state.appKey, other.priority <= priority else { return false }
+            let mask = other.priority < priority ? effects.interruptAsHigher : effects.interruptAsEqual
+            return mask & (UInt8(1) << UInt8(other.audience)) != 0
         }
     }
 
