@@ -94,6 +94,21 @@ public actor AudioSession {
         try await call("OverrideOutputAudioPort", [.string(port.wireName)])
     }
 
+    /// Only while active, up to ``maximumInputNumberOfChannels``; `nil` clears. Kept and reported:
+    /// streams get the channels they open, so ``inputNumberOfChannels`` stays the device's.
+    public func setPreferredInputNumberOfChannels(_ count: Int?) async throws {
+        try await call("SetPreferredInputNumberOfChannels", [.uint32(UInt32(count ?? 0))])
+    }
+    public func setPreferredOutputNumberOfChannels(_ count: Int?) async throws {
+        try await call("SetPreferredOutputNumberOfChannels", [.uint32(UInt32(count ?? 0))])
+    }
+    public var preferredInputNumberOfChannels: Int {
+        get async throws { Int(try await property("PreferredInputNumberOfChannels").uint32Value ?? 0) }
+    }
+    public var preferredOutputNumberOfChannels: Int {
+        get async throws { Int(try await property("PreferredOutputNumberOfChannels").uint32Value ?? 0) }
+    }
+
     /// Notification sounds neither duck nor interrupt this session (default false).
     public func setPrefersNoInterruptionsFromSystemAlerts(_ prefers: Bool) async throws {
         try await call("SetPrefersNoInterruptionsFromSystemAlerts", [.bool(prefers)])

@@ -59,6 +59,24 @@ struct MethodTests {
         #expect(try await listSessions(client).contains { $0["id"] == .uint64(session.number) } == false)
     }
 
+    @Test func preferredChannelCountsAreRefusedAsOnIOSAndKeptWhenValid() async throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        let client = try sandbox.connect()
+        let session = try await SessionClient.create(on: client, app: "recorder")
+        try await session.setCategory("playAndRecord")
+        let notActive = await busError { _ = try await session.call("SetPreferredInputNumberOfChannels", [.uint32(1)]) }
+        #expect(notActive?.name == "org.audiosession.Error.SessionNotActive")
+        try await session.setActive(true)
+        let tooMany = await busError { _ = try await session.call("SetPreferredInputNumberOfChannels", [.uint32(2)]) }
+        #expect(tooMany?.name == "org.audiosession.Error.BadParam", "the mono mic takes one")
+        _ = try await session.call("SetPreferredOutputNumberOfChannels", [.uint32(1)])
+        #expect(try await session.property("PreferredOutputNumberOfChannels") == .uint32(1))
+        #expect(try await session.property("OutputNumberOfChannels") == .uint32(2), "the device's, not claimed as applied")
+        _ = try await session.call("SetPreferredOutputNumberOfChannels", [.uint32(0)])
+        #expect(try await session.property("PreferredOutputNumberOfChannels") == .uint32(0))
+    }
+
     @Test func malformedArgumentsAreBadParamWithTheCode() async throws {
         let sandbox = try ServiceSandbox()
         defer { sandbox.stop() }

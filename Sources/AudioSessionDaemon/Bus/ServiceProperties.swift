@@ -59,6 +59,8 @@ extension SessionService {
             "IsNowPlaying": .bool(engine.nowPlaying == id),
             "PromptStyle": .string(engine.promptStyle(for: id).wireName),
             "OutputVolume": .double(engine.outputVolume(for: id)),
+            "PreferredInputNumberOfChannels": .uint32(UInt32(snapshot.preferredInputChannels ?? 0)),
+            "PreferredOutputNumberOfChannels": .uint32(UInt32(snapshot.preferredOutputChannels ?? 0)),
             "PrefersNoInterruptionsFromSystemAlerts": .bool(snapshot.preferences.prefersNoInterruptionsFromSystemAlerts),
             "PrefersInterruptionOnRouteDisconnect": .bool(snapshot.preferences.prefersInterruptionOnRouteDisconnect),
             "AllowHapticsAndSystemSoundsDuringRecording": .bool(snapshot.preferences.allowsSystemSoundsDuringRecording),

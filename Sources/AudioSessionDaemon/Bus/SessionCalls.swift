@@ -55,6 +55,11 @@ extension SessionService {
                 return call.fail(WireValues.error(.badParam, "the override is 'none' or 'speaker'"))
             }
             answer(call, coordinator.request(.overrideOutputAudioPort(id, port), for: id), "only playAndRecord may override its output")
+        case "SetPreferredInputNumberOfChannels", "SetPreferredOutputNumberOfChannels":
+            let count = Int(arguments[0].uint32Value ?? 0)
+            let direction: PortDirection = call.member == "SetPreferredInputNumberOfChannels" ? .input : .output
+            answer(call, coordinator.request(.setPreferredChannels(id, direction, count == 0 ? nil : count), for: id),
+                   "\(count) \(direction.wireName) channels refused")
         case "SetPrefersNoInterruptionsFromSystemAlerts", "SetPrefersInterruptionOnRouteDisconnect",
              "SetAllowHapticsAndSystemSoundsDuringRecording":
             var preferences = coordinator.engine.snapshot(of: id)?.preferences ?? .default

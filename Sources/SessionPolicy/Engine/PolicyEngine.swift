@@ -75,6 +75,7 @@ public struct PolicyEngine: Sendable {
         case .setPreferredInput(let id, let uid): setPreferredInput(id, uid)
         case .overrideOutputAudioPort(let id, let override): overrideOutput(id, override)
         case .setPreferences(let id, let preferences): setPreferences(id, preferences)
+        case .setPreferredChannels(let id, let direction, let count): setPreferredChannels(id, direction, count)
         case .capabilitiesChanged(let id, let capabilities): changeCapabilities(id, capabilities)
         case .interruptionMethodFailed(let id, let method): interruptionMethodFailed(id, method)
         case .streamStarted(let id, let stream): startStream(id, stream)

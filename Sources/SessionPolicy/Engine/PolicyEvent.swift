@@ -13,6 +13,8 @@ public enum PolicyEvent: Hashable, Sendable {
     /// `nil` clears the preference.
     case setPreferredInput(SessionID, portUID: String?)
     case overrideOutputAudioPort(SessionID, OutputOverride)
+    /// An explicit session's preferred number of channels for one direction (nil clears).
+    case setPreferredChannels(SessionID, PortDirection, Int?)
     /// An explicit session's preferences (system alerts, route disconnect, sounds while recording).
     case setPreferences(SessionID, SessionPreferences)
     case capabilitiesChanged(SessionID, Set<InterruptionMethod>)

@@ -18,6 +18,8 @@ public struct SessionSnapshot: Hashable, Sendable {
     public var preferredInputUID: String?
     public var outputOverride: OutputOverride
     public var preferences: SessionPreferences
+    public var preferredInputChannels: Int?
+    public var preferredOutputChannels: Int?
     /// Interrupted (or kept waiting) by a muted microphone.
     public var isHeldByMutedInput: Bool
     public var streams: [StreamID]
@@ -39,6 +41,7 @@ extension PolicyEngine {
             isSilenced: state.silenced, isCaptureSilenced: state.captureSilenced, route: state.route,
             preferredHardware: state.wish, preferredInputUID: state.preferredInputUID,
             outputOverride: state.outputOverride, preferences: state.preferences,
+            preferredInputChannels: state.preferredInputChannels, preferredOutputChannels: state.preferredOutputChannels,
             isHeldByMutedInput: contender?.heldByMutedInput ?? false, streams: state.streams.map(\.id),
             activatedAt: state.activity == .inactive ? nil : state.activatedAt)
     }

@@ -40,6 +40,8 @@ struct SessionState: Sendable {
     var preferredInputUID: String?
     var outputOverride: OutputOverride = .none
     var preferences = SessionPreferences.default
+    var preferredInputChannels: Int?
+    var preferredOutputChannels: Int?
     /// Cleared when its interrupter ends without `notifyOthersOnDeactivation`.
     var resumeHint = true
     /// Its user paused it while it was interrupted: it is not resumed.
