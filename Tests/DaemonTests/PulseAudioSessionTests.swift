@@ -53,6 +53,30 @@ struct PulseAudioSessionTests {
         }
     }
 
+    /// An explicit session owned by a test's connection to the rig's bus.
+    struct ExplicitSession {
+        static let service = "org.audiosession.Manager1"
+        let connection: BusConnection
+        let path: String
+        var number: String { String(path.split(separator: "/").last ?? "") }
+
+        static func create(_ app: String, on connection: BusConnection) async throws -> ExplicitSession {
+            let created = try await connection.call(
+                service, path: "/org/audiosession/Manager1", interface: service, member: "CreateSession", [.string(app)],
+                timeout: .seconds(5))
+            return ExplicitSession(connection: connection, path: try #require(created.first?.stringValue))
+        }
+
+        func call(_ member: String, _ arguments: [BusValue] = []) async throws {
+            _ = try await connection.call(
+                Self.service, path: path, interface: "org.audiosession.Session1", member: member, arguments, timeout: .seconds(5))
+        }
+
+        func property(_ name: String) async throws -> BusValue {
+            try await connection.property(name, of: "org.audiosession.Session1", at: path, on: Self.service, timeout: .seconds(5))
+        }
+    }
+
     @Test func aCallPausesMpvOverMPRISAndPlaysItAgain() throws {
         let rig = try Rig()
         defer { rig.stop() }
@@ -183,15 +207,9 @@ struct PulseAudioSessionTests {
         defer { rig.stop() }
         let connection = try BusConnection(address: rig.bus.address)
         defer { connection.close() }
-        let service = "org.audiosession.Manager1"
-        let created = try await connection.call(
-            service, path: "/org/audiosession/Manager1", interface: service, member: "CreateSession", [.string("recorder")],
-            timeout: .seconds(5))
-        let path = try #require(created.first?.stringValue)
-        let number = try #require(path.split(separator: "/").last.map(String.init))
-        func session(_ member: String, _ arguments: [BusValue] = []) async throws {
-            _ = try await connection.call(service, path: path, interface: "org.audiosession.Session1", member: member, arguments, timeout: .seconds(5))
-        }
+        let explicit = try await ExplicitSession.create("recorder", on: connection)
+        let number = explicit.number
+        func session(_ member: String, _ arguments: [BusValue] = []) async throws { try await explicit.call(member, arguments) }
         try await session("SetCategory", [.string("record"), .string("default"), .uint32(0)])
         try await session("SetActive", [.bool(true), .uint32(0)])
         _ = try rig.pulse.spawn("parec", ["--client-name=recorder", "/dev/null"], extraEnvironment: ["PULSE_PROP": "audiosession.id=\(number)"])
@@ -231,17 +249,10 @@ struct PulseAudioSessionTests {
         defer { rig.stop() }
         let connection = try BusConnection(address: rig.bus.address)
         defer { connection.close() }
-        let service = "org.audiosession.Manager1"
-        let created = try await connection.call(
-            service, path: "/org/audiosession/Manager1", interface: service, member: "CreateSession", [.string("memo")],
-            timeout: .seconds(5))
-        let path = try #require(created.first?.stringValue)
-        let interruptions = try await connection.signals(path: path, interface: "org.audiosession.Session1", member: "Interruption")
-        func session(_ member: String, _ arguments: [BusValue] = []) async throws {
-            _ = try await connection.call(service, path: path, interface: "org.audiosession.Session1", member: member, arguments, timeout: .seconds(5))
-        }
-        try await session("SetCategory", [.string("record"), .string("default"), .uint32(0)])
-        try await session("SetActive", [.bool(true), .uint32(0)])
+        let memo = try await ExplicitSession.create("memo", on: connection)
+        let interruptions = try await connection.signals(path: memo.path, interface: "org.audiosession.Session1", member: "Interruption")
+        try await memo.call("SetCategory", [.string("record"), .string("default"), .uint32(0)])
+        try await memo.call("SetActive", [.bool(true), .uint32(0)])
         final class Received: Sendable { let arguments = Mutex<[[BusValue]]>([]) }
         let received = Received()
         let collector = Task { for await signal in interruptions { received.arguments.withLock { $0.append(signal.arguments) } } }
@@ -268,19 +279,13 @@ struct PulseAudioSessionTests {
         defer { rig.stop() }
         let connection = try BusConnection(address: rig.bus.address)
         defer { connection.close() }
-        let service = "org.audiosession.Manager1"
-        let created = try await connection.call(
-            service, path: "/org/audiosession/Manager1", interface: service, member: "CreateSession", [.string("player")],
-            timeout: .seconds(5))
-        let path = try #require(created.first?.stringValue)
-        _ = try await connection.call(
-            service, path: path, interface: "org.audiosession.Session1", member: "SetCategory",
-            [.string("playback"), .string("default"), .uint32(0)], timeout: .seconds(5))
+        let player = try await ExplicitSession.create("player", on: connection)
+        try await player.call("SetCategory", [.string("playback"), .string("default"), .uint32(0)])
         let sink = try #require(rig.watcher.snapshot.server.defaultSinkName)
         func eventually(_ expected: Double) async throws {
             var last: BusValue?
             try await waitUntil(timeout: .seconds(5), "OutputVolume is \(expected) (now \(String(describing: last)))") { () async throws -> Bool in
-                last = try await connection.property("OutputVolume", of: "org.audiosession.Session1", at: path, on: service, timeout: .seconds(5))
+                last = try await player.property("OutputVolume")
                 return last == .double(expected)
             }
         }
