@@ -9,10 +9,15 @@ public struct VirtualDevice: Sendable, Equatable {
     public var positions: [String]
     /// `priority.session`, when set: which device a session manager prefers by default.
     public var priority: Int?
+    /// `node.always-process`: it runs with nothing linked, as a device in use does. PipeWire 1.4
+    /// applies `Props` (a mute) to a running null device only.
+    public var alwaysProcess: Bool
 
     public init(
-        name: String, description: String? = nil, kind: Kind = .sink, positions: [String] = ["FL", "FR"], priority: Int? = nil
+        name: String, description: String? = nil, kind: Kind = .sink, positions: [String] = ["FL", "FR"], priority: Int? = nil,
+        alwaysProcess: Bool = false
     ) {
+        self.alwaysProcess = alwaysProcess
         self.name = name
         self.description = description ?? name
         self.kind = kind
@@ -34,6 +39,7 @@ public struct VirtualDevice: Sendable, Equatable {
             { factory.name = support.null-audio-sink node.name = "\(name)" node.description = "\(description)" \
             media.class = "\(kind.rawValue)" audio.position = [ \(positions.joined(separator: " ")) ] \
             \(priority.map { "priority.session = \($0) " } ?? "")\
+            \(alwaysProcess ? "node.always-process = true " : "")\
             object.linger = true \
             adapter.auto-port-config = { mode = dsp monitor = true position = preserve } }
             """

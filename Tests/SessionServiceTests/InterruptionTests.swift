@@ -68,7 +68,10 @@ struct InterruptionTests {
     /// with a voiceChat call and lets it resume — under the shipped (desktop) rules, where a
     /// voiceChat session is in the communication class (policy-rules/35-explicit.conf).
     @Test func thePythonClientInterruptsMusicAndLetsItResume() async throws {
-        let sandbox = try ServiceSandbox()
+        // A microphone in use (PipeWire 1.4 mutes a running null source only), as in a real call.
+        var devices = VirtualDevice.standard
+        devices[2].alwaysProcess = true
+        let sandbox = try ServiceSandbox(devices: devices)
         defer { sandbox.stop() }
         let tone = try sandbox.pipewire.testTone()
         try sandbox.pipewire.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
@@ -85,7 +88,7 @@ struct InterruptionTests {
         // The user mutes the microphone: the call is on hold until it is back, then resumes.
         let mic = try #require(try sandbox.pipewire.dump().node(named: "mic")?.id)
         _ = try sandbox.pipewire.run("pw-cli", ["set-param", String(mic), "Props", "{ mute: true }"])
-        try waitUntil(timeout: .seconds(10), "the call is on hold; so far:\n\(call.output)\(call.errorOutput)") {
+        try waitUntil(timeout: .seconds(10), "the call is on hold; so far:\n\(call.output)\(call.errorOutput)\ndaemon:\n\(sandbox.log.suffix(3000))") {
             call.output.contains("interruption began (reason builtInMicMuted)\nmicrophone muted: the call is on hold")
         }
         _ = try sandbox.pipewire.run("pw-cli", ["set-param", String(mic), "Props", "{ mute: false }"])
