@@ -12,7 +12,10 @@ struct SessionHardwarePropertiesTests {
     static let sessionInterface = "org.audiosession.Session1"
 
     @Test func promptStyleFollowsACallAndARecordingAndInputAvailabilityTheMicrophone() async throws {
-        let sandbox = try PrivatePipeWire()
+        // Headphones in use (PipeWire 1.4 applies a volume to a running null sink only).
+        var devices = VirtualDevice.standard
+        devices[1].alwaysProcess = true
+        let sandbox = try PrivatePipeWire(devices: devices)
         defer { sandbox.stop() }
         let bus = try PrivateSessionBus()
         defer { bus.stop() }
