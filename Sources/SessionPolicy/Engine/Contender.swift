@@ -12,6 +12,9 @@ struct Contender: Sendable {
     var audience: Int
     var effects: Effects
     var isExplicit: Bool
+    /// An explicit session recording that did not allow system sounds: while one contends,
+    /// notification sounds are silenced (``PolicyEngine/alertsSilencedByRecording``).
+    var silencesAlerts: Bool
     var isNonMixable: Bool
     var hasWish: Bool
     /// Interrupted and waiting (else active). Waiting contenders are judged every walk at

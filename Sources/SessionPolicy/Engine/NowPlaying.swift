@@ -33,19 +33,23 @@ struct NowPlayingHistory: Hashable, Sendable {
 extension PolicyEngine {
     /// Whether a session is a media player that can be the current one.
     func isMediaPlayer(_ id: SessionID) -> Bool {
-        guard let state = sessions[id] else { return false }
-        return state.configuration.category == .playback && !state.configuration.isMixable
+        // Read in place: called for every remembered player after every event.
+        guard let index = sessions.index(forKey: id) else { return false }
+        let configuration = sessions.values[index].configuration
+        return configuration.category == .playback && !configuration.isMixable
     }
 
     /// After each event: the sessions this event activated, in order, then those gone or
     /// changed; a new current player is announced once.
     mutating func updateNowPlaying() {
+        let before = nowPlayingHistory.current
+        // Taken out while it changes, so that changing it never copies its array.
         var history = nowPlayingHistory
-        let before = history.current
+        nowPlayingHistory = NowPlayingHistory()
         for decision in output {
             if case .activated(let id) = decision { history.activated(id, isPlayer: isMediaPlayer(id)) }
         }
-        history.keep { isMediaPlayer($0) }
+        if history.order.contains(where: { !isMediaPlayer($0) }) { history.keep { isMediaPlayer($0) } }
         nowPlayingHistory = history
         if history.current != before { emit(.nowPlayingChanged(history.current)) }
     }

@@ -35,7 +35,7 @@ extension PolicyEngine {
         Contender(
             id: state.id, priority: state.priorityClass.priority, serial: state.serial, appKey: state.appKey,
             audience: state.audience,
-            effects: effects(of: state), isExplicit: state.kind == .explicit,
+            effects: effects(of: state), isExplicit: state.kind == .explicit, silencesAlerts: state.silencesAlerts,
             isNonMixable: state.isNonMixable, hasWish: !state.wish.isEmpty, isWaiting: waiting,
             resumesToPlay: resumesToPlay(state))
     }
@@ -57,6 +57,7 @@ extension PolicyEngine {
         fresh.appliedHint = contenders[index].appliedHint
         fresh.lastBlocker = contenders[index].lastBlocker
         fresh.heldByMutedInput = contenders[index].heldByMutedInput
+        alertSilencingContenders += (fresh.silencesAlerts ? 1 : 0) - (contenders[index].silencesAlerts ? 1 : 0)
         contenders[index] = fresh
     }
 
@@ -77,6 +78,7 @@ extension PolicyEngine {
         contender.lastBlocker = blocker?.rawValue ?? WalkCounters.none
         contenders.insert(contender, at: insertionIndex(priority: contender.priority, serial: contender.serial))
         if contender.isExplicit { explicitContenders += 1 }
+        if contender.silencesAlerts { alertSilencingContenders += 1 }
         if waiting { waitingContenders += 1 }
     }
 
@@ -91,6 +93,7 @@ extension PolicyEngine {
             let contender = contenders.remove(at: index)
             removed = contender
             if contender.isExplicit { explicitContenders -= 1 }
+            if contender.silencesAlerts { alertSilencingContenders -= 1 }
             if contender.isWaiting { waitingContenders -= 1 }
             if notify && contender.appliedDuckCount != 0 {
                 emit(.setGain(id, gain: 1.0, ramp: configuration.unduckRamp))
@@ -249,7 +252,9 @@ extension PolicyEngine {
             updateHints(nonMixableCount: nonMixableCount, firstApp: firstNonMixableApp, severalApps: severalNonMixableApps)
         }
         for index in leaving.reversed() {
-            if contenders.remove(at: index).isExplicit { explicitContenders -= 1 }
+            let left = contenders.remove(at: index)
+            if left.isExplicit { explicitContenders -= 1 }
+            if left.silencesAlerts { alertSilencingContenders -= 1 }
         }
         if anyWish || hardwareChoice != .systemDefault { updateHardware() }
     }

@@ -35,6 +35,7 @@ extension PolicyEngine {
         let index = sessionOrder.partitioningIndex { $0 >= id }
         if index < sessionOrder.count, sessionOrder[index] == id { sessionOrder.remove(at: index) }
         appSessions[state.app]?.remove(id)
+        systemAlertSessions.remove(id)
         arbitrate(cause: nil)
     }
 
@@ -200,6 +201,7 @@ extension PolicyEngine {
     /// a recording silences notification sounds (``alertsSilencedByRecording``).
     mutating func updateSilencing(of id: SessionID) {
         guard let state = sessions[id] else { return }
+        if state.isSystemAlert { systemAlertSessions.insert(id) } else { systemAlertSessions.remove(id) }
         let silenced = (silentMode || screenLocked) && configuration.silencedBySilentMode.contains(state.configuration.category)
             || alertsSilencedByRecording && state.isSystemAlert
         if silenced != state.silenced {
@@ -213,21 +215,12 @@ extension PolicyEngine {
     }
 
     /// After each event: whether an explicit session records without allowing system sounds
-    /// (iOS silences them while recording). Only explicit sessions ask this, so the scan runs
-    /// only while one contends, or to lift the silence.
+    /// (iOS silences them while recording). A counter kept with the contenders: O(1).
     mutating func updateAlertSilencing() {
-        guard explicitContenders > 0 || alertsSilencedByRecording else { return }
-        var silenced = false
-        for contender in contenders where contender.isExplicit {
-            guard let state = sessions[contender.id] else { continue }
-            if state.isExplicitRecording && !state.preferences.allowsSystemSoundsDuringRecording {
-                silenced = true
-                break
-            }
-        }
+        let silenced = alertSilencingContenders > 0
         guard silenced != alertsSilencedByRecording else { return }
         alertsSilencedByRecording = silenced
-        for id in sessionOrder where sessions[id]?.isSystemAlert == true { updateSilencing(of: id) }
+        for id in systemAlertSessions.sorted() { updateSilencing(of: id) }
     }
 
     /// An explicit session's preferences: sparing it from system alerts changes what it meets
@@ -239,9 +232,9 @@ extension PolicyEngine {
             state.preferences = preferences
             return before
         }) else { return }
-        if before.prefersNoInterruptionsFromSystemAlerts != preferences.prefersNoInterruptionsFromSystemAlerts,
-           contenderIndex(of: id) != nil {
-            refreshContender(id)
+        guard contenderIndex(of: id) != nil else { return }
+        refreshContender(id)
+        if before.prefersNoInterruptionsFromSystemAlerts != preferences.prefersNoInterruptionsFromSystemAlerts {
             arbitrate(cause: nil)
         }
     }

@@ -54,6 +54,10 @@ public struct PolicyEngine: Sendable {
     var walkScratch: [WalkChange] = []
     /// How many contenders are explicit sessions (hints are only for them).
     var explicitContenders = 0
+    /// Sessions of the notification class: the ones a recording silences.
+    var systemAlertSessions: Set<SessionID> = []
+    /// How many contenders silence notification sounds (``Contender/silencesAlerts``).
+    var alertSilencingContenders = 0
     /// How many contenders are interrupted and waiting (re-judged by every walk).
     var waitingContenders = 0
 

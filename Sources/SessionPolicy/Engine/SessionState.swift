@@ -62,9 +62,12 @@ struct SessionState: Sendable {
     /// A system alert (a notification sound): what `prefersNoInterruptionsFromSystemAlerts`
     /// keeps away and a recording silences.
     var isSystemAlert: Bool { priorityClass.name == PriorityClass.notification.name }
-    /// An explicit session recording: active in a category with input. Its capture may not have
-    /// started yet — the app has said it is about to record.
-    var isExplicitRecording: Bool { kind == .explicit && activity == .active && configuration.category.hasInput }
+    /// An explicit session in a category with input that did not allow system sounds: while it
+    /// contends (active, or interrupted and about to record again) notification sounds are
+    /// silenced. Its capture may not have started yet — the app has said it is about to record.
+    var silencesAlerts: Bool {
+        kind == .explicit && configuration.category.hasInput && !preferences.allowsSystemSoundsDuringRecording
+    }
 
     /// The first interruption method of the configured order the session supports.
     /// The method a fallback replaced for the running interruption
