@@ -154,6 +154,8 @@ struct PreferenceTests {
         #expect(began.arguments == [.uint32(1), .uint32(2), .uint32(0)], "began, reason builtInMicMuted")
         #expect(try await session.property("Active") == .bool(false))
         #expect(try await session.property("Interrupted") == .bool(true), "waiting for its microphone")
+        let status = try sandbox.ctl(["status"])
+        #expect(status.output.contains("interrupted (microphone muted)"), "\(status.output)")
         try setMute(false)
         let ended = try await signals.waitFor("Interruption ended") { $0.member == "Interruption" && $0.arguments.first == .uint32(0) }
         #expect(ended.arguments == [.uint32(0), .uint32(0), .uint32(1)], "ended with shouldResume")

@@ -67,6 +67,7 @@ struct StatusCommand: AsyncParsableCommand {
             var state = session["activity"]?.stringValue ?? ""
             if session["silenced"]?.boolValue == true { state += " silenced" }
             if session["captureSilenced"]?.boolValue == true { state += " mic-silenced" }
+            if session["heldByMutedInput"]?.boolValue == true { state += " (microphone muted)" }
             let routeText = RouteDescriptionText.from(session["route"])
             rows.append([
                 session["id"]?.uint64Value.map(String.init) ?? "?",

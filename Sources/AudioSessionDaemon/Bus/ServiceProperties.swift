@@ -88,6 +88,7 @@ extension SessionService {
             "route": WireValues.route(snapshot.route),
             "streams": .array(element: "u", snapshot.streams.map { .uint32($0.rawValue) }),
             "nowPlaying": .bool(coordinator.engine.nowPlaying == snapshot.id),
+            "heldByMutedInput": .bool(snapshot.isHeldByMutedInput),
         ]
         if let composed = coordinator.sessions.composed[snapshot.id] {
             entry["classifiedBy"] = .string(composed.reason.wireName)
