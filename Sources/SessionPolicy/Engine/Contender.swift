@@ -63,7 +63,7 @@ extension Contender.Effects {
         let nonMixable = !configuration.isMixable
         var interruptAsHigher: UInt8 = 0, duckAsHigher: UInt8 = 0
         var interruptAsEqual: UInt8 = 0, duckAsEqual: UInt8 = 0
-        let isSystemAlert = priorityClass.name == PriorityClass.notification.name
+        let isSystemAlert = priorityClass.isSystemAlert
         for audience in 0..<8 {
             let audienceNonMixable = audience & 1 != 0
             let audienceSpoken = audience & 2 != 0

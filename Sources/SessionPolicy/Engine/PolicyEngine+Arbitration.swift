@@ -57,8 +57,16 @@ extension PolicyEngine {
         fresh.appliedHint = contenders[index].appliedHint
         fresh.lastBlocker = contenders[index].lastBlocker
         fresh.heldByMutedInput = contenders[index].heldByMutedInput
-        alertSilencingContenders += (fresh.silencesAlerts ? 1 : 0) - (contenders[index].silencesAlerts ? 1 : 0)
+        count(contenders[index], by: -1)
+        count(fresh, by: 1)
         contenders[index] = fresh
+    }
+
+    /// Keeps the per-kind contender counts (explicit, silencing alerts) as a contender comes
+    /// (+1) or goes (-1).
+    mutating func count(_ contender: Contender, by delta: Int) {
+        if contender.isExplicit { explicitContenders += delta }
+        if contender.silencesAlerts { alertSilencingContenders += delta }
     }
 
     /// Starts contending: a new activation gets the newest serial.
@@ -77,8 +85,7 @@ extension PolicyEngine {
         var contender = makeContender(state, waiting: waiting)
         contender.lastBlocker = blocker?.rawValue ?? WalkCounters.none
         contenders.insert(contender, at: insertionIndex(priority: contender.priority, serial: contender.serial))
-        if contender.isExplicit { explicitContenders += 1 }
-        if contender.silencesAlerts { alertSilencingContenders += 1 }
+        count(contender, by: 1)
         if waiting { waitingContenders += 1 }
     }
 
@@ -92,8 +99,7 @@ extension PolicyEngine {
         if let index = contenderIndex(of: id) {
             let contender = contenders.remove(at: index)
             removed = contender
-            if contender.isExplicit { explicitContenders -= 1 }
-            if contender.silencesAlerts { alertSilencingContenders -= 1 }
+            count(contender, by: -1)
             if contender.isWaiting { waitingContenders -= 1 }
             if notify && contender.appliedDuckCount != 0 {
                 emit(.setGain(id, gain: 1.0, ramp: configuration.unduckRamp))
@@ -252,9 +258,7 @@ extension PolicyEngine {
             updateHints(nonMixableCount: nonMixableCount, firstApp: firstNonMixableApp, severalApps: severalNonMixableApps)
         }
         for index in leaving.reversed() {
-            let left = contenders.remove(at: index)
-            if left.isExplicit { explicitContenders -= 1 }
-            if left.silencesAlerts { alertSilencingContenders -= 1 }
+            count(contenders.remove(at: index), by: -1)
         }
         if anyWish || hardwareChoice != .systemDefault { updateHardware() }
     }

@@ -144,23 +144,23 @@ extension PolicyEngine {
             let noRoute = needsRoute(state) && route.isEmpty
             // Implicit sessions hear it too: `monitor` and the logs show every session's route change.
             emit(.routeChanged(id, reason: noRoute ? .noSuitableRouteForCategory : reason, previous: previous))
-            if reason == .oldDeviceUnavailable && lostOutput && state.kind == .implicit && state.activity == .active
-                && configuration.pauseOnUnplug.contains(state.configuration.category) && !playsElsewhere(state, than: previous) {
+            // Its output went away while it played: a media player pauses (pause on unplug) or,
+            // the current media player of the session API, is interrupted (iOS 17).
+            guard reason == .oldDeviceUnavailable, lostOutput, state.activity == .active else { continue }
+            let pausesOnUnplug = state.kind == .implicit && configuration.pauseOnUnplug.contains(state.configuration.category)
+            guard pausesOnUnplug || interruptsOnRouteDisconnect(state), !playsElsewhere(state, than: previous) else { continue }
+            if pausesOnUnplug {
                 emit(.pauseForRouteLoss(id, method: state.interruptionMethod))
                 for index in state.streams.indices { sessions[id]?.streams[index].pausedByUser = true }
-                leaveContention(id, resumeHint: false)
-                emit(.deactivated(id))
-                paused = true
-            } else if reason == .oldDeviceUnavailable && lostOutput && interruptsOnRouteDisconnect(state)
-                && !playsElsewhere(state, than: previous) {
-                // iOS 17: the current media player is interrupted, not only re-routed; its streams
-                // are held (no leak to the speakers) until it activates again. No ended follows.
+            } else {
+                // Its streams are held (no leak to the speakers) until it activates again. No
+                // ended follows.
                 emit(.interruptionBegan(id, reason: .routeDisconnected, method: .sessionAPI))
                 emit(.pauseForRouteLoss(id, method: .unlink))
-                leaveContention(id, resumeHint: false)
-                emit(.deactivated(id))
-                paused = true
             }
+            leaveContention(id, resumeHint: false)
+            emit(.deactivated(id))
+            paused = true
         }
         if paused { arbitrate(cause: nil) }
     }

@@ -103,9 +103,7 @@ public struct PolicyEngine: Sendable {
         case .graphLost: loseGraph()
         case .graphRestored: restoreGraph()
         }
-        updateMicrophoneMuteInterruptions()
-        updateNowPlaying()
-        updateAlertSilencing()
+        finishStep()
         return output
     }
 
@@ -120,10 +118,16 @@ public struct PolicyEngine: Sendable {
         for id in contenders.map(\.id) { refreshContender(id) }
         updateSilencing()
         arbitrate(cause: nil)
+        finishStep()
+        return output
+    }
+
+    /// After every event and reconfiguration: what follows from the state the step left
+    /// (each costs nothing unless its inputs are in play).
+    mutating func finishStep() {
         updateMicrophoneMuteInterruptions()
         updateNowPlaying()
         updateAlertSilencing()
-        return output
     }
 
     // MARK: - Shared helpers

@@ -59,9 +59,7 @@ struct SessionState: Sendable {
     var audience: Int {
         (isNonMixable ? 1 : 0) | (isSpoken ? 2 : 0) | (preferences.prefersNoInterruptionsFromSystemAlerts ? 4 : 0)
     }
-    /// A system alert (a notification sound): what `prefersNoInterruptionsFromSystemAlerts`
-    /// keeps away and a recording silences.
-    var isSystemAlert: Bool { priorityClass.name == PriorityClass.notification.name }
+    var isSystemAlert: Bool { priorityClass.isSystemAlert }
     /// An explicit session in a category with input that did not allow system sounds: while it
     /// contends (active, or interrupted and about to record again) notification sounds are
     /// silenced. Its capture may not have started yet — the app has said it is about to record.

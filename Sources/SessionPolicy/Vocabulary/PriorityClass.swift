@@ -26,6 +26,10 @@ public struct PriorityClass: Hashable, Sendable, Comparable, CustomStringConvert
 
     public var description: String { "\(name)(\(priority))" }
 
+    /// System alerts (notification sounds): what `prefersNoInterruptionsFromSystemAlerts` keeps
+    /// away and a recording silences.
+    public var isSystemAlert: Bool { name == Self.notification.name }
+
     /// Music, video, games. Priority 10.
     public static let media = PriorityClass(name: "media", priority: 10, towardLower: .mix, towardEqual: .mix)
     /// Notification sounds: duck media. Priority 20.
