@@ -26,6 +26,11 @@ public struct PulseSnapshot: Sendable {
     public func device(named name: String, _ kind: PulseDevice.Kind) -> PulseDevice? {
         devices(kind).values.first { $0.name == name }
     }
+
+    /// The server's default sink or source, if it is known.
+    public func defaultDevice(_ kind: PulseDevice.Kind) -> PulseDevice? {
+        server.defaultName(kind).flatMap { device(named: $0, kind) }
+    }
 }
 
 /// The server's own description: which server it is and its defaults.
@@ -53,6 +58,9 @@ public struct PulseStream: Hashable, Sendable {
     public enum Kind: String, Hashable, Sendable {
         case sinkInput = "sink-input"
         case sourceOutput = "source-output"
+
+        /// What a stream of this kind plays into or records from.
+        public var deviceKind: PulseDevice.Kind { self == .sinkInput ? .sink : .source }
     }
 
     public var kind: Kind

@@ -141,10 +141,10 @@ final class PolicyCoordinator: @unchecked Sendable {
         case .defaultChanged(let direction, let uid):
             submit(.defaultDeviceChanged(direction, uid: uid))
         case .outputVolumeChanged(let device, let volume):
-            logger.debug("output \(device) volume \(volume) (its user's)")
+            logger.debug("\(device): volume \(volume) (its user's)")
             submit(.outputVolumeChanged(device, volume))
         case .inputMuted(let device, let muted):
-            logger.info("input \(device) \(muted ? "muted" : "unmuted") by its user")
+            logger.info("\(device) \(muted ? "muted" : "unmuted") by its user")
             submit(.inputMuted(device, muted))
         case .hardware(let hardware):
             graphHardwareChanged(hardware)

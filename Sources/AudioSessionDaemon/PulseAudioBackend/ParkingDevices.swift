@@ -84,8 +84,6 @@ final class ParkingDevices: @unchecked Sendable {
 
     private static func name(_ kind: PulseDevice.Kind) -> String { kind == .sink ? sinkName : sourceName }
 
-    private static func deviceKind(_ stream: PulseStream.Kind) -> PulseDevice.Kind { stream == .sinkInput ? .sink : .source }
-
     // MARK: - The server
 
     /// The server is seen (first, or after a restart of either side): a killed run's devices
@@ -151,7 +149,7 @@ final class ParkingDevices: @unchecked Sendable {
             logger.debug("pulse: \(device.name) is \(device.kind) \(device.index)")
         }
         if device.state != .suspended { connection.suspend(device.kind, device.index, true) }
-        for (id, _) in held where Self.deviceKind(id.direction == .playback ? .sinkInput : .sourceOutput) == device.kind {
+        for (id, _) in held where (id.direction == .playback) == (device.kind == .sink) {
             if let stream = stream(id), stream.device != device.index {
                 moveToParking(stream, device.index)
             }
@@ -181,7 +179,7 @@ final class ParkingDevices: @unchecked Sendable {
     /// Holds a stream: moved to our device (at once, or when it exists).
     func park(_ stream: PulseStream, in snapshot: PulseSnapshot) {
         let id = PulseAudioBackend.id(of: stream)
-        let kind = Self.deviceKind(stream.kind)
+        let kind = stream.kind.deviceKind
         guard let parking = devices[kind] else {
             if held[id] == nil { held[id] = stream.device }
             return
@@ -199,14 +197,14 @@ final class ParkingDevices: @unchecked Sendable {
     /// Releases a stream: back to the device it was on, or the default when that is gone.
     func unpark(_ id: StreamID, in snapshot: PulseSnapshot) {
         guard let from = held.removeValue(forKey: id), let stream = stream(id) else { return }
-        let kind = Self.deviceKind(stream.kind)
+        let kind = stream.kind.deviceKind
         guard stream.device == devices[kind] else { return }
         logger.debug("pulse: releasing \(stream.kind.rawValue) \(stream.index) to \(kind) \(from)")
         moveBack(stream, to: from, in: snapshot)
     }
 
     private func moveBack(_ stream: PulseStream, to device: UInt32, in snapshot: PulseSnapshot) {
-        let kind = Self.deviceKind(stream.kind)
+        let kind = stream.kind.deviceKind
         let defaultDevice = defaultDevice(kind, in: snapshot)
         if let target = snapshot.devices(kind)[device], !isOurs(target), target.index != defaultDevice?.index {
             move(stream, to: target.index)
@@ -218,7 +216,7 @@ final class ParkingDevices: @unchecked Sendable {
     /// To the default device by name: PulseAudio then forgets the stream's saved device, so it
     /// follows the default again as before the hold.
     private func moveToDefault(_ stream: PulseStream, in snapshot: PulseSnapshot) {
-        let kind = Self.deviceKind(stream.kind)
+        let kind = stream.kind.deviceKind
         guard let name = kind == .sink ? snapshot.server.defaultSinkName : snapshot.server.defaultSourceName, !Self.isParkingName(name, kind) else {
             return
         }
@@ -235,7 +233,7 @@ final class ParkingDevices: @unchecked Sendable {
     /// default device; held and moved off by someone else, it goes back.
     func adopt(_ stream: PulseStream, in snapshot: PulseSnapshot) {
         let id = PulseAudioBackend.id(of: stream)
-        let kind = Self.deviceKind(stream.kind)
+        let kind = stream.kind.deviceKind
         guard let parking = devices[kind] else { return }
         if let from = held[id] {
             if stream.device != parking {
@@ -271,7 +269,7 @@ final class ParkingDevices: @unchecked Sendable {
     /// judged by (a capture of a monitor stays one while held).
     func ownDevice(of stream: PulseStream) -> UInt32 {
         let id = PulseAudioBackend.id(of: stream)
-        guard stream.device == devices[Self.deviceKind(stream.kind)], let home = held[id] ?? homes[id] else { return stream.device }
+        guard stream.device == devices[stream.kind.deviceKind], let home = held[id] ?? homes[id] else { return stream.device }
         return home
     }
 
@@ -279,7 +277,7 @@ final class ParkingDevices: @unchecked Sendable {
     func releaseAll(in snapshot: PulseSnapshot) {
         stopped = true
         for (id, from) in held.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            if let stream = stream(id), stream.device == devices[Self.deviceKind(stream.kind)] { moveBack(stream, to: from, in: snapshot) }
+            if let stream = stream(id), stream.device == devices[stream.kind.deviceKind] { moveBack(stream, to: from, in: snapshot) }
         }
         held.removeAll()
         for (kind, parking) in devices {

@@ -395,8 +395,8 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         guard attached else { return }
         for (id, target) in routes.sorted(by: { $0.key < $1.key }) {
             guard let stream = stream(id) else { continue }
-            let kind: PulseDevice.Kind = stream.kind == .sinkInput ? .sink : .source
-            let serverDefault = snapshot.server.defaultName(kind).flatMap { snapshot.device(named: $0, kind) }?.index
+            let kind = stream.kind.deviceKind
+            let serverDefault = snapshot.defaultDevice(kind)?.index
             let followsDefault = target.rawValue == (policyDefaults[kind] ?? serverDefault)
             switch sessionRoutes.route(id, to: followsDefault ? nil : target.rawValue) {
             case .none:
@@ -407,10 +407,10 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
                 logger.debug("pulse: \(stream.kind.rawValue) \(stream.index) → \(device.name) (its session's route)")
                 move(stream, toDeviceNamed: nil, index: device.index)
             case .backToDefault:
-                guard let name = snapshot.server.defaultName(kind), let device = snapshot.device(named: name, kind) else { continue }
+                guard let device = snapshot.defaultDevice(kind) else { continue }
                 if parking.isHeld(id) { parking.rehome(id, to: device.index); continue }
-                logger.debug("pulse: \(stream.kind.rawValue) \(stream.index) → \(name) (its session's route ended: the default)")
-                move(stream, toDeviceNamed: name, index: device.index)
+                logger.debug("pulse: \(stream.kind.rawValue) \(stream.index) → \(device.name) (its session's route ended: the default)")
+                move(stream, toDeviceNamed: device.name, index: device.index)
             }
         }
     }
@@ -474,9 +474,8 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         // move back: the server carries out moves in order).
         for id in sessionRoutes.all {
             guard let stream = stream(id) else { continue }
-            let kind: PulseDevice.Kind = stream.kind == .sinkInput ? .sink : .source
-            guard let name = snapshot.server.defaultName(kind), let device = snapshot.device(named: name, kind) else { continue }
-            move(stream, toDeviceNamed: name, index: device.index)
+            guard let device = snapshot.defaultDevice(stream.kind.deviceKind) else { continue }
+            move(stream, toDeviceNamed: device.name, index: device.index)
         }
         roleModules.restore()
         defaults.restore(in: snapshot)
