@@ -147,16 +147,10 @@ struct LogindWatcherTests {
         defer { bus.stop() }
         let login = try await FakeLogin1(busAddress: bus.address)
         defer { login.close() }
-        let state = sandbox.directory.appendingPathComponent("state").path
-        let daemon = try sandbox.spawn(
-            DaemonProcess.path(of: "audiosessiond"), ["--state-dir", state, "--verbose"],
-            extraEnvironment: [
-                "XDG_CONFIG_HOME": sandbox.directory.appendingPathComponent("config").path, "XDG_STATE_HOME": state,
-                "DBUS_SYSTEM_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "c7",
-            ])
+        let daemon = try DaemonProcess(in: sandbox, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "c7"])
         func waitForLog(_ text: String) async throws {
-            try await eventually(timeout: .seconds(10), "the daemon logs '\(text)'; log:\n\(daemon.errorOutput)") {
-                daemon.errorOutput.contains(text)
+            try await eventually(timeout: .seconds(10), "the daemon logs '\(text)'; log:\n\(daemon.log)") {
+                daemon.log.contains(text)
             }
         }
         try await waitForLog("watching logind session \(FakeLogin1.sessionPath)")
@@ -192,20 +186,16 @@ struct LockedActivationTests {
         defer { bus.stop() }
         let login = try await FakeLogin1(busAddress: bus.address)
         defer { login.close() }
-        let config = sandbox.directory.appendingPathComponent("config")
-        let rules = config.appendingPathComponent("audiosession/policy-rules.d")
+        // The daemon's user config is the sandbox's `config` directory.
+        let rules = sandbox.directory.appendingPathComponent("config/audiosession/policy-rules.d")
         try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
         try "audiosession.settings = { profile = strict }\n".write(
             to: rules.appendingPathComponent("50-strict.conf"), atomically: true, encoding: .utf8)
-        let state = sandbox.directory.appendingPathComponent("state").path
-        let daemon = try sandbox.spawn(
-            DaemonProcess.path(of: "audiosessiond"), ["--state-dir", state, "--verbose"],
-            extraEnvironment: [
-                "XDG_CONFIG_HOME": config.path, "XDG_STATE_HOME": state, "DBUS_SYSTEM_BUS_ADDRESS": bus.address,
-                "DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "c7",
-            ])
-        try await eventually(timeout: .seconds(10), "the daemon serves its API; log:\n\(daemon.errorOutput)") {
-            daemon.errorOutput.contains("watching logind session") && daemon.errorOutput.contains("serving org.audiosession.Manager1")
+        let daemon = try DaemonProcess(
+            in: sandbox,
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "c7"])
+        try await eventually(timeout: .seconds(10), "the daemon serves its API; log:\n\(daemon.log)") {
+            daemon.log.contains("watching logind session") && daemon.log.contains("serving org.audiosession.Manager1")
         }
         _ = try sandbox.play(role: "Music", file: try sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try await eventually(timeout: .seconds(5), "the music plays") { try sandbox.linkedDevices(of: "music") == ["headphones"] }
@@ -223,14 +213,14 @@ struct LockedActivationTests {
         try await session("SetCategory", [.string("playback"), .string("default"), .uint32(0)])
 
         try login.lock(true)
-        try await eventually(timeout: .seconds(10), "the daemon saw the lock") { daemon.errorOutput.contains("screen locked") }
+        try await eventually(timeout: .seconds(10), "the daemon saw the lock") { daemon.log.contains("screen locked") }
         var refusal: BusError?
         do { try await session("SetActive", [.bool(true), .uint32(0)]) } catch let error as BusError { refusal = error }
         #expect(refusal?.name == "org.audiosession.Error.CannotInterruptOthers", "\(String(describing: refusal))")
         #expect(try sandbox.linkedDevices(of: "music") == ["headphones"], "the music plays on")
 
         try login.lock(false)
-        try await eventually(timeout: .seconds(10), "the daemon saw the unlock") { daemon.errorOutput.contains("screen unlocked") }
+        try await eventually(timeout: .seconds(10), "the daemon saw the unlock") { daemon.log.contains("screen unlocked") }
         try await session("SetActive", [.bool(true), .uint32(0)])
         try await eventually(timeout: .seconds(5), "the music is interrupted (strict)") { try sandbox.linkedDevices(of: "music").isEmpty }
     }

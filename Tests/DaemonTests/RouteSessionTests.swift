@@ -83,13 +83,7 @@ struct RouteWakeTests {
         defer { bus.stop() }
         let login = try await FakeLogin1(busAddress: bus.address)
         defer { login.close() }
-        let state = sandbox.directory.appendingPathComponent("state").path
-        let daemon = DaemonProcess(process: try sandbox.spawn(
-            DaemonProcess.path(of: "audiosessiond"), ["--state-dir", state, "--verbose"],
-            extraEnvironment: [
-                "XDG_CONFIG_HOME": sandbox.directory.appendingPathComponent("config").path, "XDG_STATE_HOME": state,
-                "DBUS_SYSTEM_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "c7",
-            ]))
+        let daemon = try DaemonProcess(in: sandbox, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "c7"])
         try await waitUntil(timeout: .seconds(10), "the daemon watches logind; log:\n\(daemon.log)") { () async -> Bool in
             await Task.yield()
             return daemon.log.contains("watching logind session")

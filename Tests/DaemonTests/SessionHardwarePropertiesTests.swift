@@ -19,11 +19,7 @@ struct SessionHardwarePropertiesTests {
         defer { sandbox.stop() }
         let bus = try PrivateSessionBus()
         defer { bus.stop() }
-        let state = sandbox.directory.appendingPathComponent("state").path
-        let daemon = DaemonProcess(process: try sandbox.spawn(
-            DaemonProcess.path(of: "audiosessiond"), ["--state-dir", state, "--verbose"],
-            extraEnvironment: ["XDG_CONFIG_HOME": sandbox.directory.appendingPathComponent("config").path, "XDG_STATE_HOME": state,
-                               "DBUS_SESSION_BUS_ADDRESS": bus.address]))
+        let daemon = try DaemonProcess(in: sandbox, environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
         try daemon.waitForLog("serving org.audiosession.Manager1")
         let connection = try BusConnection(address: bus.address)
         defer { connection.close() }
