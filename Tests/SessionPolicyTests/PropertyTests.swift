@@ -56,11 +56,13 @@ import Glibc
             return false
         }
         // No two non-mixable sessions of one class both play unducked (strict: always;
-        // desktop: for classes whose equals interrupt each other).
+        // desktop: for classes whose equals interrupt each other). A session spared from system
+        // alerts is not interrupted by one: in the alert class it is not counted.
         var seen: [Int: SessionID] = [:]
         for x in playing where x.gain == 1.0 {
             let configuration = try! SessionConfiguration(category: x.category, mode: x.mode, options: x.options)
             guard !configuration.isMixable, strict || x.priorityClass.towardEqual == .interrupt else { continue }
+            if x.priorityClass.isSystemAlert && x.preferences.prefersNoInterruptionsFromSystemAlerts { continue }
             if let other = seen[x.priorityClass.priority] {
                 Issue.record("\(other) and \(x.id) both play unducked in class \(x.priorityClass) (after \(event))")
                 return false
