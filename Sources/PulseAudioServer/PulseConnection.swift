@@ -343,6 +343,16 @@ public final class PulseConnection: @unchecked Sendable {
         }
     }
 
+    /// Sets a sink's or source's per-channel volumes (as many as it has channels).
+    public func setVolume(_ channelVolumes: [UInt32], of kind: PulseDevice.Kind, _ index: UInt32) {
+        var volume = PulseVolume.cvolume(channelVolumes)
+        withContext { context in
+            kind == .sink
+                ? pa_context_set_sink_volume_by_index(context, index, &volume, nil, nil)
+                : pa_context_set_source_volume_by_index(context, index, &volume, nil, nil)
+        }
+    }
+
     public func setMute(_ muted: Bool, of kind: PulseStream.Kind, _ index: UInt32) {
         withContext { context in
             kind == .sinkInput

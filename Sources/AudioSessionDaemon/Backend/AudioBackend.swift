@@ -34,6 +34,16 @@ protocol AudioBackend: AnyObject {
     /// Forces the server's quantum (frames) or sample rate; nil: back to the server's choice.
     func forceQuantum(_ frames: Int?)
     func forceSampleRate(_ hertz: Int?)
+    /// An input device's volume as its volume control shows it (0…1, its loudest channel);
+    /// nil when it has no volume control or is gone.
+    func inputVolume(of device: DeviceID) -> Double?
+    /// Sets an input device's loudest channel to `volume` (its volume control's scale), the
+    /// others in proportion: the user's balance is kept.
+    func writeInputVolume(_ volume: Double, of device: DeviceID)
+    /// A device's name that survives restarts (PipeWire `node.name`, a PulseAudio source's
+    /// name): what the journal keeps, since numbers are reused.
+    func name(of device: DeviceID) -> String?
+    func inputDevice(named name: String) -> DeviceID?
     /// Writes nothing more on its own (ramps it steps, settling): the daemon is exiting.
     func stopWriting()
 
@@ -99,6 +109,9 @@ enum BackendEvent: Sendable {
     /// An input device's mute, as its user set it: reported when it changes (and muted ones
     /// when first seen; a muted one that goes is reported unmuted).
     case inputMuted(DeviceID, Bool)
+    /// An input device's volume (``AudioBackend/inputVolume(of:)``), reported when first seen
+    /// and when it changes (nil: it has no volume control, or went away).
+    case inputVolumeChanged(DeviceID, Double?)
     /// A watched stream became audible, or silent (``AudioBackend/watchLevel(of:threshold:)``).
     case streamAudible(StreamID, Bool)
     /// A stream's volume as the server reports it (on every report, ours included): how

@@ -55,6 +55,12 @@ struct DecisionEvent {
         case .outputVolumeChanged(_, let volume):
             kind = "outputVolume"
             details = ["volume": .double(volume)]
+        case .inputGainChanged(_, let gain):
+            kind = "inputGain"
+            details = ["gain": .double(gain)]
+        case .applyInputGain(let device, let gain):
+            kind = "applyInputGain"
+            details = ["device": .uint32(device.rawValue), "gain": .double(gain ?? -1)]
         }
     }
 

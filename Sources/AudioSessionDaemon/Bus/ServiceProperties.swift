@@ -68,6 +68,8 @@ extension SessionService {
             "IsInputAvailable": .bool(engine.availablePorts.contains { $0.direction == .input }),
             "MaximumInputNumberOfChannels": .uint32(UInt32(route.inputs.map(\.channels).max() ?? 0)),
             "MaximumOutputNumberOfChannels": .uint32(UInt32(route.outputs.map(\.channels).max() ?? 0)),
+            "InputGain": .double(engine.inputGain(for: id)),
+            "IsInputGainSettable": .bool(engine.isInputGainSettable(for: id)),
         ]
     }
 

@@ -63,6 +63,7 @@ enum SessionAPI {
             BusMethod("OverrideOutputAudioPort", inputs: [BusArgument("port", "s")]),
             BusMethod("SetPreferredInputNumberOfChannels", inputs: [BusArgument("count", "u")]),
             BusMethod("SetPreferredOutputNumberOfChannels", inputs: [BusArgument("count", "u")]),
+            BusMethod("SetInputGain", inputs: [BusArgument("gain", "d")]),
             BusMethod("SetPrefersNoInterruptionsFromSystemAlerts", inputs: [BusArgument("prefers", "b")]),
             BusMethod("SetPrefersInterruptionOnRouteDisconnect", inputs: [BusArgument("prefers", "b")]),
             BusMethod("SetAllowHapticsAndSystemSoundsDuringRecording", inputs: [BusArgument("allow", "b")]),
@@ -102,6 +103,8 @@ enum SessionAPI {
             BusProperty("IsInputAvailable", "b"),
             BusProperty("MaximumInputNumberOfChannels", "u"),
             BusProperty("MaximumOutputNumberOfChannels", "u"),
+            BusProperty("InputGain", "d"),
+            BusProperty("IsInputGainSettable", "b"),
         ],
         signals: [
             BusSignalDescription(

@@ -60,6 +60,10 @@ extension SessionService {
             let direction: PortDirection = call.member == "SetPreferredInputNumberOfChannels" ? .input : .output
             answer(call, coordinator.request(.setPreferredChannels(id, direction, count == 0 ? nil : count), for: id),
                    "\(count) \(direction.wireName) channels refused")
+        case "SetInputGain":
+            let gain = arguments[0].doubleValue ?? .nan
+            answer(call, coordinator.request(.setInputGain(id, gain), for: id),
+                   "an input gain is in [0, 1], for a category with input")
         case "SetPrefersNoInterruptionsFromSystemAlerts", "SetPrefersInterruptionOnRouteDisconnect",
              "SetAllowHapticsAndSystemSoundsDuringRecording":
             var preferences = coordinator.engine.snapshot(of: id)?.preferences ?? .default
@@ -99,6 +103,7 @@ extension SessionService {
         case .badParam, .incompatibleCategory: explanation
         case .insufficientPriority: "a higher-priority session (a call?) holds the audio"
         case .mediaServicesFailed: "PipeWire is not available"
+        case .resourceNotAvailable: "the session's input has no volume control (see IsInputGainSettable)"
         default: error.wireName
         }
         call.fail(WireValues.error(error, message))

@@ -56,6 +56,15 @@ final class ChangeJournal: @unchecked Sendable {
         saveSoon()
     }
 
+    /// An input device's gain, by its name (nil: nothing of ours on it any more).
+    func recordInputGain(_ entry: EnforcementJournal.InputGainEntry?, device name: String) {
+        var gains = contents.inputGains ?? [:]
+        guard gains[name] != entry else { return }
+        gains[name] = entry
+        contents.inputGains = gains.isEmpty ? nil : gains
+        saveSoon()
+    }
+
     /// Nothing is changed any more (undone, or the server is gone with our changes).
     func clear() {
         contents = EnforcementJournal()

@@ -8,7 +8,7 @@ import SessionPolicy
 
 /// Everything the daemon changes on the audio server, for every backend: gain
 /// (``GainEnforcement``), holds and policy mutes (``HoldEnforcement``), the forced quantum and
-/// rate (``HardwareEnforcement``), and the journal that undoes all of it — at exit, and at the
+/// rate (``HardwareEnforcement``), input devices' gains (``InputGainEnforcement``), and the journal that undoes all of it — at exit, and at the
 /// next start after a crash. The backend below only reads and writes raw values.
 ///
 /// Confined to the daemon's loop.
@@ -16,6 +16,7 @@ final class Enforcement: @unchecked Sendable {
     let gain: GainEnforcement
     let holds: HoldEnforcement
     let hardware: HardwareEnforcement
+    let inputGains: InputGainEnforcement
     private let journal: ChangeJournal
     private unowned let backend: AudioBackend
     private let loop: DaemonLoop
@@ -31,6 +32,7 @@ final class Enforcement: @unchecked Sendable {
         gain = GainEnforcement(backend: backend, loop: loop, journal: journal, logger: logger, step: timing.rampStep)
         holds = HoldEnforcement(backend: backend, journal: journal)
         hardware = HardwareEnforcement(backend: backend, journal: journal, logger: logger)
+        inputGains = InputGainEnforcement(backend: backend, journal: journal, logger: logger)
     }
 
     /// Brings one stream in line with its session's effects. The order is fixed here: off its
@@ -66,6 +68,7 @@ final class Enforcement: @unchecked Sendable {
     func lost() {
         isAttached = false
         gain.forgetAll()
+        inputGains.forgetAll()
         journal.clear()
     }
 
@@ -86,6 +89,7 @@ final class Enforcement: @unchecked Sendable {
         gain.stop()
         holds.stop()
         hardware.stop()
+        inputGains.undo()
         backend.stopWriting()
         restore(journal.contents)
         journal.clear()
@@ -100,5 +104,6 @@ final class Enforcement: @unchecked Sendable {
         }
         if let quantum = entries.forcedQuantum, backend.forcedQuantum == quantum { backend.forceQuantum(nil) }
         if let rate = entries.forcedRate, backend.forcedSampleRate == rate { backend.forceSampleRate(nil) }
+        InputGainEnforcement.restore(entries.inputGains ?? [:], on: backend)
     }
 }

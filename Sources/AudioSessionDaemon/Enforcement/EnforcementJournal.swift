@@ -27,13 +27,24 @@ struct EnforcementJournal: JournalContents {
         var mutedByPolicy = false
     }
 
+    /// An input device put at a session's gain.
+    struct InputGainEntry: Codable, Equatable {
+        /// Its user's volume, to give back.
+        var original: Double
+        /// What we wrote: given back only while the device still has it (the user's later
+        /// volume stays).
+        var written: Double
+    }
+
     /// By stream (``key(of:)``).
     var streams: [String: StreamEntry] = [:]
+    /// By device name (``AudioBackend/name(of:)``).
+    var inputGains: [String: InputGainEntry]? = nil
     /// What we forced into the `settings` metadata (nil: nothing).
     var forcedQuantum: Int?
     var forcedRate: Int?
 
-    var isEmpty: Bool { streams.isEmpty && forcedQuantum == nil && forcedRate == nil }
+    var isEmpty: Bool { streams.isEmpty && forcedQuantum == nil && forcedRate == nil && (inputGains ?? [:]).isEmpty }
 
     /// `"12"` for a playback stream (as journals always named PipeWire's), `"capture 12"`.
     static func key(of stream: StreamID) -> String {

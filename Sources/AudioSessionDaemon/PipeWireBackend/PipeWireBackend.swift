@@ -41,6 +41,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private var mutedSources: Set<GlobalID> = []
     /// Sink nodes' volumes as last reported.
     private var sinkVolumes: [GlobalID: Double] = [:]
+    /// Sources' volumes last reported (``BackendEvent/inputVolumeChanged(_:_:)``).
+    private var sourceVolumes: [GlobalID: Double] = [:]
     /// The mirror, read where it lives: kept across events, a copy would make the mirror's
     /// every change copy what it shares.
     private var snapshot: GraphSnapshot { graph.snapshot }
@@ -71,6 +73,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             ports.reset()
             mutedSources.removeAll()
             sinkVolumes.removeAll()
+            sourceVolumes.removeAll()
             reportedPeers = nil
             reportedRolePolicy = false
         case .initialSyncComplete:
@@ -132,6 +135,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
                 report(ports.removed(node.id))
                 if mutedSources.remove(node.id) != nil { onEvent?(.inputMuted(DeviceID(.input, node.id), false)) }
                 sinkVolumes[node.id] = nil
+                if sourceVolumes.removeValue(forKey: node.id) != nil { onEvent?(.inputVolumeChanged(DeviceID(.input, node.id), nil)) }
             }
         case .levelChanged(let node, let audible) where attached:
             onEvent?(.streamAudible(StreamID(.playback, node), audible))  // meters watch playback streams
@@ -163,17 +167,20 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
 
     /// What the user set on a device node (its `Props`), when it differs from what was last
     /// reported: a sink's volume (the cube root of its loudest channel, as volume controls show
-    /// it), a source's mute.
+    /// it), a source's volume and mute.
     private func reportLevels(of node: Node) {
         guard let direction = GraphEndpoints.endpointDirection(of: node) else { return }
         if direction == .playback {
             guard let props = node.props else { return }
-            let linear = props.channelVolumes.max() ?? props.volume ?? 1
-            let volume = props.mute == true ? 0 : (Double(cbrt(linear)) * 10_000).rounded() / 10_000
+            let volume = props.mute == true ? 0 : Self.controlVolume(props)
             guard sinkVolumes[node.id] != volume else { return }
             sinkVolumes[node.id] = volume
             onEvent?(.outputVolumeChanged(DeviceID(.output, node.id), volume))
             return
+        }
+        if let props = node.props, sourceVolumes[node.id] != Self.controlVolume(props) {
+            sourceVolumes[node.id] = Self.controlVolume(props)
+            onEvent?(.inputVolumeChanged(DeviceID(.input, node.id), Self.controlVolume(props)))
         }
         let muted = node.props?.mute == true
         guard muted != mutedSources.contains(node.id) else { return }
@@ -350,6 +357,35 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     func forceSampleRate(_ hertz: Int?) {
         forcedRate = hertz
         graph.setMetadata("settings", subject: 0, key: "clock.force-rate", type: nil, value: String(hertz ?? 0))
+    }
+
+    /// A device's volume as volume controls show it: the cube root of its loudest channel.
+    private static func controlVolume(_ props: NodeProps) -> Double {
+        let linear = props.channelVolumes.max() ?? props.volume ?? 1
+        return (Double(cbrt(linear)) * 10_000).rounded() / 10_000
+    }
+
+    func inputVolume(of device: DeviceID) -> Double? {
+        guard let node = snapshot.nodes[device.rawValue], GraphEndpoints.endpointDirection(of: node) == .capture,
+            let props = node.props
+        else { return nil }
+        return Self.controlVolume(props)
+    }
+
+    func writeInputVolume(_ volume: Double, of device: DeviceID) {
+        guard let node = snapshot.nodes[device.rawValue], let props = node.props else { return }
+        let target = Float(pow(min(max(volume, 0), 1), 3))
+        let channels = props.channelVolumes.isEmpty ? [props.volume ?? 1] : props.channelVolumes
+        let loudest = channels.max() ?? 0
+        let scaled = loudest > 0 ? channels.map { $0 / loudest * target } : channels.map { _ in target }
+        graph.setProps(node: node.id, channelVolumes: scaled)
+    }
+
+    func name(of device: DeviceID) -> String? { snapshot.nodes[device.rawValue]?.name }
+
+    func inputDevice(named name: String) -> DeviceID? {
+        snapshot.nodes.values.first { $0.name == name && GraphEndpoints.endpointDirection(of: $0) == .capture }
+            .map { DeviceID(.input, $0.id) }
     }
 
     func stopWriting() {

@@ -146,6 +146,10 @@ final class PolicyCoordinator: @unchecked Sendable {
         case .inputMuted(let device, let muted):
             logger.info("\(device) \(muted ? "muted" : "unmuted") by its user")
             submit(.inputMuted(device, muted))
+        case .inputVolumeChanged(let device, let volume):
+            logger.debug("\(device): input volume \(volume.map { "\($0)" } ?? "none")")
+            enforcement.inputGains.volumeReported(volume, of: device)
+            submit(.inputVolumeChanged(device, volume))
         case .hardware(let hardware):
             graphHardwareChanged(hardware)
         case .streamAudible(let id, let audible):
@@ -515,6 +519,8 @@ final class PolicyCoordinator: @unchecked Sendable {
             update(id) { $0.captureSilenced = silenced }
         case .setHardware(let choice):
             enforcement.hardware.apply(choice)
+        case .applyInputGain(let device, let gain):
+            enforcement.inputGains.apply(gain, to: device)
         case .failed(let id, let error):
             logger.warning("\(id): \(error)")
         case .activated(let id), .deactivated(let id):
@@ -536,7 +542,8 @@ final class PolicyCoordinator: @unchecked Sendable {
             routes.pauseForRouteLoss(id, method: method)
         case .nowPlayingChanged(let id):
             logger.info("now playing: \(id.map { "\($0) '\(engine.snapshot(of: $0)?.app ?? "?")'" } ?? "none")")
-        case .secondaryAudioHint, .reportHardware, .mediaServicesLost, .mediaServicesReset, .outputVolumeChanged:
+        case .secondaryAudioHint, .reportHardware, .mediaServicesLost, .mediaServicesReset, .outputVolumeChanged,
+             .inputGainChanged:
             logger.debug("decision: \(decision)")
         }
     }

@@ -41,6 +41,8 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     private var mutedSources: Set<DeviceID> = []
     /// Sinks' volumes as last reported.
     private var sinkVolumes: [DeviceID: Double] = [:]
+    /// Sources' volumes last reported (``BackendEvent/inputVolumeChanged(_:_:)``).
+    private var sourceVolumes: [DeviceID: Double] = [:]
     /// What we wrote as a linear volume, by the server's step it became: a value read back is
     /// reported as the one written (the server keeps volumes in its own steps).
     private var written: [StreamID: WrittenVolumes] = [:]
@@ -110,6 +112,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             reportHardware(in: snapshot)
             mutedSources.removeAll()
             sinkVolumes.removeAll()
+            sourceVolumes.removeAll()
             for device in devices(in: snapshot) { reportLevels(of: device) }
             for stream in snapshot.sinkInputs.values { parking.adopt(stream, in: snapshot) }
             for stream in snapshot.sourceOutputs.values { parking.adopt(stream, in: snapshot) }
@@ -126,6 +129,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             ports.reset()
             mutedSources.removeAll()
             sinkVolumes.removeAll()
+            sourceVolumes.removeAll()
             onEvent?(.lost)
         case .streamAdded(let stream) where attached:
             let stream = startedAsItsUserHadIt(stream)
@@ -161,6 +165,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             report(ports.removed(Self.id(of: device)))
             if mutedSources.remove(Self.id(of: device)) != nil { onEvent?(.inputMuted(Self.id(of: device), false)) }
             sinkVolumes[Self.id(of: device)] = nil
+            if sourceVolumes.removeValue(forKey: Self.id(of: device)) != nil { onEvent?(.inputVolumeChanged(Self.id(of: device), nil)) }
         case .serverChanged where attached:
             reportDefaults(in: snapshot)
             reportHardware(in: snapshot)
@@ -262,19 +267,29 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// 100 % counts as 1), a source's mute (monitors are no microphones).
     private func reportLevels(of device: PulseDevice) {
         if device.kind == .sink {
-            let loudest = Double(device.channelVolumes.max() ?? 65_536)
-            let volume = device.muted ? 0 : min(1, (loudest / 65_536 * 10_000).rounded() / 10_000)
+            let volume = device.muted ? 0 : Self.controlVolume(device)
             let id = Self.id(of: device)
             guard sinkVolumes[id] != volume else { return }
             sinkVolumes[id] = volume
             onEvent?(.outputVolumeChanged(id, volume))
             return
         }
-        guard device.monitorOf == nil else { return }
+        guard device.monitorOf == nil, !parking.isOurs(device) else { return }
         let id = Self.id(of: device)
+        if sourceVolumes[id] != Self.controlVolume(device) {
+            sourceVolumes[id] = Self.controlVolume(device)
+            onEvent?(.inputVolumeChanged(id, Self.controlVolume(device)))
+        }
         guard device.muted != mutedSources.contains(id) else { return }
         if device.muted { mutedSources.insert(id) } else { mutedSources.remove(id) }
         onEvent?(.inputMuted(id, device.muted))
+    }
+
+    /// A device's volume as its volume control shows it (PulseAudio's volumes are already on
+    /// that cubic scale; above 100 % counts as 1): its loudest channel.
+    private static func controlVolume(_ device: PulseDevice) -> Double {
+        let loudest = Double(device.channelVolumes.max() ?? 65_536)
+        return min(1, (loudest / 65_536 * 10_000).rounded() / 10_000)
     }
 
     static func id(of device: PulseDevice) -> DeviceID {
@@ -358,6 +373,28 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
 
     func forceSampleRate(_ hertz: Int?) {
         if hertz != nil { logger.debug("pulse: the sample rate cannot be forced on PulseAudio") }
+    }
+
+    func inputVolume(of device: DeviceID) -> Double? {
+        guard device.direction == .input, let source = snapshot.sources[device.rawValue], source.monitorOf == nil else { return nil }
+        return Self.controlVolume(source)
+    }
+
+    func writeInputVolume(_ volume: Double, of device: DeviceID) {
+        guard let source = snapshot.sources[device.rawValue] else { return }
+        let target = UInt32((min(max(volume, 0), 1) * 65_536).rounded())
+        let channels = source.channelVolumes.isEmpty ? Array(repeating: UInt32(65_536), count: max(1, source.channels)) : source.channelVolumes
+        let loudest = channels.max() ?? 0
+        let scaled = channels.map { loudest > 0 ? UInt32((Double($0) / Double(loudest) * Double(target)).rounded()) : target }
+        connection.setVolume(scaled, of: .source, source.index)
+    }
+
+    func name(of device: DeviceID) -> String? {
+        device.direction == .input ? snapshot.sources[device.rawValue]?.name : snapshot.sinks[device.rawValue]?.name
+    }
+
+    func inputDevice(named name: String) -> DeviceID? {
+        snapshot.device(named: name, .source).map(Self.id(of:))
     }
 
     func stopWriting() {}

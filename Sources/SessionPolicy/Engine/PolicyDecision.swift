@@ -40,6 +40,11 @@ public enum PolicyDecision: Hashable, Sendable {
     case nowPlayingChanged(SessionID?)
     /// The volume of the session's output device changed (its `outputVolume`).
     case outputVolumeChanged(SessionID, Double)
+    /// The volume of the session's input device changed (its `inputGain`).
+    case inputGainChanged(SessionID, Double)
+    /// Put an input device at a session's gain (0…1 on its volume control's scale); nil: give
+    /// it back the volume its user had.
+    case applyInputGain(DeviceID, Double?)
 
     /// The session a decision is about, if any.
     public var session: SessionID? {
@@ -48,9 +53,10 @@ public enum PolicyDecision: Hashable, Sendable {
              .interruptionBegan(let id, _, _), .interruptionEnded(let id, _, _),
              .setGain(let id, _, _), .setSilenced(let id, _), .setCaptureSilenced(let id, _),
              .link(let id, _), .routeChanged(let id, _, _), .pauseForRouteLoss(let id, _),
-             .secondaryAudioHint(let id, _), .reportHardware(let id, _), .outputVolumeChanged(let id, _):
+             .secondaryAudioHint(let id, _), .reportHardware(let id, _), .outputVolumeChanged(let id, _),
+             .inputGainChanged(let id, _):
             id
-        case .setHardware, .mediaServicesLost, .mediaServicesReset, .nowPlayingChanged:
+        case .setHardware, .mediaServicesLost, .mediaServicesReset, .nowPlayingChanged, .applyInputGain:
             nil
         }
     }

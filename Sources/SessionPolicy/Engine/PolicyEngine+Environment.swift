@@ -31,6 +31,9 @@ extension PolicyEngine {
         ports = []
         mutedInputs = []
         outputVolumes = [:]
+        inputVolumes = [:]
+        // The server's devices are gone with whatever we applied to them.
+        appliedInputGains = [:]
         streamOwners = [:]
         pinnedStreams = [:]
         for id in sessionOrder {

@@ -28,6 +28,12 @@ public struct PolicyEngine: Sendable {
     var ports: [PortRecord] = []
     /// Output devices' volumes as their user set them (``PolicyEvent/outputVolumeChanged(_:_:)``).
     var outputVolumes: [DeviceID: Double] = [:]
+    /// Input devices' volumes (``PolicyEvent/inputVolumeChanged(_:_:)``); absent: no volume control.
+    var inputVolumes: [DeviceID: Double] = [:]
+    /// Sessions that set an input gain (an index, so that steps without any cost nothing).
+    var inputGainSessions: Set<SessionID> = []
+    /// The gain each input device was last put at, by ``updateInputGains()``.
+    var appliedInputGains: [DeviceID: Double] = [:]
     /// Input devices their user muted (``PolicyEvent/inputMuted(_:_:)``).
     var mutedInputs: Set<DeviceID> = []
     /// Explicit sessions interrupted by a muted microphone, waiting for it to come back.
@@ -94,6 +100,8 @@ public struct PolicyEngine: Sendable {
         case .defaultDeviceChanged(let direction, let uid): changeDefault(direction, uid)
         case .inputMuted(let device, let muted): changeInputMute(device, muted)
         case .outputVolumeChanged(let device, let volume): changeOutputVolume(device, volume)
+        case .inputVolumeChanged(let device, let volume): changeInputVolume(device, volume)
+        case .setInputGain(let id, let gain): setInputGain(id, gain)
         case .silentMode(let on): silentMode = on; updateSilencing()
         case .screenLocked(let on): screenLocked = on; updateSilencing()
         case .sleep: isAsleep = true
@@ -128,6 +136,7 @@ public struct PolicyEngine: Sendable {
         updateMicrophoneMuteInterruptions()
         updateNowPlaying()
         updateAlertSilencing()
+        updateInputGains()
     }
 
     // MARK: - Shared helpers

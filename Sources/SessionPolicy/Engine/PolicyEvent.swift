@@ -17,6 +17,8 @@ public enum PolicyEvent: Hashable, Sendable {
     case setPreferredChannels(SessionID, PortDirection, Int?)
     /// An explicit session's preferences (system alerts, route disconnect, sounds while recording).
     case setPreferences(SessionID, SessionPreferences)
+    /// `setInputGain`: the volume the session wants its input device at while it is active.
+    case setInputGain(SessionID, Double)
     case capabilitiesChanged(SessionID, Set<InterruptionMethod>)
     /// The method interrupting the session could not stop its audio (an MPRIS player never
     /// confirmed its Pause): until this interruption ends, the next method it has stops it.
@@ -56,6 +58,9 @@ public enum PolicyEvent: Hashable, Sendable {
     /// The user muted or unmuted an input device: explicit sessions recording only from muted
     /// inputs are interrupted (`builtInMicMuted`) until it is back.
     case inputMuted(DeviceID, Bool)
+    /// An input device's volume as its volume control shows it (0…1; nil: it has no volume
+    /// control, or is gone), the user's or one the policy applied.
+    case inputVolumeChanged(DeviceID, Double?)
     case silentMode(Bool)
     case screenLocked(Bool)
     case sleep

@@ -42,6 +42,8 @@ struct SessionState: Sendable {
     var preferences = SessionPreferences.default
     var preferredInputChannels: Int?
     var preferredOutputChannels: Int?
+    /// `setInputGain`: carried out while it is active (``PolicyEngine/updateInputGains()``).
+    var inputGain: Double?
     /// Cleared when its interrupter ends without `notifyOthersOnDeactivation`.
     var resumeHint = true
     /// Its user paused it while it was interrupted: it is not resumed.

@@ -125,6 +125,60 @@ struct EnforcementUnitTests {
         #expect(backend.actions == [.mute(1, true), .mute(1, false)])
     }
 
+    // MARK: - Input gain
+
+    static let mic = DeviceID(.input, 40)
+
+    @Test func anInputGainIsJournalledWrittenAndGivenBack() {
+        backend.inputVolumes[Self.mic] = 0.8
+        enforcement.inputGains.apply(0.5, to: Self.mic)
+        #expect(backend.inputVolumes[Self.mic] == 0.5)
+        loop.runQueued()
+        #expect(journalled?.inputGains?["mic-40"] == .init(original: 0.8, written: 0.5))
+        enforcement.inputGains.volumeReported(0.5, of: Self.mic)
+        enforcement.inputGains.apply(nil, to: Self.mic)
+        #expect(backend.inputVolumes[Self.mic] == 0.8)
+        loop.runQueued()
+        #expect(journalled?.inputGains == nil)
+    }
+
+    @Test func aVolumeItsUserSetSinceStays() {
+        backend.inputVolumes[Self.mic] = 0.8
+        enforcement.inputGains.apply(0.5, to: Self.mic)
+        enforcement.inputGains.volumeReported(0.8, of: Self.mic)  // a report from before our write
+        enforcement.inputGains.volumeReported(0.5, of: Self.mic)  // ours
+        backend.inputVolumes[Self.mic] = 0.3
+        enforcement.inputGains.volumeReported(0.3, of: Self.mic)  // the user's slider
+        backend.clearActions()
+        enforcement.inputGains.apply(nil, to: Self.mic)
+        enforcement.undoAll()
+        #expect(backend.actions.isEmpty, "nothing is written over the user's volume")
+        #expect(backend.inputVolumes[Self.mic] == 0.3)
+    }
+
+    @Test func exitGivesBackAGainWhoseWriteIsStillOnItsWay() {
+        backend.inputVolumes[Self.mic] = 0.8
+        enforcement.inputGains.apply(0.5, to: Self.mic)
+        enforcement.undoAll()
+        #expect(backend.inputVolumes[Self.mic] == 0.8)
+        #expect(journalled == nil)
+    }
+
+    @Test func theNextStartGivesBackAGainACrashedRunLeft() {
+        backend.inputVolumes[Self.mic] = 0.8
+        enforcement.inputGains.apply(0.5, to: Self.mic)
+        loop.runQueued()
+        let next = FakeBackend()
+        next.inputVolumes[Self.mic] = 0.5
+        next.inputVolumes[DeviceID(.input, 41)] = 0.5
+        let restarted = Enforcement(
+            backend: next, loop: loop, stateDirectory: directory, timing: .standard, logger: Logger(label: "test"))
+        restarted.attached()
+        #expect(next.inputVolumes[Self.mic] == 0.8)
+        #expect(next.inputVolumes[DeviceID(.input, 41)] == 0.5, "another device is not touched")
+        #expect(journalled == nil)
+    }
+
     // MARK: - Nothing left behind
 
     @Test func exitUndoesEveryChangeAndWritesNothingAfter() {

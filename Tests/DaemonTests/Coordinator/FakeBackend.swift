@@ -11,6 +11,7 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
     enum Action: Equatable {
         case hold(StreamID), release(StreamID), mute(StreamID, Bool), route(StreamID, [DeviceID])
         case forceQuantum(Int?), forceSampleRate(Int?)
+        case inputVolume(DeviceID, Double)
         case linking(Bool)
     }
 
@@ -53,6 +54,17 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
     func forceSampleRate(_ hertz: Int?) {
         actions.append(.forceSampleRate(hertz))
         forcedSampleRate = hertz
+    }
+    /// Input devices' volumes by device (named `mic-<number>`), as their user set them.
+    var inputVolumes: [DeviceID: Double] = [:]
+    func inputVolume(of device: DeviceID) -> Double? { inputVolumes[device] }
+    func writeInputVolume(_ volume: Double, of device: DeviceID) {
+        actions.append(.inputVolume(device, volume))
+        inputVolumes[device] = volume
+    }
+    func name(of device: DeviceID) -> String? { inputVolumes[device] == nil ? nil : "mic-\(device.rawValue)" }
+    func inputDevice(named name: String) -> DeviceID? {
+        name.hasPrefix("mic-") ? UInt32(name.dropFirst(4)).map { DeviceID(.input, $0) } : nil
     }
     func stopWriting() {}
     func hold(_ stream: StreamID) { actions.append(.hold(stream)) }

@@ -1,0 +1,113 @@
+import Logging
+import SessionPolicy
+
+/// Carries out the policy's input gains (`setInputGain`): an input device put at a session's
+/// gain, and given back its user's volume after — when the policy says so, at exit, and at the
+/// next start after a crash (the journal keeps the user's volume before anything is written).
+///
+/// The user's volume governs: once the device has reported the gain we wrote, any other value
+/// it reports is its user's, and that one stays — nothing is written or given back over it.
+///
+/// Confined to the daemon's loop.
+final class InputGainEnforcement: @unchecked Sendable {
+    private struct Applied {
+        var name: String
+        var original: Double
+        var written: Double
+        /// The device reported `written`: a later different value is its user's.
+        var settled = false
+    }
+
+    private unowned let backend: AudioBackend
+    private let journal: ChangeJournal
+    private let logger: Logger
+    private var applied: [DeviceID: Applied] = [:]
+    private var undone = false
+
+    /// Within this, a reported volume is the one written (volume controls round).
+    static let tolerance = 0.005
+
+    init(backend: AudioBackend, journal: ChangeJournal, logger: Logger) {
+        self.backend = backend
+        self.journal = journal
+        self.logger = logger
+    }
+
+    /// Puts `device` at `gain`, or (nil) gives it back its user's volume.
+    func apply(_ gain: Double?, to device: DeviceID) {
+        guard !undone else { return }
+        guard let gain else {
+            giveBack(device)
+            return
+        }
+        guard let name = backend.name(of: device), let current = backend.inputVolume(of: device) else {
+            logger.warning("input gain \(gain) for \(device): the device has no volume control")
+            return
+        }
+        var entry = applied[device] ?? Applied(name: name, original: current, written: gain)
+        entry.written = gain
+        entry.settled = abs(current - gain) < Self.tolerance
+        applied[device] = entry
+        journal.recordInputGain(.init(original: entry.original, written: gain), device: name)
+        logger.info("\(device) '\(name)': input gain \(gain) (its user's: \(entry.original))")
+        if !entry.settled { backend.writeInputVolume(gain, of: device) }
+    }
+
+    /// What the device reports: ours once it matches what we wrote; after that, its user's.
+    func volumeReported(_ volume: Double?, of device: DeviceID) {
+        guard var entry = applied[device] else { return }
+        guard let volume else {
+            // The device is gone, and our change with it.
+            forget(device)
+            return
+        }
+        if abs(volume - entry.written) < Self.tolerance {
+            entry.settled = true
+            applied[device] = entry
+        } else if entry.settled {
+            logger.info("\(device) '\(entry.name)': its user set the input volume to \(volume); it stays")
+            forget(device)
+        }
+    }
+
+    private func giveBack(_ device: DeviceID) {
+        guard let entry = applied[device] else { return }
+        forget(device)
+        if let current = backend.inputVolume(of: device), abs(current - entry.written) < Self.tolerance {
+            logger.info("\(device) '\(entry.name)': input volume back to its user's \(entry.original)")
+            backend.writeInputVolume(entry.original, of: device)
+        }
+    }
+
+    private func forget(_ device: DeviceID) {
+        guard let entry = applied.removeValue(forKey: device) else { return }
+        journal.recordInputGain(nil, device: entry.name)
+    }
+
+    /// The server is gone with our changes.
+    func forgetAll() { applied.removeAll() }
+
+    /// The daemon is exiting: every device still at a gain of ours gets its user's volume back
+    /// (one whose write is still on its way too: it has not reported it yet, and its user could
+    /// not have changed it since), and nothing more is written.
+    func undo() {
+        for (device, entry) in applied.sorted(by: { $0.key < $1.key }) {
+            let current = backend.inputVolume(of: device)
+            if !entry.settled || current.map({ abs($0 - entry.written) < Self.tolerance }) == true {
+                backend.writeInputVolume(entry.original, of: device)
+            }
+            forget(device)
+        }
+        undone = true
+    }
+
+    /// Gives back what a journal says we changed, on the devices that still have what we wrote.
+    static func restore(_ entries: [String: EnforcementJournal.InputGainEntry], on backend: AudioBackend) {
+        for (name, entry) in entries {
+            guard let device = backend.inputDevice(named: name), let current = backend.inputVolume(of: device),
+                abs(current - entry.written) < tolerance
+            else { continue }
+            backend.writeInputVolume(entry.original, of: device)
+        }
+    }
+}
