@@ -190,6 +190,19 @@ public actor AudioSession {
     /// `outputVolume`: the user's volume of the session's output device, 0…1 as their volume
     /// control shows it (0 while muted). Read-only: the user's volume governs.
     public var outputVolume: Double { get async throws { try await property("OutputVolume").doubleValue ?? 0 } }
+    /// `inputGain`: the volume of the session's input device, 0…1 as its volume control shows it.
+    public var inputGain: Double { get async throws { try await property("InputGain").doubleValue ?? 1 } }
+    /// `isInputGainSettable`: the session records (its category has input) from a device with a
+    /// volume control.
+    public var isInputGainSettable: Bool {
+        get async throws { try await property("IsInputGainSettable").boolValue ?? false }
+    }
+    /// `setInputGain(_:)`: the input device's volume while this session is active; its user's
+    /// volume comes back after (and stays, if they change it meanwhile). Throws `badParam` outside
+    /// 0…1, `incompatibleCategory` without input, `resourceNotAvailable` when not settable.
+    public func setInputGain(_ gain: Double) async throws {
+        try await call("SetInputGain", [.double(gain)])
+    }
     /// The most input channels the current route's devices take.
     public var maximumInputNumberOfChannels: Int {
         get async throws { Int(try await property("MaximumInputNumberOfChannels").uint32Value ?? 0) }
