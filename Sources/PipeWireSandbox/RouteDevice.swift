@@ -1,14 +1,18 @@
 import Foundation
 
-/// A device with two output routes ("analog-output-speaker", "analog-output-headphones"),
-/// exported into the sandbox by a real client process, the way a session manager exports ALSA
-/// cards. Plugging and unplugging the headphones flips that route's `available` and toggles the
+/// A device with two output routes ("analog-output-speaker", "analog-output-headphones") and
+/// two input routes ("analog-input-internal-mic", "analog-input-headset-mic"), exported into the
+/// sandbox by a real client process, the way a session manager exports ALSA cards. Plugging and
+/// unplugging a headset flips its headphones' and its microphone's `available` and toggles the
 /// param SERIAL bits, exactly what a jack does; subscriptions do not push such changes
 /// (pitfall 2), so this is how route handling is exercised without audio hardware.
 ///
-/// Like an ALSA card, it also has one sink node, `<name>-output` (``sinkName``), whose
-/// `device.id` is this device and whose `card.profile.device` is 0: the device's `Route` param
-/// for device 0 is the sink's active route. When the headphone jack changes, the device itself
+/// Like an ALSA card, it also has a sink node, `<name>-output` (``sinkName``), and a source node,
+/// `<name>-input` (``sourceName``), whose `device.id` is this device and whose
+/// `card.profile.device` is 0 and 1: the device's `Route` params for devices 0 and 1 are their
+/// active routes. A client selects the input route with `SetParam Route { index, device: 1 }`
+/// (as a mixer's input switch does); the headset mic is active while plugged in unless the
+/// internal one was selected. When the headphone jack changes, the device itself
 /// switches that `Route` (headphones while they are available, else the speaker), which is what
 /// WirePlumber's default-routes does for a real card; the sink node stays the same node, so a
 /// session manager sees the change only in the device's routes (as on real hardware). The sink is
@@ -24,6 +28,10 @@ public final class RouteDevice: @unchecked Sendable {
     public let globalID: UInt32
     /// `node.name` of the device's sink node.
     public var sinkName: String { "\(name)-output" }
+    /// `node.name` of the device's source node.
+    public var sourceName: String { "\(name)-input" }
+    /// The routes' indices in the device's `EnumRoute`.
+    public enum RouteIndex: Int32, Sendable { case speaker = 0, headphones, internalMic, headsetMic }
 
     init(name: String, process: ManagedProcess) throws {
         self.name = name
@@ -36,15 +44,24 @@ public final class RouteDevice: @unchecked Sendable {
             id = process.output.split(separator: "\n").lazy.compactMap { line -> UInt32? in
                 line.hasPrefix("bound ") ? UInt32(line.dropFirst(6)) : nil
             }.first
-            return id != nil && process.output.contains("sink created")
+            return id != nil && process.output.contains("sink created") && process.output.contains("source created")
         }
         globalID = id!
     }
 
-    /// Headphones plugged in: their route becomes available and active.
+    /// The input routes a client selected, in order (from the helper's output).
+    public var selectedInputRoutes: [RouteIndex] {
+        process.output.split(separator: "\n").compactMap { line in
+            line.hasPrefix("input route ") ? Int32(line.dropFirst(12)).flatMap(RouteIndex.init(rawValue:)) : nil
+        }
+    }
+
+    /// A headset plugged in: its headphones' and its microphone's routes become available and
+    /// active.
     public func plugHeadphones() throws { try setHeadphones(available: true) }
 
-    /// Headphones pulled out: their route becomes unavailable; the speaker route is active.
+    /// The headset pulled out: its routes become unavailable; the speaker and the internal
+    /// microphone are active.
     public func unplugHeadphones() throws { try setHeadphones(available: false) }
 
     /// When the helper last flipped the headphones to `available` (CLOCK_MONOTONIC, seconds),
@@ -109,9 +126,13 @@ public final class RouteDevice: @unchecked Sendable {
 #include <spa/param/props.h>
 #include <spa/param/route.h>
 #include <spa/pod/builder.h>
+#include <spa/pod/parser.h>
 #include <spa/utils/result.h>
 
-struct route { const char *name, *description; int priority; bool available; };
+struct route { const char *name, *description; enum spa_direction direction; int priority; bool available; };
+
+/* Routes 0-1 are the outputs (card profile device 0), 2-3 the inputs (device 1). */
+#define N_ROUTES 4
 
 struct impl {
     struct pw_main_loop *loop;
@@ -122,15 +143,27 @@ struct impl {
     struct spa_param_info params[2];
     struct spa_dict_item items[4];
     struct spa_dict dict;
-    struct route routes[2];
+    struct route routes[N_ROUTES];
+    /* The input route a client selected with SetParam Route (-1: none, the best available). */
+    int selected_input;
     struct pw_proxy *proxy;
     struct spa_hook proxy_listener;
     struct pw_proxy *sink;
     struct spa_hook sink_listener;
+    struct pw_proxy *source;
+    struct spa_hook source_listener;
     const char *name;
 };
 
-static uint32_t active_route(struct impl *d) { return d->routes[1].available ? 1 : 0; }
+/* The output route: headphones while they are plugged in, else the speaker. */
+static uint32_t active_output(struct impl *d) { return d->routes[1].available ? 1 : 0; }
+
+/* The input route: the one selected while it is available, else the headset mic while the
+ * headset is plugged in, else the internal mic. */
+static uint32_t active_input(struct impl *d) {
+    if (d->selected_input >= 2 && d->routes[d->selected_input].available) return (uint32_t)d->selected_input;
+    return d->routes[3].available ? 3 : 2;
+}
 
 static struct spa_pod *build_route(struct spa_pod_builder *b, uint32_t param_id, uint32_t i, struct impl *d) {
     struct route *r = &d->routes[i];
@@ -138,14 +171,14 @@ static struct spa_pod *build_route(struct spa_pod_builder *b, uint32_t param_id,
     spa_pod_builder_push_object(b, &f, SPA_TYPE_OBJECT_ParamRoute, param_id);
     spa_pod_builder_add(b,
         SPA_PARAM_ROUTE_index, SPA_POD_Int(i),
-        SPA_PARAM_ROUTE_direction, SPA_POD_Id(SPA_DIRECTION_OUTPUT),
+        SPA_PARAM_ROUTE_direction, SPA_POD_Id(r->direction),
         SPA_PARAM_ROUTE_name, SPA_POD_String(r->name),
         SPA_PARAM_ROUTE_description, SPA_POD_String(r->description),
         SPA_PARAM_ROUTE_priority, SPA_POD_Int(r->priority),
         SPA_PARAM_ROUTE_available, SPA_POD_Id(r->available ? SPA_PARAM_AVAILABILITY_yes : SPA_PARAM_AVAILABILITY_no),
         0);
     if (param_id == SPA_PARAM_Route) {
-        spa_pod_builder_add(b, SPA_PARAM_ROUTE_device, SPA_POD_Int(0), 0);
+        spa_pod_builder_add(b, SPA_PARAM_ROUTE_device, SPA_POD_Int(r->direction == SPA_DIRECTION_OUTPUT ? 0 : 1), 0);
         spa_pod_builder_prop(b, SPA_PARAM_ROUTE_props, 0);
         spa_pod_builder_add_object(b, SPA_TYPE_OBJECT_Props, SPA_PARAM_Route,
             SPA_PROP_volume, SPA_POD_Float(i == 1 ? 0.5f : 1.0f),
@@ -183,14 +216,14 @@ static int impl_enum_params(void *object, int seq, uint32_t id, uint32_t start, 
     uint8_t buffer[4096];
     uint32_t count = 0;
     (void)filter;
-    for (uint32_t index = start; index < 2 && count < num; index++) {
+    for (uint32_t index = start; index < N_ROUTES && count < num; index++) {
         struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
         struct spa_result_device_params result = { .id = id, .index = index, .next = index + 1 };
         if (id == SPA_PARAM_EnumRoute) {
             result.param = build_route(&b, id, index, d);
         } else if (id == SPA_PARAM_Route) {
-            if (index > 0) break;
-            result.param = build_route(&b, id, active_route(d), d);
+            if (index > 1) break;
+            result.param = build_route(&b, id, index == 0 ? active_output(d) : active_input(d), d);
         } else {
             return -ENOENT;
         }
@@ -200,9 +233,28 @@ static int impl_enum_params(void *object, int seq, uint32_t id, uint32_t start, 
     return 0;
 }
 
+static void changed(struct impl *d) {
+    for (int i = 0; i < 2; i++) d->params[i].flags ^= SPA_PARAM_INFO_SERIAL;
+    emit_info(d, false);
+}
+
+/* SetParam Route { index, device }: selects an input route, as a card's mixer switch does (an
+ * output route only follows the jack here). Prints "input route N" once it is active. */
 static int impl_set_param(void *object, uint32_t id, uint32_t flags, const struct spa_pod *param) {
-    (void)object; (void)id; (void)flags; (void)param;
-    return -ENOTSUP;
+    struct impl *d = object;
+    int32_t index = -1, device = -1;
+    (void)flags;
+    if (id != SPA_PARAM_Route || param == NULL) return -ENOTSUP;
+    if (spa_pod_parse_object(param, SPA_TYPE_OBJECT_ParamRoute, NULL,
+            SPA_PARAM_ROUTE_index, SPA_POD_Int(&index),
+            SPA_PARAM_ROUTE_device, SPA_POD_Int(&device)) < 0)
+        return -EINVAL;
+    if (device != 1 || index < 2 || index >= N_ROUTES || !d->routes[index].available) return -EINVAL;
+    d->selected_input = index;
+    changed(d);
+    printf("input route %d\n", index);
+    fflush(stdout);
+    return 0;
 }
 
 static const struct spa_device_methods methods = {
@@ -215,9 +267,10 @@ static const struct spa_device_methods methods = {
 
 static void set_headphones(struct impl *d, bool available) {
     if (d->routes[1].available == available) return;
+    /* A headset: its microphone comes and goes with its headphones. */
     d->routes[1].available = available;
-    for (int i = 0; i < 2; i++) d->params[i].flags ^= SPA_PARAM_INFO_SERIAL;
-    emit_info(d, false);
+    d->routes[3].available = available;
+    changed(d);
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     printf("headphones %s at %lld.%09ld\n", available ? "yes" : "no", (long long)now.tv_sec, now.tv_nsec);
@@ -234,37 +287,54 @@ static void on_sink_bound(void *data, uint32_t global_id) {
     fflush(stdout);
 }
 
-static const struct pw_proxy_events sink_events = { PW_VERSION_PROXY_EVENTS, .bound = on_sink_bound };
+static void on_source_bound(void *data, uint32_t global_id) {
+    (void)data;
+    printf("source created %u\n", global_id);
+    fflush(stdout);
+}
 
-/* The card's sink: a null-audio-sink adapter that names this device as its device and serves
- * card profile device 0, whose active Route is the speaker or the headphones. */
-static void create_sink(struct impl *d, uint32_t device_id) {
+static const struct pw_proxy_events sink_events = { PW_VERSION_PROXY_EVENTS, .bound = on_sink_bound };
+static const struct pw_proxy_events source_events = { PW_VERSION_PROXY_EVENTS, .bound = on_source_bound };
+
+/* One of the card's nodes: a null-audio-sink adapter that names this device as its device and
+ * serves a card profile device, whose active Route is one of the device's routes. The source
+ * always processes, as a microphone in use does (PipeWire 1.4 ignores Props on a suspended
+ * null device). */
+static struct pw_proxy *create_node(struct impl *d, uint32_t device_id, bool output) {
     char node_name[256], device_ref[16];
-    snprintf(node_name, sizeof(node_name), "%s-output", d->name);
+    snprintf(node_name, sizeof(node_name), "%s-%s", d->name, output ? "output" : "input");
     snprintf(device_ref, sizeof(device_ref), "%u", device_id);
     struct pw_properties *props = pw_properties_new(
         PW_KEY_FACTORY_NAME, "support.null-audio-sink",
         PW_KEY_NODE_NAME, node_name,
-        PW_KEY_MEDIA_CLASS, "Audio/Sink",
+        PW_KEY_MEDIA_CLASS, output ? "Audio/Sink" : "Audio/Source",
         PW_KEY_DEVICE_ID, device_ref,
-        "card.profile.device", "0",
+        "card.profile.device", output ? "0" : "1",
         PW_KEY_DEVICE_API, "audiosession-test",
         "audio.position", "[ FL FR ]",
         "adapter.auto-port-config", "{ mode = dsp monitor = true position = preserve }",
         NULL);
-    pw_properties_setf(props, PW_KEY_NODE_DESCRIPTION, "%s Output", d->name);
-    d->sink = pw_core_create_object(d->core, "adapter", PW_TYPE_INTERFACE_Node, PW_VERSION_NODE,
-                                    &props->dict, 0);
+    if (!output) pw_properties_set(props, "node.always-process", "true");
+    pw_properties_setf(props, PW_KEY_NODE_DESCRIPTION, "%s %s", d->name, output ? "Output" : "Input");
+    struct pw_proxy *node = pw_core_create_object(d->core, "adapter", PW_TYPE_INTERFACE_Node, PW_VERSION_NODE,
+                                                  &props->dict, 0);
     pw_properties_free(props);
-    if (d->sink == NULL) { fprintf(stderr, "cannot create the sink: %m\n"); return; }
-    pw_proxy_add_listener(d->sink, &d->sink_listener, &sink_events, d);
+    if (node == NULL) fprintf(stderr, "cannot create the %s: %m\n", output ? "sink" : "source");
+    return node;
+}
+
+static void create_nodes(struct impl *d, uint32_t device_id) {
+    d->sink = create_node(d, device_id, true);
+    if (d->sink != NULL) pw_proxy_add_listener(d->sink, &d->sink_listener, &sink_events, d);
+    d->source = create_node(d, device_id, false);
+    if (d->source != NULL) pw_proxy_add_listener(d->source, &d->source_listener, &source_events, d);
 }
 
 static void on_bound(void *data, uint32_t global_id) {
     struct impl *d = data;
     printf("bound %u\n", global_id);
     fflush(stdout);
-    if (d->sink == NULL) create_sink(d, global_id);
+    if (d->sink == NULL) create_nodes(d, global_id);
 }
 
 static const struct pw_proxy_events proxy_events = { PW_VERSION_PROXY_EVENTS, .bound = on_bound };
@@ -289,8 +359,11 @@ int main(int argc, char *argv[]) {
     d.core = pw_context_connect(context, NULL, 0);
     if (d.core == NULL) { fprintf(stderr, "cannot connect: %m\n"); return 1; }
 
-    d.routes[0] = (struct route){ "analog-output-speaker", "Speakers", 100, true };
-    d.routes[1] = (struct route){ "analog-output-headphones", "Headphones", 200, false };
+    d.routes[0] = (struct route){ "analog-output-speaker", "Speakers", SPA_DIRECTION_OUTPUT, 100, true };
+    d.routes[1] = (struct route){ "analog-output-headphones", "Headphones", SPA_DIRECTION_OUTPUT, 200, false };
+    d.routes[2] = (struct route){ "analog-input-internal-mic", "Internal Microphone", SPA_DIRECTION_INPUT, 100, true };
+    d.routes[3] = (struct route){ "analog-input-headset-mic", "Headset Microphone", SPA_DIRECTION_INPUT, 200, false };
+    d.selected_input = -1;
     spa_hook_list_init(&d.hooks);
     d.device.iface = SPA_INTERFACE_INIT(SPA_TYPE_INTERFACE_Device, SPA_VERSION_DEVICE, &methods, &d);
     d.items[0] = SPA_DICT_ITEM_INIT(PW_KEY_DEVICE_NAME, name);
@@ -316,6 +389,7 @@ int main(int argc, char *argv[]) {
     pw_main_loop_run(d.loop);
 
     if (d.sink != NULL) pw_proxy_destroy(d.sink);
+    if (d.source != NULL) pw_proxy_destroy(d.source);
     pw_proxy_destroy(d.proxy);
     pw_core_disconnect(d.core);
     pw_context_destroy(context);
@@ -333,6 +407,7 @@ extension PrivatePipeWire {
         let device = try RouteDevice(name: name, process: spawn(binary, [name, description]))
         // Its sink is a null-audio-sink like the virtual devices: 1.4.2 leaves it unconfigured.
         try configureDevicePorts(named: "\(name)-output", positions: ["FL", "FR"])
+        try configureDevicePorts(named: "\(name)-input", positions: ["FL", "FR"])
         return device
     }
 }

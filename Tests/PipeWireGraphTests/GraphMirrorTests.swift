@@ -88,16 +88,21 @@ extension PipeWireIntegration {
         @Test func seesDeviceRoutesAndTheirAvailabilityChanges() throws {
             let harness = try GraphHarness()
             let device = try harness.sandbox.startRouteDevice(name: "test-card", description: "Test Card")
-            var snapshot = try harness.waitForSnapshot("the device with two routes and an active route") {
-                $0.devices[device.globalID].map { $0.enumRoutes.count == 2 && $0.activeRoutes.count == 1 } ?? false
+            var snapshot = try harness.waitForSnapshot("the device with four routes and two active ones") {
+                $0.devices[device.globalID].map { $0.enumRoutes.count == 4 && $0.activeRoutes.count == 2 } ?? false
             }
             var mirrored = try #require(snapshot.devices[device.globalID])
             #expect(mirrored.name == "test-card" && mirrored.displayName == "Test Card")
-            #expect(mirrored.enumRoutes.map(\.name) == ["analog-output-speaker", "analog-output-headphones"])
-            #expect(mirrored.enumRoutes.map(\.available) == [.yes, .no])
-            #expect(mirrored.enumRoutes.allSatisfy { $0.direction == .output && $0.device == nil })
+            #expect(mirrored.enumRoutes.map(\.name) == [
+                "analog-output-speaker", "analog-output-headphones", "analog-input-internal-mic", "analog-input-headset-mic",
+            ])
+            #expect(mirrored.enumRoutes.map(\.available) == [.yes, .no, .yes, .no])
+            #expect(mirrored.enumRoutes.map(\.direction) == [.output, .output, .input, .input])
+            #expect(mirrored.enumRoutes.allSatisfy { $0.device == nil })
             #expect(mirrored.activeRoutes.first?.name == "analog-output-speaker")
             #expect(mirrored.activeRoutes.first?.device == 0)
+            #expect(mirrored.activeRoutes.last?.name == "analog-input-internal-mic")
+            #expect(mirrored.activeRoutes.last?.device == 1)
             #expect(mirrored.activeRoutes.first?.props?.volume == 1)
 
             try device.plugHeadphones()
@@ -107,6 +112,7 @@ extension PipeWireIntegration {
             }
             mirrored = try #require(snapshot.devices[device.globalID])
             #expect(mirrored.activeRoutes.first?.props?.volume == 0.5)
+            #expect(mirrored.activeRoutes.last?.name == "analog-input-headset-mic", "a headset's microphone comes with it")
 
             try device.unplugHeadphones()
             _ = try harness.waitForSnapshot("headphones unavailable again") {
