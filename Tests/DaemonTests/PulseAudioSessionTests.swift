@@ -299,4 +299,42 @@ struct PulseAudioSessionTests {
         #expect(try rig.daemon.terminate() == 0)
         #expect(rig.watcher.snapshot.sinks.values.first { $0.name == sink }?.channelVolumes.max() == 32_768, "the user's volume, untouched")
     }
+
+    /// `SetInputGain` on PulseAudio: the microphone's volume while the session is active, its
+    /// user's volume back after deactivation and after a SIGKILL (at the next start).
+    @Test func anInputGainHoldsWhileActiveAndTheUsersVolumeComesBack() async throws {
+        let rig = try Rig()
+        defer { rig.stop() }
+        let connection = try BusConnection(address: rig.bus.address)
+        defer { connection.close() }
+        _ = try rig.pulse.pactl(["set-source-volume", "mic", "80%"])
+        func micVolume() -> UInt32? { rig.watcher.snapshot.sources.values.first { $0.name == "mic" }?.channelVolumes.max() }
+        func waitForMic(_ expected: UInt32) throws {
+            try waitUntil(timeout: .seconds(5), "the mic at \(expected) (now \(String(describing: micVolume())))") { micVolume() == expected }
+        }
+        try waitUntil(timeout: .seconds(5), "pactl set the mic's volume") { (micVolume() ?? 0) < 65_536 }
+        let usersVolume = try #require(micVolume(), "80 %, as PulseAudio keeps it (52428): given back exactly")
+        let memo = try await ExplicitSession.create("memo", on: connection)
+        try await memo.call("SetCategory", [.string("record"), .string("default"), .uint32(0)])
+        var last: BusValue?
+        try await waitUntil(timeout: .seconds(5), "InputGain 0.8 (now \(String(describing: last)))") { () async throws -> Bool in
+            last = try await memo.property("InputGain")
+            return last == .double(0.8)
+        }
+        #expect(try await memo.property("IsInputGainSettable") == .bool(true))
+        try await memo.call("SetInputGain", [.double(0.5)])
+        try await memo.call("SetActive", [.bool(true), .uint32(0)])
+        try waitForMic(32_768)
+        try await memo.call("SetActive", [.bool(false), .uint32(0)])
+        try waitForMic(usersVolume)
+
+        try await memo.call("SetActive", [.bool(true), .uint32(0)])
+        try waitForMic(32_768)
+        kill(rig.daemon.process.pid, SIGKILL)
+        _ = try rig.daemon.process.waitForExit(timeout: .seconds(5))
+        let next = try DaemonProcess(in: rig.pulse, arguments: ["--verbose"], environment: rig.bus.environment)
+        try waitForMic(usersVolume)
+        try next.waitForLog("undoing what a previous run left behind")
+        #expect(try next.terminate() == 0)
+    }
 }

@@ -40,6 +40,10 @@ protocol AudioBackend: AnyObject {
     /// Sets an input device's loudest channel to `volume` (its volume control's scale), the
     /// others in proportion: the user's balance is kept.
     func writeInputVolume(_ volume: Double, of device: DeviceID)
+    /// An input device's per-channel volumes exactly as the server keeps them (PipeWire: linear
+    /// factors; PulseAudio: its integer volumes), to be given back exactly.
+    func inputChannelLevels(of device: DeviceID) -> [Double]?
+    func writeInputChannelLevels(_ levels: [Double], of device: DeviceID)
     /// A device's name that survives restarts (PipeWire `node.name`, a PulseAudio source's
     /// name): what the journal keeps, since numbers are reused.
     func name(of device: DeviceID) -> String?

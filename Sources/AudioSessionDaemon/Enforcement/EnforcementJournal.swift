@@ -29,8 +29,10 @@ struct EnforcementJournal: JournalContents {
 
     /// An input device put at a session's gain.
     struct InputGainEntry: Codable, Equatable {
-        /// Its user's volume, to give back.
+        /// Its user's volume on the control's scale (what the log says).
         var original: Double
+        /// Its user's per-channel volumes as the server keeps them: what is given back.
+        var originalLevels: [Double]
         /// What we wrote: given back only while the device still has it (the user's later
         /// volume stays).
         var written: Double

@@ -13,6 +13,7 @@ final class InputGainEnforcement: @unchecked Sendable {
     private struct Applied {
         var name: String
         var original: Double
+        var originalLevels: [Double]
         var written: Double
         /// The device reported `written`: a later different value is its user's.
         var settled = false
@@ -40,15 +41,17 @@ final class InputGainEnforcement: @unchecked Sendable {
             giveBack(device)
             return
         }
-        guard let name = backend.name(of: device), let current = backend.inputVolume(of: device) else {
+        guard let name = backend.name(of: device), let current = backend.inputVolume(of: device),
+            let levels = backend.inputChannelLevels(of: device)
+        else {
             logger.warning("input gain \(gain) for \(device): the device has no volume control")
             return
         }
-        var entry = applied[device] ?? Applied(name: name, original: current, written: gain)
+        var entry = applied[device] ?? Applied(name: name, original: current, originalLevels: levels, written: gain)
         entry.written = gain
         entry.settled = abs(current - gain) < Self.tolerance
         applied[device] = entry
-        journal.recordInputGain(.init(original: entry.original, written: gain), device: name)
+        journal.recordInputGain(.init(original: entry.original, originalLevels: entry.originalLevels, written: gain), device: name)
         logger.info("\(device) '\(name)': input gain \(gain) (its user's: \(entry.original))")
         if !entry.settled { backend.writeInputVolume(gain, of: device) }
     }
@@ -75,7 +78,7 @@ final class InputGainEnforcement: @unchecked Sendable {
         forget(device)
         if let current = backend.inputVolume(of: device), abs(current - entry.written) < Self.tolerance {
             logger.info("\(device) '\(entry.name)': input volume back to its user's \(entry.original)")
-            backend.writeInputVolume(entry.original, of: device)
+            backend.writeInputChannelLevels(entry.originalLevels, of: device)
         }
     }
 
@@ -94,7 +97,7 @@ final class InputGainEnforcement: @unchecked Sendable {
         for (device, entry) in applied.sorted(by: { $0.key < $1.key }) {
             let current = backend.inputVolume(of: device)
             if !entry.settled || current.map({ abs($0 - entry.written) < Self.tolerance }) == true {
-                backend.writeInputVolume(entry.original, of: device)
+                backend.writeInputChannelLevels(entry.originalLevels, of: device)
             }
             forget(device)
         }
@@ -107,7 +110,7 @@ final class InputGainEnforcement: @unchecked Sendable {
             guard let device = backend.inputDevice(named: name), let current = backend.inputVolume(of: device),
                 abs(current - entry.written) < tolerance
             else { continue }
-            backend.writeInputVolume(entry.original, of: device)
+            backend.writeInputChannelLevels(entry.originalLevels, of: device)
         }
     }
 }

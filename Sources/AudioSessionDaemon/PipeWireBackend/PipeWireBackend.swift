@@ -381,6 +381,18 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         graph.setProps(node: node.id, channelVolumes: scaled)
     }
 
+    func inputChannelLevels(of device: DeviceID) -> [Double]? {
+        guard let node = snapshot.nodes[device.rawValue], GraphEndpoints.endpointDirection(of: node) == .capture,
+            let props = node.props
+        else { return nil }
+        return (props.channelVolumes.isEmpty ? [props.volume ?? 1] : props.channelVolumes).map(Double.init)
+    }
+
+    func writeInputChannelLevels(_ levels: [Double], of device: DeviceID) {
+        guard snapshot.nodes[device.rawValue] != nil, !levels.isEmpty else { return }
+        graph.setProps(node: device.rawValue, channelVolumes: levels.map(Float.init))
+    }
+
     func name(of device: DeviceID) -> String? { snapshot.nodes[device.rawValue]?.name }
 
     func inputDevice(named name: String) -> DeviceID? {

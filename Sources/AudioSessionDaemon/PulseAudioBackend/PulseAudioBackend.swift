@@ -389,6 +389,16 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         connection.setVolume(scaled, of: .source, source.index)
     }
 
+    func inputChannelLevels(of device: DeviceID) -> [Double]? {
+        guard device.direction == .input, let source = snapshot.sources[device.rawValue], !source.channelVolumes.isEmpty else { return nil }
+        return source.channelVolumes.map(Double.init)
+    }
+
+    func writeInputChannelLevels(_ levels: [Double], of device: DeviceID) {
+        guard let source = snapshot.sources[device.rawValue], !levels.isEmpty else { return }
+        connection.setVolume(levels.map { UInt32(max(0, $0.rounded())) }, of: .source, source.index)
+    }
+
     func name(of device: DeviceID) -> String? {
         device.direction == .input ? snapshot.sources[device.rawValue]?.name : snapshot.sinks[device.rawValue]?.name
     }

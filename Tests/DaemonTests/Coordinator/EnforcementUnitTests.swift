@@ -134,7 +134,7 @@ struct EnforcementUnitTests {
         enforcement.inputGains.apply(0.5, to: Self.mic)
         #expect(backend.inputVolumes[Self.mic] == 0.5)
         loop.runQueued()
-        #expect(journalled?.inputGains?["mic-40"] == .init(original: 0.8, written: 0.5))
+        #expect(journalled?.inputGains?["mic-40"] == .init(original: 0.8, originalLevels: [0.8, 0.8], written: 0.5))
         enforcement.inputGains.volumeReported(0.5, of: Self.mic)
         enforcement.inputGains.apply(nil, to: Self.mic)
         #expect(backend.inputVolumes[Self.mic] == 0.8)

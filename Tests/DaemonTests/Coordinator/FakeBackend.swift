@@ -62,6 +62,10 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
         actions.append(.inputVolume(device, volume))
         inputVolumes[device] = volume
     }
+    func inputChannelLevels(of device: DeviceID) -> [Double]? { inputVolumes[device].map { [$0, $0] } }
+    func writeInputChannelLevels(_ levels: [Double], of device: DeviceID) {
+        writeInputVolume(levels.max() ?? 0, of: device)
+    }
     func name(of device: DeviceID) -> String? { inputVolumes[device] == nil ? nil : "mic-\(device.rawValue)" }
     func inputDevice(named name: String) -> DeviceID? {
         name.hasPrefix("mic-") ? UInt32(name.dropFirst(4)).map { DeviceID(.input, $0) } : nil
