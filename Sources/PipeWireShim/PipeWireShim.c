@@ -212,6 +212,17 @@ int pws_device_enum_params(struct pw_proxy *device, int seq, uint32_t param_id) 
     return pw_device_enum_params((struct pw_device *)device, seq, param_id, 0, UINT32_MAX, NULL);
 }
 
+int pws_device_set_route(struct pw_proxy *device, int32_t index, int32_t profile_device) {
+    uint8_t buffer[256];
+    struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
+    struct spa_pod *pod = spa_pod_builder_add_object(&b, SPA_TYPE_OBJECT_ParamRoute, SPA_PARAM_Route,
+        SPA_PARAM_ROUTE_index, SPA_POD_Int(index),
+        SPA_PARAM_ROUTE_device, SPA_POD_Int(profile_device),
+        SPA_PARAM_ROUTE_save, SPA_POD_Bool(false));
+    if (pod == NULL) return -ENOSPC;
+    return pw_device_set_param((struct pw_device *)device, SPA_PARAM_Route, 0, pod);
+}
+
 /* ---- metadata ----------------------------------------------------------------------- */
 
 int pws_metadata_set_property(struct pw_proxy *metadata, uint32_t subject, const char *key,

@@ -353,6 +353,15 @@ public final class PulseConnection: @unchecked Sendable {
         }
     }
 
+    /// Makes one of a sink's or source's ports the active one.
+    public func setPort(_ port: String, of kind: PulseDevice.Kind, _ index: UInt32) {
+        withContext { context in
+            kind == .sink
+                ? pa_context_set_sink_port_by_index(context, index, port, nil, nil)
+                : pa_context_set_source_port_by_index(context, index, port, nil, nil)
+        }
+    }
+
     public func setMute(_ muted: Bool, of kind: PulseStream.Kind, _ index: UInt32) {
         withContext { context in
             kind == .sinkInput

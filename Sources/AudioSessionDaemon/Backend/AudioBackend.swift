@@ -44,10 +44,15 @@ protocol AudioBackend: AnyObject {
     /// factors; PulseAudio: its integer volumes), to be given back exactly.
     func inputChannelLevels(of device: DeviceID) -> [Double]?
     func writeInputChannelLevels(_ levels: [Double], of device: DeviceID)
+    /// The route (data source) a device's card has active for it now; nil for a device without
+    /// routes.
+    func selectedDataSource(of device: DeviceID) -> UInt32?
+    /// Makes one of the device's data sources its card's active route (not saved as the user's).
+    func selectDataSource(_ source: UInt32, of device: DeviceID)
     /// A device's name that survives restarts (PipeWire `node.name`, a PulseAudio source's
     /// name): what the journal keeps, since numbers are reused.
     func name(of device: DeviceID) -> String?
-    func inputDevice(named name: String) -> DeviceID?
+    func device(named name: String) -> DeviceID?
     /// Writes nothing more on its own (ramps it steps, settling): the daemon is exiting.
     func stopWriting()
 

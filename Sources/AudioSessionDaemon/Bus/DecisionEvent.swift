@@ -61,6 +61,9 @@ struct DecisionEvent {
         case .applyInputGain(let device, let gain):
             kind = "applyInputGain"
             details = ["device": .uint32(device.rawValue), "gain": .double(gain ?? -1)]
+        case .selectDataSource(let device, let source):
+            kind = "selectDataSource"
+            details = ["device": .uint32(device.rawValue), "dataSource": .int32(source.map { Int32(truncatingIfNeeded: $0) } ?? -1)]
         }
     }
 

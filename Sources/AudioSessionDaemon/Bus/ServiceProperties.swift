@@ -70,6 +70,12 @@ extension SessionService {
             "MaximumOutputNumberOfChannels": .uint32(UInt32(route.outputs.map(\.channels).max() ?? 0)),
             "InputGain": .double(engine.inputGain(for: id)),
             "IsInputGainSettable": .bool(engine.isInputGainSettable(for: id)),
+            "InputDataSources": WireValues.dataSources(engine.dataSources(for: id, .input)),
+            "InputDataSource": WireValues.dataSourceID(engine.selectedDataSource(for: id, .input)?.id),
+            "PreferredInputDataSource": WireValues.dataSourceID(engine.preferredDataSource(for: id, .input)),
+            "OutputDataSources": WireValues.dataSources(engine.dataSources(for: id, .output)),
+            "OutputDataSource": WireValues.dataSourceID(engine.selectedDataSource(for: id, .output)?.id),
+            "PreferredOutputDataSource": WireValues.dataSourceID(engine.preferredDataSource(for: id, .output)),
         ]
     }
 

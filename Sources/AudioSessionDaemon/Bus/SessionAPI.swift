@@ -64,6 +64,8 @@ enum SessionAPI {
             BusMethod("SetPreferredInputNumberOfChannels", inputs: [BusArgument("count", "u")]),
             BusMethod("SetPreferredOutputNumberOfChannels", inputs: [BusArgument("count", "u")]),
             BusMethod("SetInputGain", inputs: [BusArgument("gain", "d")]),
+            BusMethod("SetInputDataSource", inputs: [BusArgument("id", "i")]),
+            BusMethod("SetOutputDataSource", inputs: [BusArgument("id", "i")]),
             BusMethod("SetPrefersNoInterruptionsFromSystemAlerts", inputs: [BusArgument("prefers", "b")]),
             BusMethod("SetPrefersInterruptionOnRouteDisconnect", inputs: [BusArgument("prefers", "b")]),
             BusMethod("SetAllowHapticsAndSystemSoundsDuringRecording", inputs: [BusArgument("allow", "b")]),
@@ -105,6 +107,12 @@ enum SessionAPI {
             BusProperty("MaximumOutputNumberOfChannels", "u"),
             BusProperty("InputGain", "d"),
             BusProperty("IsInputGainSettable", "b"),
+            BusProperty("InputDataSources", "a(usss)"),
+            BusProperty("InputDataSource", "i"),
+            BusProperty("PreferredInputDataSource", "i"),
+            BusProperty("OutputDataSources", "a(usss)"),
+            BusProperty("OutputDataSource", "i"),
+            BusProperty("PreferredOutputDataSource", "i"),
         ],
         signals: [
             BusSignalDescription(

@@ -64,6 +64,11 @@ extension SessionService {
             let gain = arguments[0].doubleValue ?? .nan
             answer(call, coordinator.request(.setInputGain(id, gain), for: id),
                    "an input gain is in [0, 1], for a category with input")
+        case "SetInputDataSource", "SetOutputDataSource":
+            let direction: PortDirection = call.member == "SetInputDataSource" ? .input : .output
+            let raw = arguments[0].int32Value ?? -1
+            answer(call, coordinator.request(.setDataSource(id, direction, raw < 0 ? nil : UInt32(raw)), for: id),
+                   "data source \(raw) is not one of the session's \(direction.wireName) port's (see \(direction == .input ? "Input" : "Output")DataSources), or the category has no \(direction.wireName)")
         case "SetPrefersNoInterruptionsFromSystemAlerts", "SetPrefersInterruptionOnRouteDisconnect",
              "SetAllowHapticsAndSystemSoundsDuringRecording":
             var preferences = coordinator.engine.snapshot(of: id)?.preferences ?? .default

@@ -12,6 +12,18 @@ enum WireValues {
         .array(element: SessionAPI.port, ports.map(port))
     }
 
+    /// `(id, name, location, orientation)`; "" where the card says nothing.
+    static func dataSources(_ sources: [DataSource]) -> BusValue {
+        .array(element: "(usss)", sources.map {
+            .structure([.uint32($0.id), .string($0.name), .string($0.location?.wireName ?? ""), .string($0.orientation?.wireName ?? "")])
+        })
+    }
+
+    /// A data source's id, -1 for none.
+    static func dataSourceID(_ id: UInt32?) -> BusValue {
+        .int32(id.map { Int32(truncatingIfNeeded: $0) } ?? -1)
+    }
+
     static func route(_ route: RouteDescription) -> BusValue {
         .structure([ports(route.inputs), ports(route.outputs)])
     }

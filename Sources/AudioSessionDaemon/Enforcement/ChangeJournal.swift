@@ -65,6 +65,15 @@ final class ChangeJournal: @unchecked Sendable {
         saveSoon()
     }
 
+    /// A device's data source, by its name (nil: nothing of ours on it any more).
+    func recordDataSource(_ entry: EnforcementJournal.DataSourceEntry?, device name: String) {
+        var sources = contents.dataSources ?? [:]
+        guard sources[name] != entry else { return }
+        sources[name] = entry
+        contents.dataSources = sources.isEmpty ? nil : sources
+        saveSoon()
+    }
+
     /// Nothing is changed any more (undone, or the server is gone with our changes).
     func clear() {
         contents = EnforcementJournal()

@@ -8,7 +8,8 @@ import SessionPolicy
 
 /// Everything the daemon changes on the audio server, for every backend: gain
 /// (``GainEnforcement``), holds and policy mutes (``HoldEnforcement``), the forced quantum and
-/// rate (``HardwareEnforcement``), input devices' gains (``InputGainEnforcement``), and the journal that undoes all of it — at exit, and at the
+/// rate (``HardwareEnforcement``), input devices' gains (``InputGainEnforcement``), cards' routes chosen as data sources
+/// (``DataSourceEnforcement``), and the journal that undoes all of it — at exit, and at the
 /// next start after a crash. The backend below only reads and writes raw values.
 ///
 /// Confined to the daemon's loop.
@@ -17,6 +18,7 @@ final class Enforcement: @unchecked Sendable {
     let holds: HoldEnforcement
     let hardware: HardwareEnforcement
     let inputGains: InputGainEnforcement
+    let dataSources: DataSourceEnforcement
     private let journal: ChangeJournal
     private unowned let backend: AudioBackend
     private let loop: DaemonLoop
@@ -33,6 +35,7 @@ final class Enforcement: @unchecked Sendable {
         holds = HoldEnforcement(backend: backend, journal: journal)
         hardware = HardwareEnforcement(backend: backend, journal: journal, logger: logger)
         inputGains = InputGainEnforcement(backend: backend, journal: journal, logger: logger)
+        dataSources = DataSourceEnforcement(backend: backend, journal: journal, logger: logger)
     }
 
     /// Brings one stream in line with its session's effects. The order is fixed here: off its
@@ -69,6 +72,7 @@ final class Enforcement: @unchecked Sendable {
         isAttached = false
         gain.forgetAll()
         inputGains.forgetAll()
+        dataSources.forgetAll()
         journal.clear()
     }
 
@@ -90,6 +94,7 @@ final class Enforcement: @unchecked Sendable {
         holds.stop()
         hardware.stop()
         inputGains.undo()
+        dataSources.undo()
         backend.stopWriting()
         restore(journal.contents)
         journal.clear()
@@ -105,5 +110,6 @@ final class Enforcement: @unchecked Sendable {
         if let quantum = entries.forcedQuantum, backend.forcedQuantum == quantum { backend.forceQuantum(nil) }
         if let rate = entries.forcedRate, backend.forcedSampleRate == rate { backend.forceSampleRate(nil) }
         InputGainEnforcement.restore(entries.inputGains ?? [:], on: backend)
+        DataSourceEnforcement.restore(entries.dataSources ?? [:], on: backend)
     }
 }

@@ -38,15 +38,25 @@ struct EnforcementJournal: JournalContents {
         var written: Double
     }
 
+    /// A device's card switched to a session's data source.
+    struct DataSourceEntry: Codable, Equatable {
+        /// The route it had: given back.
+        var original: UInt32
+        /// The route we selected: given back only while it is still the active one.
+        var written: UInt32
+    }
+
     /// By stream (``key(of:)``).
     var streams: [String: StreamEntry] = [:]
     /// By device name (``AudioBackend/name(of:)``).
     var inputGains: [String: InputGainEntry]? = nil
+    /// By device name (``AudioBackend/name(of:)``).
+    var dataSources: [String: DataSourceEntry]? = nil
     /// What we forced into the `settings` metadata (nil: nothing).
     var forcedQuantum: Int?
     var forcedRate: Int?
 
-    var isEmpty: Bool { streams.isEmpty && forcedQuantum == nil && forcedRate == nil && (inputGains ?? [:]).isEmpty }
+    var isEmpty: Bool { streams.isEmpty && forcedQuantum == nil && forcedRate == nil && (inputGains ?? [:]).isEmpty && (dataSources ?? [:]).isEmpty }
 
     /// `"12"` for a playback stream (as journals always named PipeWire's), `"capture 12"`.
     static func key(of stream: StreamID) -> String {

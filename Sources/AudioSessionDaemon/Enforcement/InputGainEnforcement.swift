@@ -107,7 +107,7 @@ final class InputGainEnforcement: @unchecked Sendable {
     /// Gives back what a journal says we changed, on the devices that still have what we wrote.
     static func restore(_ entries: [String: EnforcementJournal.InputGainEntry], on backend: AudioBackend) {
         for (name, entry) in entries {
-            guard let device = backend.inputDevice(named: name), let current = backend.inputVolume(of: device),
+            guard let device = backend.device(named: name), device.direction == .input, let current = backend.inputVolume(of: device),
                 abs(current - entry.written) < tolerance
             else { continue }
             backend.writeInputChannelLevels(entry.originalLevels, of: device)

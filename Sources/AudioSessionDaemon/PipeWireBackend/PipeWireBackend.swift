@@ -395,9 +395,26 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
 
     func name(of device: DeviceID) -> String? { snapshot.nodes[device.rawValue]?.name }
 
-    func inputDevice(named name: String) -> DeviceID? {
-        snapshot.nodes.values.first { $0.name == name && GraphEndpoints.endpointDirection(of: $0) == .capture }
-            .map { DeviceID(.input, $0.id) }
+    func device(named name: String) -> DeviceID? {
+        for node in snapshot.nodes.values where node.name == name {
+            guard let direction = GraphEndpoints.endpointDirection(of: node) else { continue }
+            return DeviceID(direction == .playback ? .output : .input, node.id)
+        }
+        return nil
+    }
+
+    func selectedDataSource(of device: DeviceID) -> UInt32? {
+        guard let node = snapshot.nodes[device.rawValue], let card = node.deviceID.flatMap({ snapshot.devices[$0] }),
+            let route = PortClassification.activeRoute(of: node, on: card)
+        else { return nil }
+        return UInt32(route.index)
+    }
+
+    func selectDataSource(_ source: UInt32, of device: DeviceID) {
+        guard let node = snapshot.nodes[device.rawValue], let card = node.deviceID,
+            let profileDevice = Int(node.properties["card.profile.device"] ?? "")
+        else { return }
+        graph.setRoute(device: card, index: Int(source), profileDevice: profileDevice)
     }
 
     func stopWriting() {

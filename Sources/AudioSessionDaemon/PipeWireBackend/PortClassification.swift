@@ -30,13 +30,15 @@ enum PortClassification {
         let portDirection: PortDirection = direction == .playback ? .output : .input
         let declared = Int(properties["audio.channels"] ?? "") ?? Self.positionCount(properties["audio.position"])
         let channels = declared ?? max(1, node.props?.channelVolumes.count ?? 2)
-        let base = SessionPolicy.Port(
+        var base = SessionPolicy.Port(
             uid: node.name, nodeID: node.id, name: node.displayName,
             type: rule?(properties) ?? type(of: properties, route: nil, direction: portDirection), direction: portDirection,
             channels: channels, deviceID: device.map { $0.name },
             priority: Int(properties["priority.session"] ?? "") ?? Int(properties["priority.driver"] ?? "") ?? 0)
         let routes = (device?.enumRoutes ?? []).filter { $0.direction == (portDirection == .output ? .output : .input) }
         guard !routes.isEmpty else { return [Offer(port: base, available: true, channelsDeclared: declared != nil)] }
+        base.dataSources = routes.filter { $0.available != .no }.map { dataSource(index: $0.index, name: $0.name, description: $0.description) }
+        base.selectedDataSource = device.flatMap { activeRoute(of: node, on: $0) }.map { UInt32($0.index) }
         return routes.map { route in
             var port = base
             port.uid = "\(node.name):\(route.name)"
@@ -46,6 +48,21 @@ enum PortClassification {
             port.type = rule?(routed) ?? type(of: properties, route: route.name, direction: portDirection)
             return Offer(port: port, available: route.available != .no, channelsDeclared: declared != nil)
         }
+    }
+
+    /// A card's route as a data source: its orientation where its name says (a front or rear
+    /// jack); no card says upper or lower.
+    static func dataSource(index: Int, name: String, description: String) -> DataSource {
+        let lowered = name.lowercased()
+        let orientation: DataSource.Orientation? =
+            lowered.contains("front") ? .front : lowered.contains("rear") || lowered.contains("back") ? .back : nil
+        return DataSource(id: UInt32(index), name: description.isEmpty ? name : description, orientation: orientation)
+    }
+
+    /// The route a card has active for a node (its `card.profile.device`).
+    static func activeRoute(of node: Node, on device: Device) -> Route? {
+        let profileDevice = Int(node.properties["card.profile.device"] ?? "")
+        return device.activeRoutes.first { profileDevice == nil || $0.device == profileDevice }
     }
 
     /// `[ FL FR ]`, `FL,FR` or `MONO`: how many positions.
@@ -60,9 +77,7 @@ enum PortClassification {
     static func activePort(of node: Node, in snapshot: GraphSnapshot, rule: TypeRule? = nil) -> SessionPolicy.Port? {
         let offers = offers(for: node, in: snapshot, rule: rule)
         if let device = node.deviceID.flatMap({ snapshot.devices[$0] }) {
-            let profileDevice = Int(node.properties["card.profile.device"] ?? "")
-            let active = device.activeRoutes.first { profileDevice == nil || $0.device == profileDevice }
-            if let active, let offer = offers.first(where: { $0.port.uid == "\(node.name):\(active.name)" }) {
+            if let active = activeRoute(of: node, on: device), let offer = offers.first(where: { $0.port.uid == "\(node.name):\(active.name)" }) {
                 return offer.port
             }
         }

@@ -521,6 +521,8 @@ final class PolicyCoordinator: @unchecked Sendable {
             enforcement.hardware.apply(choice)
         case .applyInputGain(let device, let gain):
             enforcement.inputGains.apply(gain, to: device)
+        case .selectDataSource(let device, let source):
+            enforcement.dataSources.apply(source, to: device)
         case .failed(let id, let error):
             logger.warning("\(id): \(error)")
         case .activated(let id), .deactivated(let id):

@@ -403,8 +403,22 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         device.direction == .input ? snapshot.sources[device.rawValue]?.name : snapshot.sinks[device.rawValue]?.name
     }
 
-    func inputDevice(named name: String) -> DeviceID? {
-        snapshot.device(named: name, .source).map(Self.id(of:))
+    func device(named name: String) -> DeviceID? {
+        (snapshot.device(named: name, .source) ?? snapshot.device(named: name, .sink)).map(Self.id(of:))
+    }
+
+    func selectedDataSource(of device: DeviceID) -> UInt32? {
+        guard let pulse = self.device(device), let active = pulse.activePort else { return nil }
+        return pulse.ports.firstIndex { $0.name == active }.map(UInt32.init)
+    }
+
+    func selectDataSource(_ source: UInt32, of device: DeviceID) {
+        guard let pulse = self.device(device), Int(source) < pulse.ports.count else { return }
+        connection.setPort(pulse.ports[Int(source)].name, of: pulse.kind, pulse.index)
+    }
+
+    private func device(_ id: DeviceID) -> PulseDevice? {
+        id.direction == .input ? snapshot.sources[id.rawValue] : snapshot.sinks[id.rawValue]
     }
 
     func stopWriting() {}

@@ -13,11 +13,16 @@ enum PulsePorts {
         let direction: PortDirection = device.kind == .sink ? .output : .input
         var properties = device.properties
         properties["node.name"] = properties["node.name"] ?? device.name
-        let base = Port(
+        var base = Port(
             uid: device.name, nodeID: device.index, name: device.description.isEmpty ? device.name : device.description,
             type: rule?(properties) ?? deviceType(properties, direction: direction), direction: direction,
             channels: max(1, device.channels), deviceID: device.card.map { "card \($0)" })
         guard !device.ports.isEmpty else { return [.init(port: base, available: true)] }
+        // Its data sources are the device's ports (numbered by their place in its list).
+        base.dataSources = device.ports.enumerated().filter { $0.element.availability != .no }.map { index, pulsePort in
+            PortClassification.dataSource(index: index, name: pulsePort.name, description: pulsePort.description)
+        }
+        base.selectedDataSource = device.activePort.flatMap { active in device.ports.firstIndex { $0.name == active } }.map(UInt32.init)
         return device.ports.map { pulsePort in
             var port = base
             port.uid = "\(device.name):\(pulsePort.name)"

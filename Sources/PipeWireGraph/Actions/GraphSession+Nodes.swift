@@ -88,6 +88,12 @@ extension GraphSession {
         }
     }
 
+    func setRoute(device: GlobalID, index: Int, profileDevice: Int) {
+        guard let proxy = boundProxy(device, .device, action: "setRoute") else { return }
+        let result = pws_device_set_route(proxy.proxy, Int32(index), Int32(profileDevice))
+        if result < 0 { logger.warning("setRoute on device \(device) failed: \(String(cString: strerror(-result)))") }
+    }
+
     private func boundProxy(_ id: GlobalID, _ kind: BoundProxy.Kind, action: String) -> BoundProxy? {
         guard let proxy = bound[id], proxy.kind == kind else {
             logger.debug("\(action): no \(kind) with id \(id)")

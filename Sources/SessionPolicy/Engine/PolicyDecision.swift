@@ -45,6 +45,9 @@ public enum PolicyDecision: Hashable, Sendable {
     /// Put an input device at a session's gain (0…1 on its volume control's scale); nil: give
     /// it back the volume its user had.
     case applyInputGain(DeviceID, Double?)
+    /// Make a data source (a route of the device's card) the device's active one; nil: give the
+    /// device back the route it had.
+    case selectDataSource(DeviceID, UInt32?)
 
     /// The session a decision is about, if any.
     public var session: SessionID? {
@@ -56,7 +59,7 @@ public enum PolicyDecision: Hashable, Sendable {
              .secondaryAudioHint(let id, _), .reportHardware(let id, _), .outputVolumeChanged(let id, _),
              .inputGainChanged(let id, _):
             id
-        case .setHardware, .mediaServicesLost, .mediaServicesReset, .nowPlayingChanged, .applyInputGain:
+        case .setHardware, .mediaServicesLost, .mediaServicesReset, .nowPlayingChanged, .applyInputGain, .selectDataSource:
             nil
         }
     }

@@ -34,6 +34,7 @@ extension PolicyEngine {
         inputVolumes = [:]
         // The server's devices are gone with whatever we applied to them.
         appliedInputGains = [:]
+        appliedDataSources = [:]
         streamOwners = [:]
         pinnedStreams = [:]
         for id in sessionOrder {

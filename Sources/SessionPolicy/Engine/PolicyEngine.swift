@@ -34,6 +34,10 @@ public struct PolicyEngine: Sendable {
     var inputGainSessions: Set<SessionID> = []
     /// The gain each input device was last put at, by ``updateInputGains()``.
     var appliedInputGains: [DeviceID: Double] = [:]
+    /// Sessions that chose a data source (an index, as for input gains).
+    var dataSourceSessions: Set<SessionID> = []
+    /// The data source each device was last switched to, by ``updateDataSources()``.
+    var appliedDataSources: [DeviceID: UInt32] = [:]
     /// Input devices their user muted (``PolicyEvent/inputMuted(_:_:)``).
     var mutedInputs: Set<DeviceID> = []
     /// Explicit sessions interrupted by a muted microphone, waiting for it to come back.
@@ -102,6 +106,7 @@ public struct PolicyEngine: Sendable {
         case .outputVolumeChanged(let device, let volume): changeOutputVolume(device, volume)
         case .inputVolumeChanged(let device, let volume): changeInputVolume(device, volume)
         case .setInputGain(let id, let gain): setInputGain(id, gain)
+        case .setDataSource(let id, let direction, let source): setDataSource(id, direction, source)
         case .silentMode(let on): silentMode = on; updateSilencing()
         case .screenLocked(let on): screenLocked = on; updateSilencing()
         case .sleep: isAsleep = true
@@ -137,6 +142,7 @@ public struct PolicyEngine: Sendable {
         updateNowPlaying()
         updateAlertSilencing()
         updateInputGains()
+        updateDataSources()
     }
 
     // MARK: - Shared helpers

@@ -19,6 +19,9 @@ public enum PolicyEvent: Hashable, Sendable {
     case setPreferences(SessionID, SessionPreferences)
     /// `setInputGain`: the volume the session wants its input device at while it is active.
     case setInputGain(SessionID, Double)
+    /// `setInputDataSource` / `setOutputDataSource`: the route the session wants its port's
+    /// card to use while it is active (nil: no wish).
+    case setDataSource(SessionID, PortDirection, UInt32?)
     case capabilitiesChanged(SessionID, Set<InterruptionMethod>)
     /// The method interrupting the session could not stop its audio (an MPRIS player never
     /// confirmed its Pause): until this interruption ends, the next method it has stops it.

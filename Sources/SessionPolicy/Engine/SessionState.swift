@@ -44,6 +44,8 @@ struct SessionState: Sendable {
     var preferredOutputChannels: Int?
     /// `setInputGain`: carried out while it is active (``PolicyEngine/updateInputGains()``).
     var inputGain: Double?
+    /// `setInputDataSource` / `setOutputDataSource`, by device (``PolicyEngine/updateDataSources()``).
+    var preferredDataSources: [DeviceID: UInt32] = [:]
     /// Cleared when its interrupter ends without `notifyOthersOnDeactivation`.
     var resumeHint = true
     /// Its user paused it while it was interrupted: it is not resumed.

@@ -12,6 +12,7 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
         case hold(StreamID), release(StreamID), mute(StreamID, Bool), route(StreamID, [DeviceID])
         case forceQuantum(Int?), forceSampleRate(Int?)
         case inputVolume(DeviceID, Double)
+        case dataSource(DeviceID, UInt32)
         case linking(Bool)
     }
 
@@ -67,8 +68,15 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
         writeInputVolume(levels.max() ?? 0, of: device)
     }
     func name(of device: DeviceID) -> String? { inputVolumes[device] == nil ? nil : "mic-\(device.rawValue)" }
-    func inputDevice(named name: String) -> DeviceID? {
+    func device(named name: String) -> DeviceID? {
         name.hasPrefix("mic-") ? UInt32(name.dropFirst(4)).map { DeviceID(.input, $0) } : nil
+    }
+    /// Devices' active routes (data sources).
+    var selectedDataSources: [DeviceID: UInt32] = [:]
+    func selectedDataSource(of device: DeviceID) -> UInt32? { selectedDataSources[device] }
+    func selectDataSource(_ source: UInt32, of device: DeviceID) {
+        actions.append(.dataSource(device, source))
+        selectedDataSources[device] = source
     }
     func stopWriting() {}
     func hold(_ stream: StreamID) { actions.append(.hold(stream)) }

@@ -1,0 +1,86 @@
+import Logging
+import SessionPolicy
+
+/// Carries out the policy's data sources (`setInputDataSource`): a device's card switched to
+/// the route a session chose, and given back the route it had — when the policy says so, at
+/// exit, and at the next start after a crash (journalled before the switch).
+///
+/// The user's choice governs: a route the card has that is neither ours nor the one it had (the
+/// user picked another port in their mixer) stays.
+///
+/// Confined to the daemon's loop.
+final class DataSourceEnforcement: @unchecked Sendable {
+    private struct Applied {
+        var name: String
+        var original: UInt32
+        var written: UInt32
+    }
+
+    private unowned let backend: AudioBackend
+    private let journal: ChangeJournal
+    private let logger: Logger
+    private var applied: [DeviceID: Applied] = [:]
+    private var undone = false
+
+    init(backend: AudioBackend, journal: ChangeJournal, logger: Logger) {
+        self.backend = backend
+        self.journal = journal
+        self.logger = logger
+    }
+
+    /// Switches `device` to `source`, or (nil) gives it back the route it had.
+    func apply(_ source: UInt32?, to device: DeviceID) {
+        guard !undone else { return }
+        guard let source else {
+            giveBack(device)
+            return
+        }
+        guard let name = backend.name(of: device), let current = backend.selectedDataSource(of: device) else {
+            logger.warning("data source \(source) for \(device): the device has no routes")
+            return
+        }
+        var entry = applied[device] ?? Applied(name: name, original: current, written: source)
+        entry.written = source
+        applied[device] = entry
+        journal.recordDataSource(.init(original: entry.original, written: source), device: name)
+        logger.info("\(device) '\(name)': data source \(source) (it had \(entry.original))")
+        if current != source { backend.selectDataSource(source, of: device) }
+    }
+
+    private func giveBack(_ device: DeviceID) {
+        guard let entry = applied.removeValue(forKey: device) else { return }
+        journal.recordDataSource(nil, device: entry.name)
+        Self.giveBack(entry.original, written: entry.written, on: device, backend: backend, logger: logger)
+    }
+
+    /// Selects `original` again unless the card has a route that is neither ours nor it (still
+    /// on its way counts as ours: the switch back is sent after it).
+    private static func giveBack(_ original: UInt32, written: UInt32, on device: DeviceID, backend: AudioBackend, logger: Logger?) {
+        guard let current = backend.selectedDataSource(of: device) else { return }
+        guard current == written || current == original else {
+            logger?.info("\(device): its user chose route \(current) since; it stays")
+            return
+        }
+        logger?.info("\(device): data source back to \(original)")
+        backend.selectDataSource(original, of: device)
+    }
+
+    /// The server is gone with our changes.
+    func forgetAll() { applied.removeAll() }
+
+    /// The daemon is exiting: every card switched by us gets its route back; nothing more.
+    func undo() {
+        for device in applied.keys.sorted() { giveBack(device) }
+        undone = true
+    }
+
+    /// Gives back what a journal says we switched, on the devices still at our route.
+    static func restore(_ entries: [String: EnforcementJournal.DataSourceEntry], on backend: AudioBackend) {
+        for (name, entry) in entries {
+            guard let device = backend.device(named: name),
+                backend.selectedDataSource(of: device) == entry.written
+            else { continue }
+            backend.selectDataSource(entry.original, of: device)
+        }
+    }
+}

@@ -1,0 +1,31 @@
+/// A port's data source (reference §6): on the desktop, one of its card's routes of the port's
+/// direction — the internal microphone, a headset's, a line in, a front or rear jack. Selecting
+/// one switches the card's route. Polar patterns: none (no card reports them).
+public struct DataSource: Hashable, Sendable, CustomStringConvertible {
+    /// The route's number on its card (PipeWire's `EnumRoute` index, a PulseAudio port's index).
+    public var id: UInt32
+    public var name: String
+    public var location: Location?
+    public var orientation: Orientation?
+
+    public init(id: UInt32, name: String, location: Location? = nil, orientation: Orientation? = nil) {
+        self.id = id
+        self.name = name
+        self.location = location
+        self.orientation = orientation
+    }
+
+    public var description: String { "\(id):\(name)" }
+
+    /// `AVAudioSession.Location`.
+    public enum Location: String, Hashable, Sendable, CaseIterable, WireNamed {
+        case upper, lower
+        public var wireName: String { rawValue }
+    }
+
+    /// `AVAudioSession.Orientation`.
+    public enum Orientation: String, Hashable, Sendable, CaseIterable, WireNamed {
+        case top, bottom, front, back, left, right
+        public var wireName: String { rawValue }
+    }
+}
