@@ -203,6 +203,37 @@ public actor AudioSession {
     public func setInputGain(_ gain: Double) async throws {
         try await call("SetInputGain", [.double(gain)])
     }
+    /// `inputDataSources`: the data sources of the session's input port — its card's input
+    /// routes that can be chosen now (empty for a device without routes).
+    public var inputDataSources: [DataSourceDescription] {
+        get async throws { DataSourceDescription.list(try await property("InputDataSources")) }
+    }
+    /// `inputDataSource`: the one the card has active now.
+    public var inputDataSource: DataSourceDescription? {
+        get async throws { try await dataSource("InputDataSource", among: inputDataSources) }
+    }
+    /// `setInputDataSource(_:)`: the card's route while this session is active (the route it
+    /// had comes back after); `nil` clears the choice. Throws `badParam` for one that is not in
+    /// ``inputDataSources``.
+    public func setInputDataSource(_ source: DataSourceDescription?) async throws {
+        try await call("SetInputDataSource", [.int32(source.map { Int32(truncatingIfNeeded: $0.dataSourceID) } ?? -1)])
+    }
+    /// `outputDataSources`, `outputDataSource` and `setOutputDataSource(_:)`: the same for the
+    /// session's output port.
+    public var outputDataSources: [DataSourceDescription] {
+        get async throws { DataSourceDescription.list(try await property("OutputDataSources")) }
+    }
+    public var outputDataSource: DataSourceDescription? {
+        get async throws { try await dataSource("OutputDataSource", among: outputDataSources) }
+    }
+    public func setOutputDataSource(_ source: DataSourceDescription?) async throws {
+        try await call("SetOutputDataSource", [.int32(source.map { Int32(truncatingIfNeeded: $0.dataSourceID) } ?? -1)])
+    }
+
+    private func dataSource(_ name: String, among sources: [DataSourceDescription]) async throws -> DataSourceDescription? {
+        let id = try await property(name).int32Value ?? -1
+        return id < 0 ? nil : sources.first { $0.dataSourceID == UInt32(id) }
+    }
     /// The most input channels the current route's devices take.
     public var maximumInputNumberOfChannels: Int {
         get async throws { Int(try await property("MaximumInputNumberOfChannels").uint32Value ?? 0) }

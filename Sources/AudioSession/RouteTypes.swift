@@ -31,6 +31,39 @@ public struct PortDescription: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(portType?.wireName ?? "unknown"):\(uid)" }
 }
 
+/// A data source of a port (`AVAudioSessionDataSourceDescription`): one of its card's routes
+/// (the internal microphone, a headset's, a front or rear jack), as `(usss)`.
+public struct DataSourceDescription: Sendable, Hashable, CustomStringConvertible {
+    public var dataSourceID: UInt32
+    public var dataSourceName: String
+    public var location: DataSource.Location?
+    public var orientation: DataSource.Orientation?
+    /// No card reports polar patterns: always empty.
+    public var supportedPolarPatterns: [String] { [] }
+
+    public init(dataSourceID: UInt32, dataSourceName: String, location: DataSource.Location? = nil, orientation: DataSource.Orientation? = nil) {
+        self.dataSourceID = dataSourceID
+        self.dataSourceName = dataSourceName
+        self.location = location
+        self.orientation = orientation
+    }
+
+    init?(_ value: BusValue) {
+        guard let fields = value.structureValue, fields.count == 4, let id = fields[0].uint32Value,
+            let name = fields[1].stringValue, let location = fields[2].stringValue, let orientation = fields[3].stringValue
+        else { return nil }
+        self.init(
+            dataSourceID: id, dataSourceName: name, location: DataSource.Location(wireName: location),
+            orientation: DataSource.Orientation(wireName: orientation))
+    }
+
+    static func list(_ value: BusValue?) -> [DataSourceDescription] {
+        value?.arrayValue?.compactMap(DataSourceDescription.init) ?? []
+    }
+
+    public var description: String { "\(dataSourceID):\(dataSourceName)" }
+}
+
 /// A route (`AVAudioSessionRouteDescription`): the inputs and outputs a session plays through.
 public struct RouteDescription: Sendable, Hashable, CustomStringConvertible {
     public var inputs: [PortDescription]

@@ -34,6 +34,17 @@ struct LibraryTests {
         try await session.setPreferredInput(inputs.first)
         #expect(try await session.preferredInput?.uid == "mic")
         try await session.setPreferredInput(nil)
+        // The virtual mic has a volume control and no card routes (the test card's are in DaemonTests).
+        #expect(try await session.isInputGainSettable)
+        #expect(try await session.inputGain == 1)
+        try await session.setInputGain(0.5)
+        await #expect(throws: AudioSessionFailure.self) { try await session.setInputGain(1.5) }
+        #expect(try await session.inputDataSources.isEmpty)
+        #expect(try await session.inputDataSource == nil)
+        try await session.setInputDataSource(nil)
+        await #expect(throws: AudioSessionFailure.self) {
+            try await session.setInputDataSource(DataSourceDescription(dataSourceID: 2, dataSourceName: "Internal Microphone"))
+        }
         try await session.overrideOutputAudioPort(.speaker)
         #expect(try await session.isOtherAudioPlaying == false)
         #expect(try await session.secondaryAudioShouldBeSilencedHint == false)
