@@ -64,6 +64,17 @@ struct PulseAudioPortTests {
         #expect(offers.allSatisfy { $0.available })
     }
 
+    /// Data sources: the device's available ports, numbered by their place in its list; the
+    /// active one selected.
+    @Test func theDevicesPortsAreItsDataSources() throws {
+        let plugged = try #require(PulsePorts.dataSources(of: Self.laptopSink(headphones: .yes)))
+        #expect(plugged.sources == [DataSource(id: 0, name: "Speakers"), DataSource(id: 1, name: "Headphones")])
+        #expect(plugged.selected == 1)
+        let unplugged = try #require(PulsePorts.dataSources(of: Self.laptopSink(headphones: .no)))
+        #expect(unplugged.sources == [DataSource(id: 0, name: "Speakers")], "an unplugged jack cannot be chosen")
+        #expect(unplugged.selected == 0)
+    }
+
     @Test func unpluggingTheHeadphonesIsAnAvailabilityChangeAndAMovedDefault() throws {
         let (backend, box) = backend()
         let plugged = Self.laptopSink(headphones: .yes)
@@ -80,6 +91,12 @@ struct PulseAudioPortTests {
         backend.handle(.deviceChanged(unplugged, previous: plugged), in: snapshot(unplugged))
         let headphones = "\(Self.sinkName):analog-output-headphones"
         let speaker = "\(Self.sinkName):analog-output-speaker"
+        guard case .dataSourcesChanged(_, let sources) = box.events.last else {
+            Issue.record("no data sources change: \(box.events)")
+            return
+        }
+        #expect(sources?.sources.map(\.id) == [0], "the jack cannot be chosen any more")
+        box.events.removeLast()
         #expect(box.events.count == 2, "\(box.events)")
         if case .portAvailabilityChanged(let uid, let available) = box.events.first {
             #expect(uid == headphones && !available)

@@ -8,14 +8,14 @@ import Testing
     static let internalMic = DataSource(id: 2, name: "Internal Microphone")
     static let headsetMic = DataSource(id: 3, name: "Headset Microphone")
     static let speaker = Port(uid: "speaker", nodeID: 1, type: .builtInSpeaker, direction: .output)
-    static let mic = Port(
-        uid: "card-input:analog-input-internal-mic", nodeID: 5, type: .builtInMic, direction: .input,
-        dataSources: [internalMic, headsetMic], selectedDataSource: 2)
+    static let mic = Port(uid: "card-input:analog-input-internal-mic", nodeID: 5, type: .builtInMic, direction: .input)
+    static let plugged = DeviceDataSources(sources: [internalMic, headsetMic], selected: 2)
     static let usbMic = Port(uid: "usb-mic", nodeID: 6, type: .usbAudio, direction: .input)
 
     private func harness() -> EngineHarness {
         var h = EngineHarness()
         h.send(.devicesEnumerated([Self.speaker, Self.usbMic, Self.mic], defaultOutput: "speaker", defaultInput: Self.mic.uid))
+        h.send(.dataSourcesChanged(Self.mic.device, Self.plugged))
         return h
     }
 
@@ -36,9 +36,7 @@ import Testing
         #expect(h.send(.setDataSource(memo, .input, 3)).isEmpty, "kept until it is active")
         #expect(h.engine.preferredDataSource(for: memo, .input) == 3)
         #expect(h.activate(memo).contains(.selectDataSource(Self.mic.device, 3)))
-        var switched = Self.mic
-        switched.selectedDataSource = 3
-        h.send(.portChanged(switched))
+        h.send(.dataSourcesChanged(Self.mic.device, DeviceDataSources(sources: [Self.internalMic, Self.headsetMic], selected: 3)))
         #expect(h.engine.selectedDataSource(for: memo, .input) == Self.headsetMic)
         #expect(h.deactivate(memo).contains(.selectDataSource(Self.mic.device, nil)))
         #expect(h.activate(memo).contains(.selectDataSource(Self.mic.device, 3)), "the wish is kept")
@@ -50,11 +48,9 @@ import Testing
         let memo = h.explicit(1, .record)
         h.send(.setDataSource(memo, .input, 3))
         h.activate(memo)
-        var unplugged = Self.mic
-        unplugged.dataSources = [Self.internalMic]
-        unplugged.selectedDataSource = 2
-        #expect(h.send(.portChanged(unplugged)).contains(.selectDataSource(Self.mic.device, nil)), "the headset is gone")
-        #expect(h.send(.portChanged(Self.mic)).contains(.selectDataSource(Self.mic.device, 3)), "and back")
+        let unplugged = DeviceDataSources(sources: [Self.internalMic], selected: 2)
+        #expect(h.send(.dataSourcesChanged(Self.mic.device, unplugged)).contains(.selectDataSource(Self.mic.device, nil)), "the headset is gone")
+        #expect(h.send(.dataSourcesChanged(Self.mic.device, Self.plugged)).contains(.selectDataSource(Self.mic.device, 3)), "and back")
     }
 
     @Test func theNonMixableThenTheMostRecentSessionWins() {

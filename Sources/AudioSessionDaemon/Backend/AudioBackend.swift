@@ -118,6 +118,9 @@ enum BackendEvent: Sendable {
     /// An input device's mute, as its user set it: reported when it changes (and muted ones
     /// when first seen; a muted one that goes is reported unmuted).
     case inputMuted(DeviceID, Bool)
+    /// A device's data sources (its card's routes), reported when first seen and when they
+    /// change (nil: it has none any more, or went away).
+    case dataSourcesChanged(DeviceID, DeviceDataSources?)
     /// An input device's volume (``AudioBackend/inputVolume(of:)``), reported when first seen
     /// and when it changes (nil: it has no volume control, or went away).
     case inputVolumeChanged(DeviceID, Double?)

@@ -43,6 +43,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private var sinkVolumes: [GlobalID: Double] = [:]
     /// Sources' volumes last reported (``BackendEvent/inputVolumeChanged(_:_:)``).
     private var sourceVolumes: [GlobalID: Double] = [:]
+    /// Device nodes' data sources last reported (``BackendEvent/dataSourcesChanged(_:_:)``).
+    private var reportedDataSources: [GlobalID: (device: DeviceID, sources: DeviceDataSources)] = [:]
     /// The mirror, read where it lives: kept across events, a copy would make the mirror's
     /// every change copy what it shares.
     private var snapshot: GraphSnapshot { graph.snapshot }
@@ -74,6 +76,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             mutedSources.removeAll()
             sinkVolumes.removeAll()
             sourceVolumes.removeAll()
+            reportedDataSources.removeAll()
             reportedPeers = nil
             reportedRolePolicy = false
         case .initialSyncComplete:
@@ -84,7 +87,10 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             lastHardware = GraphHardwareReader.read(snapshot)
             onEvent?(attachedEvent())
             if let lastHardware { onEvent?(.hardware(lastHardware)) }
-            for node in snapshot.sortedNodes { reportLevels(of: node) }
+            for node in snapshot.sortedNodes {
+                reportLevels(of: node)
+                reportDataSources(of: node, in: snapshot)
+            }
         case .disconnected:
             // A new PipeWire has none of our changes: nothing to undo there.
             attached = false
@@ -97,11 +103,13 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             else {
                 report(ports.refresh(node, in: snapshot))
                 reportLevels(of: node)
+                reportDataSources(of: node, in: snapshot)
             }
         case .added(.device(let device)) where attached, .changed(.device(let device)) where attached:
             // Jack sensing: a route's availability flipped (or the routes were first read).
             for node in snapshot.sortedNodes where node.deviceID == device.id {
                 report(ports.refresh(node, in: snapshot))
+                reportDataSources(of: node, in: snapshot)
             }
         case .added(.client(let client)) where attached, .changed(.client(let client)) where attached:
             reportPeers(in: snapshot)
@@ -118,6 +126,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             if GraphEndpoints.endpointDirection(of: node) != nil {
                 report(ports.refresh(node, in: snapshot))
                 reportLevels(of: node)
+                reportDataSources(of: node, in: snapshot)
             }
             if let stream = backendStream(node) {
                 // Mid-ramp values of a converter's own ramp are neither ours nor the user's.
@@ -136,6 +145,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
                 if mutedSources.remove(node.id) != nil { onEvent?(.inputMuted(DeviceID(.input, node.id), false)) }
                 sinkVolumes[node.id] = nil
                 if sourceVolumes.removeValue(forKey: node.id) != nil { onEvent?(.inputVolumeChanged(DeviceID(.input, node.id), nil)) }
+                if let device = reportedDataSources.removeValue(forKey: node.id)?.device { onEvent?(.dataSourcesChanged(device, nil)) }
             }
         case .levelChanged(let node, let audible) where attached:
             onEvent?(.streamAudible(StreamID(.playback, node), audible))  // meters watch playback streams
@@ -186,6 +196,17 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         guard muted != mutedSources.contains(node.id) else { return }
         if muted { mutedSources.insert(node.id) } else { mutedSources.remove(node.id) }
         onEvent?(.inputMuted(DeviceID(.input, node.id), muted))
+    }
+
+    /// A device node's data sources (its card's routes), when they differ from what was last
+    /// reported.
+    private func reportDataSources(of node: Node, in snapshot: GraphSnapshot) {
+        guard let direction = GraphEndpoints.endpointDirection(of: node) else { return }
+        let device = DeviceID(direction == .playback ? .output : .input, node.id)
+        let sources = PortClassification.dataSources(of: node, in: snapshot)
+        guard sources != reportedDataSources[node.id]?.sources else { return }
+        reportedDataSources[node.id] = sources.map { (device, $0) }
+        onEvent?(.dataSourcesChanged(device, sources))
     }
 
     // MARK: - Other session managers

@@ -30,15 +30,13 @@ enum PortClassification {
         let portDirection: PortDirection = direction == .playback ? .output : .input
         let declared = Int(properties["audio.channels"] ?? "") ?? Self.positionCount(properties["audio.position"])
         let channels = declared ?? max(1, node.props?.channelVolumes.count ?? 2)
-        var base = SessionPolicy.Port(
+        let base = SessionPolicy.Port(
             uid: node.name, nodeID: node.id, name: node.displayName,
             type: rule?(properties) ?? type(of: properties, route: nil, direction: portDirection), direction: portDirection,
             channels: channels, deviceID: device.map { $0.name },
             priority: Int(properties["priority.session"] ?? "") ?? Int(properties["priority.driver"] ?? "") ?? 0)
         let routes = (device?.enumRoutes ?? []).filter { $0.direction == (portDirection == .output ? .output : .input) }
         guard !routes.isEmpty else { return [Offer(port: base, available: true, channelsDeclared: declared != nil)] }
-        base.dataSources = routes.filter { $0.available != .no }.map { dataSource(index: $0.index, name: $0.name, description: $0.description) }
-        base.selectedDataSource = device.flatMap { activeRoute(of: node, on: $0) }.map { UInt32($0.index) }
         return routes.map { route in
             var port = base
             port.uid = "\(node.name):\(route.name)"
@@ -48,6 +46,17 @@ enum PortClassification {
             port.type = rule?(routed) ?? type(of: properties, route: route.name, direction: portDirection)
             return Offer(port: port, available: route.available != .no, channelsDeclared: declared != nil)
         }
+    }
+
+    /// A device node's data sources: its card's routes of its direction that can be chosen now,
+    /// and the active one. Nil for a node without a card with routes.
+    static func dataSources(of node: Node, in snapshot: GraphSnapshot) -> DeviceDataSources? {
+        guard let direction = GraphEndpoints.endpointDirection(of: node), let device = node.deviceID.flatMap({ snapshot.devices[$0] })
+        else { return nil }
+        let routes = device.enumRoutes.filter { $0.direction == (direction == .playback ? .output : .input) }
+        guard !routes.isEmpty else { return nil }
+        let sources = routes.filter { $0.available != .no }.map { dataSource(index: $0.index, name: $0.name, description: $0.description) }
+        return DeviceDataSources(sources: sources, selected: activeRoute(of: node, on: device).map { UInt32($0.index) })
     }
 
     /// A card's route as a data source: its orientation where its name says (a front or rear

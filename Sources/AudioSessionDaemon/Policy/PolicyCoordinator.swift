@@ -146,6 +146,9 @@ final class PolicyCoordinator: @unchecked Sendable {
         case .inputMuted(let device, let muted):
             logger.info("\(device) \(muted ? "muted" : "unmuted") by its user")
             submit(.inputMuted(device, muted))
+        case .dataSourcesChanged(let device, let sources):
+            logger.debug("\(device): data sources \(sources.map { "\($0.sources), selected \($0.selected.map(String.init) ?? "none")" } ?? "none")")
+            submit(.dataSourcesChanged(device, sources))
         case .inputVolumeChanged(let device, let volume):
             logger.debug("\(device): input volume \(volume.map { "\($0)" } ?? "none")")
             enforcement.inputGains.volumeReported(volume, of: device)

@@ -43,6 +43,8 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     private var sinkVolumes: [DeviceID: Double] = [:]
     /// Sources' volumes last reported (``BackendEvent/inputVolumeChanged(_:_:)``).
     private var sourceVolumes: [DeviceID: Double] = [:]
+    /// Devices' data sources last reported (``BackendEvent/dataSourcesChanged(_:_:)``).
+    private var reportedDataSources: [DeviceID: DeviceDataSources] = [:]
     /// What we wrote as a linear volume, by the server's step it became: a value read back is
     /// reported as the one written (the server keeps volumes in its own steps).
     private var written: [StreamID: WrittenVolumes] = [:]
@@ -113,7 +115,11 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             mutedSources.removeAll()
             sinkVolumes.removeAll()
             sourceVolumes.removeAll()
-            for device in devices(in: snapshot) { reportLevels(of: device) }
+            reportedDataSources.removeAll()
+            for device in devices(in: snapshot) {
+                reportLevels(of: device)
+                reportDataSources(of: device)
+            }
             for stream in snapshot.sinkInputs.values { parking.adopt(stream, in: snapshot) }
             for stream in snapshot.sourceOutputs.values { parking.adopt(stream, in: snapshot) }
         case .disconnected:
@@ -130,6 +136,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             mutedSources.removeAll()
             sinkVolumes.removeAll()
             sourceVolumes.removeAll()
+            reportedDataSources.removeAll()
             onEvent?(.lost)
         case .streamAdded(let stream) where attached:
             let stream = startedAsItsUserHadIt(stream)
@@ -160,12 +167,14 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             reportDefaults(in: snapshot)  // the default device's active port may have moved (a jack)
             if device.kind == .sink { reportHardware(in: snapshot) }
             reportLevels(of: device)
+            reportDataSources(of: device)
         case .deviceRemoved(let device) where attached:
             parking.deviceRemoved(device)
             report(ports.removed(Self.id(of: device)))
             if mutedSources.remove(Self.id(of: device)) != nil { onEvent?(.inputMuted(Self.id(of: device), false)) }
             sinkVolumes[Self.id(of: device)] = nil
             if sourceVolumes.removeValue(forKey: Self.id(of: device)) != nil { onEvent?(.inputVolumeChanged(Self.id(of: device), nil)) }
+            if reportedDataSources.removeValue(forKey: Self.id(of: device)) != nil { onEvent?(.dataSourcesChanged(Self.id(of: device), nil)) }
         case .serverChanged where attached:
             reportDefaults(in: snapshot)
             reportHardware(in: snapshot)
@@ -283,6 +292,16 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         guard device.muted != mutedSources.contains(id) else { return }
         if device.muted { mutedSources.insert(id) } else { mutedSources.remove(id) }
         onEvent?(.inputMuted(id, device.muted))
+    }
+
+    /// A device's data sources (its ports), when they differ from what was last reported.
+    private func reportDataSources(of device: PulseDevice) {
+        guard !parking.isOurs(device) else { return }
+        let id = Self.id(of: device)
+        let sources = PulsePorts.dataSources(of: device)
+        guard sources != reportedDataSources[id] else { return }
+        reportedDataSources[id] = sources
+        onEvent?(.dataSourcesChanged(id, sources))
     }
 
     /// A device's volume as its volume control shows it (PulseAudio's volumes are already on

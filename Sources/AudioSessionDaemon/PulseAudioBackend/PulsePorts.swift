@@ -13,16 +13,11 @@ enum PulsePorts {
         let direction: PortDirection = device.kind == .sink ? .output : .input
         var properties = device.properties
         properties["node.name"] = properties["node.name"] ?? device.name
-        var base = Port(
+        let base = Port(
             uid: device.name, nodeID: device.index, name: device.description.isEmpty ? device.name : device.description,
             type: rule?(properties) ?? deviceType(properties, direction: direction), direction: direction,
             channels: max(1, device.channels), deviceID: device.card.map { "card \($0)" })
         guard !device.ports.isEmpty else { return [.init(port: base, available: true)] }
-        // Its data sources are the device's ports (numbered by their place in its list).
-        base.dataSources = device.ports.enumerated().filter { $0.element.availability != .no }.map { index, pulsePort in
-            PortClassification.dataSource(index: index, name: pulsePort.name, description: pulsePort.description)
-        }
-        base.selectedDataSource = device.activePort.flatMap { active in device.ports.firstIndex { $0.name == active } }.map(UInt32.init)
         return device.ports.map { pulsePort in
             var port = base
             port.uid = "\(device.name):\(pulsePort.name)"
@@ -34,6 +29,17 @@ enum PulsePorts {
                 ?? PortClassification.type(of: properties, route: pulsePort.name, direction: direction)
             return .init(port: port, available: pulsePort.availability != .no)
         }
+    }
+
+    /// A device's data sources: its available ports, numbered by their place in its list, and
+    /// the active one. Nil for a device without ports.
+    static func dataSources(of device: PulseDevice) -> DeviceDataSources? {
+        guard device.monitorOf == nil, !device.ports.isEmpty else { return nil }
+        let sources = device.ports.enumerated().filter { $0.element.availability != .no }.map { index, port in
+            PortClassification.dataSource(index: index, name: port.name, description: port.description)
+        }
+        let selected = device.activePort.flatMap { active in device.ports.firstIndex { $0.name == active } }.map(UInt32.init)
+        return DeviceDataSources(sources: sources, selected: selected)
     }
 
     /// The port a device plays or records on now (the policy's name for the device).

@@ -16,42 +16,45 @@ extension PolicyEngine {
             emit(.failed(id, .incompatibleCategory))
             return
         }
-        guard let port = currentPort(of: state, direction) else {
+        guard let device = routedDevice(of: state, direction) else {
             emit(.failed(id, .badParam))
             return
         }
-        if let source, !port.dataSources.contains(where: { $0.id == source }) {
+        if let source, !(deviceDataSources[device]?.sources ?? []).contains(where: { $0.id == source }) {
             emit(.failed(id, .badParam))
             return
         }
-        update(id) { $0.preferredDataSources[port.device] = source }
+        update(id) { $0.preferredDataSources[device] = source }
         dataSourceSessions.insert(id)
     }
 
     /// The data sources of the session's port in that direction (empty without one).
     public func dataSources(for id: SessionID, _ direction: PortDirection) -> [DataSource] {
-        sessions[id].flatMap { currentPort(of: $0, direction) }?.dataSources ?? []
+        sessions[id].flatMap { routedDevice(of: $0, direction) }.flatMap { deviceDataSources[$0] }?.sources ?? []
     }
 
     /// The route its port's device has active now, if it is a data source.
     public func selectedDataSource(for id: SessionID, _ direction: PortDirection) -> DataSource? {
-        guard let port = sessions[id].flatMap({ currentPort(of: $0, direction) }), let selected = port.selectedDataSource else {
-            return nil
-        }
-        return port.dataSources.first { $0.id == selected }
+        guard let device = sessions[id].flatMap({ routedDevice(of: $0, direction) }), let known = deviceDataSources[device],
+            let selected = known.selected
+        else { return nil }
+        return known.sources.first { $0.id == selected }
     }
 
     /// The session's choice for its port's device, if it made one.
     public func preferredDataSource(for id: SessionID, _ direction: PortDirection) -> UInt32? {
-        guard let state = sessions[id], let port = currentPort(of: state, direction) else { return nil }
-        return state.preferredDataSources[port.device]
+        guard let state = sessions[id], let device = routedDevice(of: state, direction) else { return nil }
+        return state.preferredDataSources[device]
     }
 
-    /// The session's first port in that direction as the device reports it now (the route
-    /// keeps the port as it was when routed; data sources and the selection change under it).
-    func currentPort(of state: SessionState, _ direction: PortDirection) -> Port? {
-        guard let routed = direction == .input ? state.route.inputs.first : state.route.outputs.first else { return nil }
-        return ports.first { $0.port.uid == routed.uid }?.port ?? routed
+    /// The device of the session's first port in that direction.
+    func routedDevice(of state: SessionState, _ direction: PortDirection) -> DeviceID? {
+        (direction == .input ? state.route.inputs.first : state.route.outputs.first)?.device
+    }
+
+    /// A device's data sources changed (a jack, the card switching its route), or it went (nil).
+    mutating func changeDataSources(_ device: DeviceID, _ sources: DeviceDataSources?) {
+        deviceDataSources[device] = sources
     }
 
     /// The route each device should have now, from the active sessions' wishes; selected, and
@@ -67,13 +70,13 @@ extension PolicyEngine {
             }
             guard state.activity == .active else { continue }
             for direction in PortDirection.allCases {
-                guard let port = currentPort(of: state, direction), let source = state.preferredDataSources[port.device],
-                    port.dataSources.contains(where: { $0.id == source })
+                guard let device = routedDevice(of: state, direction), let source = state.preferredDataSources[device],
+                    (deviceDataSources[device]?.sources ?? []).contains(where: { $0.id == source })
                 else { continue }
                 let candidate = HardwareArbiter.Contender(
                     wish: state.wish, isMixable: state.configuration.isMixable, activationSerial: state.serial)
-                if HardwareArbiter.outranks(candidate, winners[port.device]?.contender) {
-                    winners[port.device] = (source, candidate)
+                if HardwareArbiter.outranks(candidate, winners[device]?.contender) {
+                    winners[device] = (source, candidate)
                 }
             }
         }

@@ -35,6 +35,7 @@ extension PolicyEngine {
         // The server's devices are gone with whatever we applied to them.
         appliedInputGains = [:]
         appliedDataSources = [:]
+        deviceDataSources = [:]
         streamOwners = [:]
         pinnedStreams = [:]
         for id in sessionOrder {

@@ -34,6 +34,8 @@ public struct PolicyEngine: Sendable {
     var inputGainSessions: Set<SessionID> = []
     /// The gain each input device was last put at, by ``updateInputGains()``.
     var appliedInputGains: [DeviceID: Double] = [:]
+    /// Devices' data sources (``PolicyEvent/dataSourcesChanged(_:_:)``).
+    var deviceDataSources: [DeviceID: DeviceDataSources] = [:]
     /// Sessions that chose a data source (an index, as for input gains).
     var dataSourceSessions: Set<SessionID> = []
     /// The data source each device was last switched to, by ``updateDataSources()``.
@@ -107,6 +109,7 @@ public struct PolicyEngine: Sendable {
         case .inputVolumeChanged(let device, let volume): changeInputVolume(device, volume)
         case .setInputGain(let id, let gain): setInputGain(id, gain)
         case .setDataSource(let id, let direction, let source): setDataSource(id, direction, source)
+        case .dataSourcesChanged(let device, let sources): changeDataSources(device, sources)
         case .silentMode(let on): silentMode = on; updateSilencing()
         case .screenLocked(let on): screenLocked = on; updateSilencing()
         case .sleep: isAsleep = true

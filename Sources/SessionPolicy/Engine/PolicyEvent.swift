@@ -61,6 +61,9 @@ public enum PolicyEvent: Hashable, Sendable {
     /// The user muted or unmuted an input device: explicit sessions recording only from muted
     /// inputs are interrupted (`builtInMicMuted`) until it is back.
     case inputMuted(DeviceID, Bool)
+    /// A device's data sources (its card's routes of its direction, the active one); nil: it
+    /// has none any more, or is gone.
+    case dataSourcesChanged(DeviceID, DeviceDataSources?)
     /// An input device's volume as its volume control shows it (0…1; nil: it has no volume
     /// control, or is gone), the user's or one the policy applied.
     case inputVolumeChanged(DeviceID, Double?)

@@ -29,3 +29,18 @@ public struct DataSource: Hashable, Sendable, CustomStringConvertible {
         public var wireName: String { rawValue }
     }
 }
+
+/// A device's data sources as its backend reports them: the same for every port of the device
+/// (each route of a card is a port of its own, all on one node), so kept by device, apart from
+/// the ports — a card switching its route is not a change of any port.
+public struct DeviceDataSources: Hashable, Sendable {
+    /// The card's routes of the device's direction that can be chosen now.
+    public var sources: [DataSource]
+    /// The route the card has active for the device now, if it is one of ``sources``.
+    public var selected: UInt32?
+
+    public init(sources: [DataSource], selected: UInt32?) {
+        self.sources = sources
+        self.selected = selected
+    }
+}

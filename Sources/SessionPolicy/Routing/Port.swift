@@ -22,20 +22,12 @@ public struct Port: Hashable, Sendable, CustomStringConvertible {
     /// The device's own rank among those present when the graph is first seen (PipeWire's
     /// `priority.session`): with no configured default, the highest is the default then.
     public var priority: Int
-    /// The card's routes of this direction that can be selected now (``DataSource``); empty
-    /// for a device without routes.
-    public var dataSources: [DataSource]
-    /// The route the device has active now, if it is one of ``dataSources``.
-    public var selectedDataSource: UInt32?
 
     public init(
         uid: String, nodeID: UInt32, name: String? = nil, type: PortType, direction: PortDirection,
-        channels: Int = 2, deviceID: String? = nil, hasHardwareVoiceCallProcessing: Bool = false, priority: Int = 0,
-        dataSources: [DataSource] = [], selectedDataSource: UInt32? = nil
+        channels: Int = 2, deviceID: String? = nil, hasHardwareVoiceCallProcessing: Bool = false, priority: Int = 0
     ) {
         self.priority = priority
-        self.dataSources = dataSources
-        self.selectedDataSource = selectedDataSource
         self.uid = uid
         self.nodeID = nodeID
         self.name = name ?? uid
