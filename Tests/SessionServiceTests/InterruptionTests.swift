@@ -77,13 +77,16 @@ struct InterruptionTests {
         try sandbox.pipewire.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
         try sandbox.pipewire.waitUntilLinked("music", to: ["headphones"])
         let script = Self.repository.appendingPathComponent("contrib/examples/python/voip_call.py").path
-        let call = try sandbox.pipewire.spawn("/usr/bin/python3", [script], extraEnvironment: sandbox.bus.environment)
+        let call = try sandbox.pipewire.spawn("/usr/bin/python3", [script, "--mic-gain", "0.5"], extraEnvironment: sandbox.bus.environment)
         try waitUntil(timeout: .seconds(15), "the call starts; so far:\n\(call.output)\(call.errorOutput)") {
             call.output.contains("in call on /org/audiosession/Session/")
         }
         #expect(call.output.contains("category playAndRecord, mode voiceChat"))
         #expect(call.output.contains("speaker volume 1.00"))
         try sandbox.pipewire.waitUntilLinked("music", to: [])  // interrupted: unlinked and held
+        // The call's microphone gain: the mic's volume for the call (0.5 on its slider, 0.125 linear).
+        try waitUntil(timeout: .seconds(10), "the gain is printed; so far:\n\(call.output)") { call.output.contains("microphone gain 0.50") }
+        #expect(try sandbox.pipewire.dump().node(named: "mic")?.channelVolumes == [0.125])
 
         // The user mutes the microphone: the call is on hold until it is back, then resumes.
         let mic = try #require(try sandbox.pipewire.dump().node(named: "mic")?.id)
@@ -104,6 +107,9 @@ struct InterruptionTests {
         call.terminate()
         #expect(call.output.contains("call ended; others notified"), "\(call.output)\(call.errorOutput)")
         try sandbox.pipewire.waitUntilLinked("music", to: ["headphones"])  // resumed
+        try waitUntil(timeout: .seconds(5), "the microphone's own volume is back") {
+            try sandbox.pipewire.dump().node(named: "mic")?.channelVolumes == [1]
+        }
     }
 
     @Test func theShellTourRuns() throws {

@@ -6,10 +6,14 @@ interrupted), prints every signal the session gets, and when it is told to stop 
 SIGTERM) deactivates with notifyOthersOnDeactivation so the music resumes. Muting the
 microphone puts the call on hold (interruption reason builtInMicMuted) until it is back,
 unless --record-silence-when-muted; the speaker volume the user sets is printed as it changes.
+--mic-gain sets the microphone's volume for the call (its user's comes back after), and
+--mic-source picks one of the microphone's data sources (its card's routes, e.g. "Headset
+Microphone") for the call.
 
 Needs the Debian package python3-dbus (and python3-gi for the GLib main loop).
 
     ./voip_call.py [--app NAME] [--record-silence-when-muted] [--no-system-alerts]
+                   [--mic-gain 0..1] [--mic-source NAME]
 """
 import argparse
 import signal
@@ -39,6 +43,10 @@ def main():
                         help="stay in the call when the microphone is muted (overrideMutedMicrophoneInterruption)")
     parser.add_argument("--no-system-alerts", action="store_true",
                         help="notification sounds neither duck nor interrupt the call")
+    parser.add_argument("--mic-gain", type=float, metavar="GAIN",
+                        help="the microphone's volume during the call, 0..1 (its user's comes back after)")
+    parser.add_argument("--mic-source", metavar="NAME",
+                        help="the microphone data source to use during the call (see the list printed at the start)")
     args = parser.parse_args()
 
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
@@ -66,6 +74,8 @@ def main():
     def on_properties_changed(interface, changed, invalidated):
         if "OutputVolume" in changed:
             say(f"speaker volume {float(changed['OutputVolume']):.2f}")
+        if "InputGain" in changed:
+            say(f"microphone gain {float(changed['InputGain']):.2f}")
 
     def on_route_change(reason, previous):
         say(f"route changed (reason {reason})")
@@ -74,22 +84,37 @@ def main():
     bus.add_signal_receiver(on_route_change, "RouteChange", SESSION, BUS_NAME, path)
     bus.add_signal_receiver(on_properties_changed, "PropertiesChanged", "org.freedesktop.DBus.Properties", BUS_NAME, path)
 
+    props = dbus.Interface(session_object, "org.freedesktop.DBus.Properties")
     options = OVERRIDE_MUTED_MICROPHONE_INTERRUPTION if args.record_silence_when_muted else 0
     try:
         session.SetCategory("playAndRecord", "voiceChat", dbus.UInt32(options))
         if args.no_system_alerts:
             session.SetPrefersNoInterruptionsFromSystemAlerts(True)
+        # Data sources: the routes of the card the microphone is on (id, name, location, orientation).
+        sources = props.Get(SESSION, "InputDataSources")
+        if sources:
+            say("microphone sources: " + ", ".join(str(source[1]) for source in sources))
+        if args.mic_source is not None:
+            chosen = [source for source in sources if str(source[1]) == args.mic_source]
+            if not chosen:
+                sys.exit(f"voip_call: no microphone source named {args.mic_source!r}")
+            session.SetInputDataSource(dbus.Int32(int(chosen[0][0])))
+        if args.mic_gain is not None:
+            if props.Get(SESSION, "IsInputGainSettable"):
+                session.SetInputGain(dbus.Double(args.mic_gain))
+            else:
+                say("the microphone has no volume control: its gain stays")
         session.SetActive(True, dbus.UInt32(0))
     except dbus.exceptions.DBusException as error:
         # The daemon's errors carry the AVAudioSession code as a second argument.
         code = error.args[1] if len(error.args) > 1 else None
         sys.exit(f"voip_call: {error.get_dbus_name()}: {error.get_dbus_message()} (code {code})")
 
-    props = dbus.Interface(session_object, "org.freedesktop.DBus.Properties")
     route = props.Get(SESSION, "CurrentRoute")
     say(f"in call on {path}: category {props.Get(SESSION, 'Category')}, mode {props.Get(SESSION, 'Mode')}, "
         f"outputs {[str(port[0]) for port in route[1]]}, inputs {[str(port[0]) for port in route[0]]}, "
-        f"speaker volume {float(props.Get(SESSION, 'OutputVolume')):.2f}")
+        f"speaker volume {float(props.Get(SESSION, 'OutputVolume')):.2f}, "
+        f"microphone gain {float(props.Get(SESSION, 'InputGain')):.2f}")
 
     loop = GLib.MainLoop()
 
