@@ -148,6 +148,8 @@ final class PolicyCoordinator: @unchecked Sendable {
             submit(.inputMuted(device, muted))
         case .hardware(let hardware):
             graphHardwareChanged(hardware)
+        case .clockObserved(let clock):
+            clockObserved(clock)
         case .streamAudible(let id, let audible):
             streamAudible(id, audible)
         case .holdRefused(let id):
