@@ -36,6 +36,14 @@ public final class AudioSessionManager: Sendable {
 
     public func setSilentMode(_ on: Bool) async throws { try await call("SetSilentMode", [.bool(on)]) }
 
+    /// What the graph's clock runs at (nil from an older daemon, which does not say).
+    public func graphClock() async throws -> GraphClock? {
+        guard let rate = (try? await property("SampleRate"))?.doubleValue else { return nil }
+        return GraphClock(
+            sampleRate: rate, ioBufferDuration: try await property("IOBufferDuration").doubleValue ?? 0,
+            isRunning: try await property("ClockRunning").boolValue ?? false)
+    }
+
     /// The route a session with no wishes gets now.
     public func currentRoute() async throws -> RouteDescription { RouteDescription(try await property("CurrentRoute")) }
 

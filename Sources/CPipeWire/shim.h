@@ -2,6 +2,7 @@
  * builders that Swift cannot import live in the PipeWireShim target. */
 #include <pipewire/pipewire.h>
 #include <pipewire/extensions/metadata.h>
+#include <pipewire/extensions/profiler.h>
 #include <spa/param/props.h>
 #include <spa/param/route.h>
 #include <spa/param/audio/raw.h>

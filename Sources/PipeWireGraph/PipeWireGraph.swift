@@ -266,6 +266,20 @@ public final class PipeWireGraph: @unchecked Sendable {
         run { $0.stopMeter(node: node) }
     }
 
+    /// Samples the running drivers' clocks: binds the server's profiler and reports each profile
+    /// it sends (``GraphEvent/clocksSampled(_:)``) until ``stopSamplingClocks()``. While bound,
+    /// the server profiles every cycle and sends it to us, so sample briefly. Called again while
+    /// sampling, only cycles that begin from then on count as fresh
+    /// (``DriverCycle/isFresh``). Without a profiler (``GraphSnapshot/profiler``)
+    /// nothing is reported.
+    public func sampleClocks() {
+        run { $0.sampleClocks() }
+    }
+
+    public func stopSamplingClocks() {
+        run { $0.stopSamplingClocks() }
+    }
+
     public func send(_ command: NodeCommand, to node: GlobalID) {
         run { $0.send(command, to: node) }
     }

@@ -2,12 +2,15 @@
 #include <math.h>
 #include "PipeWireShim.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <pipewire/impl-metadata.h>
 #include <spa/debug/types.h>
 #include <spa/node/command.h>
 #include <spa/param/audio/format-utils.h>
 #include <spa/param/audio/raw-types.h>
+#include <spa/param/profiler.h>
 #include <spa/param/props.h>
 #include <spa/param/route.h>
 #include <spa/pod/builder.h>
@@ -19,11 +22,13 @@ const char *const pws_type_port = PW_TYPE_INTERFACE_Port;
 const char *const pws_type_link = PW_TYPE_INTERFACE_Link;
 const char *const pws_type_device = PW_TYPE_INTERFACE_Device;
 const char *const pws_type_metadata = PW_TYPE_INTERFACE_Metadata;
+const char *const pws_type_profiler = PW_TYPE_INTERFACE_Profiler;
 const uint32_t pws_version_client = PW_VERSION_CLIENT;
 const uint32_t pws_version_node = PW_VERSION_NODE;
 const uint32_t pws_version_link = PW_VERSION_LINK;
 const uint32_t pws_version_device = PW_VERSION_DEVICE;
 const uint32_t pws_version_metadata = PW_VERSION_METADATA;
+const uint32_t pws_version_profiler = PW_VERSION_PROFILER;
 
 /* ---- loop sources ------------------------------------------------------------------ */
 
@@ -330,6 +335,95 @@ bool pws_parse_route(const struct spa_pod *pod, struct pws_route *out) {
         }
     }
     return true;
+}
+
+/* ---- profiler ------------------------------------------------------------------------ */
+
+int pws_profiler_add_listener(struct pw_proxy *profiler, struct spa_hook *hook,
+                              const struct pw_profiler_events *events, void *data) {
+    return pw_profiler_add_listener((struct pw_profiler *)profiler, hook, events, data);
+}
+
+bool pws_context_load_profiler(struct pw_context *context) {
+    return pw_context_load_module(context, PW_EXTENSION_MODULE_PROFILER, NULL, NULL) != NULL;
+}
+
+/* Clock: (Int flags, Int id, String name, Long nsec, Fraction rate, Long position, Long duration, ...). */
+static bool parse_profiler_clock(const struct spa_pod *pod, struct pws_driver_cycle *out) {
+    int32_t flags, id;
+    const char *name;
+    int64_t position;
+    struct spa_fraction rate;
+    if (spa_pod_parse_struct(pod, SPA_POD_Int(&flags), SPA_POD_Int(&id), SPA_POD_String(&name),
+                             SPA_POD_Long(&out->nsec), SPA_POD_Fraction(&rate), SPA_POD_Long(&position),
+                             SPA_POD_Long(&out->duration)) < 0)
+        return false;
+    out->rate_num = rate.num;
+    out->rate_denom = rate.denom;
+    return true;
+}
+
+/* Driver and follower blocks both begin with (Int id, String name, ...). */
+static bool parse_profiler_block(const struct spa_pod *pod, uint32_t *id, const char **name) {
+    int32_t value;
+    if (spa_pod_parse_struct(pod, SPA_POD_Int(&value), SPA_POD_String(name)) < 0) return false;
+    *id = (uint32_t)value;
+    return true;
+}
+
+/* One Profiler object: its clock, its driver and the followers it drove. */
+static bool parse_driver_cycle(const struct spa_pod_object *object, uint32_t *followers, uint32_t max_followers,
+                               struct pws_driver_cycle *out) {
+    const struct spa_pod_prop *prop;
+    bool has_clock = false, has_driver = false;
+    const char *name;
+    uint32_t id;
+    memset(out, 0, sizeof(*out));
+    out->followers = followers;
+    SPA_POD_OBJECT_FOREACH(object, prop) {
+        switch (prop->key) {
+        case SPA_PROFILER_clock: has_clock = parse_profiler_clock(&prop->value, out); break;
+        case SPA_PROFILER_driverBlock:
+            has_driver = parse_profiler_block(&prop->value, &out->driver_id, &out->driver_name);
+            break;
+        case SPA_PROFILER_followerBlock:
+            if (out->n_followers < max_followers && parse_profiler_block(&prop->value, &id, &name))
+                followers[out->n_followers++] = id;
+            break;
+        default:
+            break;
+        }
+    }
+    return has_clock && has_driver;
+}
+
+static uint32_t count_followers(const struct spa_pod_object *object) {
+    const struct spa_pod_prop *prop;
+    uint32_t count = 0;
+    SPA_POD_OBJECT_FOREACH(object, prop) {
+        if (prop->key == SPA_PROFILER_followerBlock) count++;
+    }
+    return count;
+}
+
+int pws_parse_profile(const struct spa_pod *pod, pws_driver_cycle_fn each, void *data) {
+    if (pod == NULL || !spa_pod_is_struct(pod)) return -EINVAL;
+    const struct spa_pod *item;
+    int count = 0;
+    SPA_POD_STRUCT_FOREACH(pod, item) {
+        if (!spa_pod_is_object_type(item, SPA_TYPE_OBJECT_Profiler)) continue;
+        const struct spa_pod_object *object = (const struct spa_pod_object *)item;
+        uint32_t n_followers = count_followers(object);
+        uint32_t *followers = n_followers > 0 ? calloc(n_followers, sizeof(uint32_t)) : NULL;
+        if (n_followers > 0 && followers == NULL) return -ENOMEM;
+        struct pws_driver_cycle cycle;
+        if (parse_driver_cycle(object, followers, n_followers, &cycle)) {
+            each(data, &cycle);
+            count++;
+        }
+        free(followers);
+    }
+    return count;
 }
 
 static bool default_int(const struct spa_pod *value, uint32_t *out) {

@@ -187,6 +187,8 @@ struct PulseAudioHardwareTests {
             if case .hardware(let hardware) = $0 { return hardware.sampleRate == 44100 && hardware.quantum == 882 }
             return false
         }, "\(events)")
+        #expect(events.contains { $0.observedClock == RunningClock(sampleRate: 44100, quantum: 882) }, "also what its clock runs at")
+        #expect(coordinator.engine.observedHardware?.quantum == 882)
 
         let owner = SessionOwner(uniqueName: ":1.7", pid: 999_999, uid: 0)
         let session = coordinator.createExplicitSession(app: "daw", owner: owner)
@@ -197,5 +199,13 @@ struct PulseAudioHardwareTests {
         #expect(actual.sampleRate == 44100, "the sink's rate, not the preferred 48 kHz")
         #expect(abs(actual.ioBufferDuration - 0.02) < 0.0001, "the sink's 20 ms, not the preferred 5 ms: \(actual)")
         #expect(backend.forcedQuantum == nil && backend.forcedSampleRate == nil)
+    }
+}
+
+extension BackendEvent {
+    /// The clock a `clockObserved` event reports (nil for other events and for "nothing runs").
+    fileprivate var observedClock: RunningClock? {
+        if case .clockObserved(let clock) = self { return clock }
+        return nil
     }
 }

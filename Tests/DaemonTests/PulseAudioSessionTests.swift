@@ -114,6 +114,7 @@ struct PulseAudioSessionTests {
         #expect(status.contains("audio server: PulseAudio"), "\(status)")
         #expect(status.contains("PulseAudio routes streams itself"), "\(status)")
         #expect(status.contains("speakers"), "the route names the server's sink: \(status)")
+        #expect(status.contains(": the graph runs at this now"), "the default sink's rate and latency, as observed: \(status)")
     }
 
     @Test func graphReadsThePulseAudioServerWhereNoPipeWireAnswers() throws {

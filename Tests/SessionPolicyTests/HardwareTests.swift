@@ -60,6 +60,60 @@ import Testing
         _ = implicit
     }
 
+    @Test func theSameObservationAgainTellsNobody() {
+        var h = EngineHarness()
+        _ = h.explicit(1, .playback)
+        h.send(.hardwareObserved(sampleRate: 48_000, quantum: 256))
+        #expect(h.send(.hardwareObserved(sampleRate: 48_000, quantum: 256)).isEmpty)
+    }
+
+    /// Nothing runs: a session reads what the graph will run at, the choice first.
+    @Test func anIdleGraphFallsBackToTheChoice() {
+        var h = EngineHarness()
+        let daw = h.explicit(1, .playAndRecord)
+        h.send(.setPreferredHardware(daw, HardwareWish(sampleRate: 96_000, ioBufferDuration: 64.0 / 96_000)))
+        h.activate(daw)
+        h.send(.hardwareObserved(sampleRate: 48_000, quantum: 1024))  // before the forced values took
+        #expect(h.engine.actualHardware() == HardwareValues(sampleRate: 48_000, ioBufferDuration: 1024.0 / 48_000))
+        let idle = h.send(.hardwareIdle)
+        let chosen = HardwareValues(sampleRate: 96_000, ioBufferDuration: 64.0 / 96_000)
+        #expect(idle == [.reportHardware(daw, chosen)])
+        #expect(h.engine.observedHardware == nil)
+        #expect(h.engine.actualHardware() == chosen)
+    }
+
+    /// While nothing runs, what a session reads is the choice: it hears when that changes.
+    @Test func whileNothingRunsANewChoiceIsReported() {
+        var h = EngineHarness()
+        let daw = h.explicit(1, .playAndRecord)
+        h.send(.setPreferredHardware(daw, HardwareWish(ioBufferDuration: 256.0 / 48_000)))
+        let chosen = HardwareValues(sampleRate: 48_000, ioBufferDuration: 256.0 / 48_000)
+        #expect(h.activate(daw).contains(.reportHardware(daw, chosen)))
+        h.send(.hardwareObserved(sampleRate: 48_000, quantum: 1024))  // the graph runs, not yet at the choice
+        #expect(!h.deactivate(daw).contains { if case .reportHardware = $0 { true } else { false } },
+                "a running graph is observed, not assumed to follow the choice")
+    }
+
+    @Test func anIdleGraphFallsBackToTheDefaults() {
+        var h = EngineHarness()
+        let app = h.explicit(1, .playback)
+        h.send(.hardwareObserved(sampleRate: 44_100, quantum: 256))
+        #expect(h.send(.hardwareIdle) == [.reportHardware(app, HardwareValues(sampleRate: 48_000, ioBufferDuration: 1024.0 / 48_000))])
+        // Already idle, or idle on the very values it ran at: nothing to tell.
+        #expect(h.send(.hardwareIdle).isEmpty)
+        h.send(.hardwareObserved(sampleRate: 48_000, quantum: 1024))
+        #expect(h.send(.hardwareIdle).isEmpty)
+    }
+
+    @Test func losingTheGraphForgetsItsClock() {
+        var h = EngineHarness()
+        let app = h.explicit(1, .playback)
+        h.send(.hardwareObserved(sampleRate: 44_100, quantum: 512))
+        let lost = h.send(.graphLost)
+        #expect(lost.contains(.reportHardware(app, HardwareValues(sampleRate: 48_000, ioBufferDuration: 1024.0 / 48_000))))
+        #expect(h.engine.observedHardware == nil)
+    }
+
     @Test func badWishesAreRefused() {
         var h = EngineHarness()
         let app = h.explicit(1, .playback)

@@ -21,9 +21,10 @@ struct StatusCommand: AsyncParsableCommand {
             let linking = try await manager.linking()
             let server = try await manager.audioServer()
             let route = try await manager.currentRoute()
+            let clock = try await manager.graphClock()
             let sessions = try await manager.sessions()
             if json {
-                let object: [String: Any] = [
+                var object: [String: Any] = [
                     "silentMode": silent,
                     "linking": linking,
                     "audioServer": server,
@@ -31,9 +32,15 @@ struct StatusCommand: AsyncParsableCommand {
                     "sessions": sessions.map { $0.mapValues(JSONValues.object) },
                     "nowPlaying": Self.nowPlaying(in: sessions)?["id"]?.uint64Value ?? 0,
                 ]
+                if let clock {
+                    object["hardware"] = [
+                        "sampleRate": clock.sampleRate, "ioBufferDuration": clock.ioBufferDuration, "quantum": clock.quantum,
+                        "running": clock.isRunning,
+                    ]
+                }
                 print(JSONValues.line(object))
             } else {
-                print(Self.table(sessions: sessions, silent: silent, server: server, linking: linking, route: route))
+                print(Self.table(sessions: sessions, silent: silent, server: server, linking: linking, route: route, clock: clock))
             }
         }
     }
@@ -43,15 +50,24 @@ struct StatusCommand: AsyncParsableCommand {
         sessions.first { $0["nowPlaying"]?.boolValue == true }
     }
 
+    /// "48000 Hz, 256 frames (5.3 ms): the graph runs at this now".
+    static func describe(_ clock: GraphClock) -> String {
+        let milliseconds = String(format: "%.1f", clock.ioBufferDuration * 1000)
+        return "\(Int(clock.sampleRate)) Hz, \(clock.quantum) frames (\(milliseconds) ms)"
+            + (clock.isRunning ? ": the graph runs at this now" : ": nothing runs; what the graph will run at")
+    }
+
     static func port(_ port: PortDescription) -> [String: Any] {
         ["uid": port.uid, "name": port.portName, "type": port.portType?.wireName ?? "unknown", "channels": port.channels]
     }
 
     static func table(
-        sessions: [[String: BusValue]], silent: Bool, server: String = "", linking: String = "", route: RouteDescription
+        sessions: [[String: BusValue]], silent: Bool, server: String = "", linking: String = "", route: RouteDescription,
+        clock: GraphClock? = nil
     ) -> String {
         var lines = [
             "audio server: \(server.isEmpty ? "unknown (an older daemon)" : server)",
+            "hardware: \(clock.map(describe) ?? "unknown (an older daemon)")",
             "silent mode: \(silent ? "on" : "off")",
             "linking: \(linking.isEmpty ? "unknown (an older daemon)" : linking)",
             "route: out \(route.outputs.map(\.description).joined(separator: ", ")) · in \(route.inputs.map(\.description).joined(separator: ", "))",

@@ -129,8 +129,12 @@ enum BackendEvent: Sendable {
     /// A stream's volume as the server reports it (on every report, ours included): how
     /// enforcement tells its own writes from its user's.
     case volumeReported(StreamID, Float)
-    /// What the graph runs at and what it accepts (PipeWire: the `settings` metadata).
+    /// What the graph is configured to run at and what it accepts (PipeWire: the `settings`
+    /// metadata).
     case hardware(GraphHardware)
+    /// What the graph's clock actually runs at, when it may have changed; nil: nothing runs,
+    /// there is no clock to observe.
+    case clockObserved(RunningClock?)
     /// The server's other clients (not the daemon's own), when they changed: who else may
     /// manage the graph.
     case peersChanged([GraphPeer])
@@ -146,6 +150,16 @@ struct GraphHardware: Hashable, Sendable {
     var quantum: Int
     var allowedSampleRates: [Int]
     var quantumRange: ClosedRange<Int>
+}
+
+/// What a running graph's clock actually runs at (PipeWire: the driver of the default output,
+/// sampled from the profiler; PulseAudio: the default sink's rate and configured latency).
+struct RunningClock: Hashable, Sendable, CustomStringConvertible {
+    var sampleRate: Int
+    /// Frames per cycle.
+    var quantum: Int
+
+    var description: String { "\(sampleRate) Hz, quantum \(quantum)" }
 }
 
 /// One application stream as any backend sees it.

@@ -12,7 +12,8 @@ extension SessionService {
     }
 
     private func managerProperties(route: RouteDescription, ports: [Port]) -> [String: BusValue] {
-        [
+        let hardware = coordinator.engine.actualHardware()
+        return [
             "SilentMode": .bool(silentMode),
             "Linking": .string(coordinator.linkingReason),
             "AudioServer": .string(audioServer),
@@ -22,6 +23,10 @@ extension SessionService {
             "Sessions": .array(element: "o", sessionObjects.keys.sorted().map { .objectPath(SessionAPI.sessionPath($0.rawValue)) }),
             "NowPlaying": .uint64(coordinator.engine.nowPlaying?.rawValue ?? 0),
             "NowPlayingApp": .string(coordinator.engine.nowPlaying.flatMap { coordinator.engine.snapshot(of: $0)?.app } ?? ""),
+            "SampleRate": .double(hardware.sampleRate),
+            "IOBufferDuration": .double(hardware.ioBufferDuration),
+            // Whether a running driver was seen at these values, or nothing runs.
+            "ClockRunning": .bool(coordinator.engine.observedHardware != nil),
         ]
     }
 
@@ -29,6 +34,7 @@ extension SessionService {
     func sessionProperties(_ id: SessionID) -> [String: BusValue]? {
         let engine = coordinator.engine
         guard let snapshot = engine.snapshot(of: id) else { return nil }
+        // What the graph's running clock was seen at; while nothing runs, what it will run at.
         let hardware = engine.actualHardware()
         let route = snapshot.route
         // A quantum is what the graph adds each way at this buffer size.

@@ -38,6 +38,9 @@ enum SessionAPI {
             BusProperty("Sessions", "ao"),
             BusProperty("NowPlaying", "t"),
             BusProperty("NowPlayingApp", "s"),
+            BusProperty("SampleRate", "d"),
+            BusProperty("IOBufferDuration", "d"),
+            BusProperty("ClockRunning", "b"),
         ],
         signals: [
             BusSignalDescription("RouteChange", arguments: [BusArgument("reason", "u"), BusArgument("previous_route", route)]),

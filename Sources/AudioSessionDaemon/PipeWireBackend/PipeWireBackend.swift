@@ -51,6 +51,10 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private var attached = false
     /// The daemon is exiting: a native ramp's settling that fires after that writes nothing.
     private var stoppedWriting = false
+    /// Samples what the graph's clock runs at when something may have changed it.
+    private lazy var clockProbe = ClockProbe(graph: graph, loop: loop, logger: logger) { [weak self] clock in
+        self?.onEvent?(.clockObserved(clock))
+    }
     /// Where translated events go (the policy coordinator).
     var onEvent: ((BackendEvent) -> Void)?
 
@@ -173,6 +177,10 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         // Linking comes after the policy has seen the event, so a stream the policy holds is
         // never linked, not even for a moment; each stream the event touched is linked once.
         linker.handle(event, in: snapshot)
+        switch event {
+        case .connected, .disconnected, .initialSyncComplete: clockProbe.handle(event, in: snapshot)
+        default: if attached { clockProbe.handle(event, in: snapshot) }
+        }
     }
 
     /// What the user set on a device node (its `Props`), when it differs from what was last

@@ -184,7 +184,7 @@ final class StreamLinker: @unchecked Sendable {
             rememberConfiguredDefault(name: name, subject: subject, key: key, value: value)
             guard ready else { return }
             metadataChanged(name: name, subject: subject, key: key, in: snapshot)
-        case .levelChanged:
+        case .levelChanged, .clocksSampled:
             break
         }
     }

@@ -14,6 +14,18 @@ extension PolicyCoordinator {
         }
     }
 
+    /// What the graph's clock runs at now (nil: nothing runs): what sessions are told, as the
+    /// engine decides.
+    func clockObserved(_ clock: RunningClock?) {
+        if let clock {
+            logger.info("the graph runs at \(clock)")
+            submit(.hardwareObserved(sampleRate: clock.sampleRate, quantum: clock.quantum))
+        } else {
+            logger.info("nothing runs: sessions are told the values the graph will run at")
+            submit(.hardwareIdle)
+        }
+    }
+
     /// Swaps the engine's configuration (rules reload, graph limits), keeping the graph's limits.
     func reconfigure(_ configuration: PolicyConfiguration) {
         carryOut(engine.reconfigure(withGraphLimits(configuration), at: now))

@@ -155,6 +155,8 @@ final class PolicyCoordinator: @unchecked Sendable {
             submit(.inputVolumeChanged(device, volume))
         case .hardware(let hardware):
             graphHardwareChanged(hardware)
+        case .clockObserved(let clock):
+            clockObserved(clock)
         case .streamAudible(let id, let audible):
             streamAudible(id, audible)
         case .holdRefused(let id):

@@ -244,7 +244,9 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// The default sink's clock as the policy's ``GraphHardware``: its rate, and the latency it
     /// is configured for now (PulseAudio's equivalent of a quantum, in frames) as the only
     /// values it accepts. No client can set either (docs/pulseaudio.md), so a preference is
-    /// reported with the values the server actually runs at, never as applied.
+    /// reported with the values the server actually runs at, never as applied; they are also
+    /// what its clock is observed at (a sink always has a rate and a configured latency; one
+    /// without a latency yet has no clock to observe).
     private func reportHardware(in snapshot: PulseSnapshot) {
         guard let sink = snapshot.server.defaultSinkName.flatMap({ snapshot.device(named: $0, .sink) }), sink.sampleRate > 0 else { return }
         let frames = max(1, Int(sink.configuredLatency * UInt64(sink.sampleRate) / 1_000_000))
@@ -253,6 +255,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         guard hardware != lastHardware else { return }
         lastHardware = hardware
         onEvent?(.hardware(hardware))
+        onEvent?(.clockObserved(sink.configuredLatency > 0 ? RunningClock(sampleRate: sink.sampleRate, quantum: frames) : nil))
     }
 
     private func defaultPortUIDs(in snapshot: PulseSnapshot) -> (output: String?, input: String?) {

@@ -89,6 +89,15 @@ enum EventTables {
         }
     }
 
+    nonisolated(unsafe) static let profiler: UnsafeMutablePointer<pw_profiler_events> = make { events in
+        events.version = UInt32(PW_VERSION_PROFILER_EVENTS)
+        events.profile = { data, pod in
+            guard let pod else { return }
+            let profiler = Unmanaged<ProfilerProxy>.fromOpaque(data!).takeUnretainedValue()
+            profiler.session.profiled(by: profiler, pod)
+        }
+    }
+
     nonisolated(unsafe) static let ownedLinkProxy: UnsafeMutablePointer<pw_proxy_events> = make { events in
         events.version = UInt32(PW_VERSION_PROXY_EVENTS)
         events.bound = { data, globalID in
@@ -132,3 +141,4 @@ extension pw_link_events: ZeroInitializable {}
 extension pw_device_events: ZeroInitializable {}
 extension pw_metadata_events: ZeroInitializable {}
 extension pw_proxy_events: ZeroInitializable {}
+extension pw_profiler_events: ZeroInitializable {}

@@ -12,6 +12,10 @@ extension GraphSession {
             emit(.added(.port(port)))
             return
         }
+        if type == "PipeWire:Interface:Profiler" {
+            profilerAppeared(id: id, version: version)
+            return
+        }
         guard let kind = BoundProxy.Kind(interfaceType: type), let registry, bound[id] == nil else { return }
         guard
             let proxy = BoundProxy(
@@ -42,6 +46,10 @@ extension GraphSession {
         }
         if let port = mirror.removePort(id) {
             emit(.removed(.port(port)))
+            return
+        }
+        if id == profilerGlobal?.id {
+            profilerRemoved()
             return
         }
         guard let proxy = bound.removeValue(forKey: id) else { return }

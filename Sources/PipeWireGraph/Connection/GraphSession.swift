@@ -55,6 +55,11 @@ final class GraphSession: @unchecked Sendable {
     var meters: [GlobalID: LevelMeter] = [:]
     /// Meters asked for whose targets are not linked yet, with their thresholds.
     var pendingMeters: [GlobalID: Float] = [:]
+    /// The server's profiler global, and our binding of it while clocks are sampled (Clock/).
+    var profilerGlobal: (id: GlobalID, version: UInt32)?
+    var profiler: ProfilerProxy?
+    /// Unbound profilers whose proxies are to be destroyed once the current callback returns.
+    var retiredProfilers: [ProfilerProxy] = []
 
     init(
         loopThread: LoopThread, configuration: PipeWireGraph.Configuration, logger: Logger,
@@ -78,9 +83,12 @@ final class GraphSession: @unchecked Sendable {
         var properties = ["application.name": configuration.applicationName]
         properties["config.name"] = "client.conf"
         context = pw_context_new(loopThread.loop, Self.makeProperties(properties), 0)
-        guard context != nil else {
+        guard let context else {
             logger.critical("pw_context_new failed: \(String(cString: strerror(errno)))")
             return
+        }
+        if !pws_context_load_profiler(context) {
+            logger.warning("cannot load libpipewire-module-profiler: the graph's clock cannot be sampled")
         }
         reconnectTimer = pws_loop_add_timer(
             loopThread.loop,
@@ -199,6 +207,10 @@ final class GraphSession: @unchecked Sendable {
         destroyRetiredLinks()
         for proxy in bound.values { proxy.destroy() }
         bound = [:]
+        profiler?.destroy()
+        profiler = nil
+        destroyRetiredProfilers()
+        profilerGlobal = nil
         tearDownExports()
         if let registry {
             if let registryHook { detachHook(registryHook) }

@@ -15,6 +15,9 @@ public enum GraphEvent: Sendable, Equatable {
     /// A metered node (``PipeWireGraph/startMeter(node:threshold:)``) became audible (its peak
     /// above the threshold) or silent. Changes only.
     case levelChanged(node: GlobalID, audible: Bool)
+    /// While the clocks are sampled (``PipeWireGraph/sampleClocks()``): the driver cycles of one
+    /// profile the server sent, oldest first (one or more per running driver).
+    case clocksSampled([DriverCycle])
 }
 
 public enum GraphObject: Sendable, Equatable {

@@ -27,6 +27,9 @@ public struct GraphSnapshot: Sendable, Equatable {
     public var metadata: [String: Metadata]
     /// The server's release from its core info (nil until the first info arrives).
     public var serverVersion: PipeWireVersion?
+    /// The server's profiler (`libpipewire-module-profiler`), if it has one: what
+    /// ``PipeWireGraph/sampleClocks()`` binds.
+    public var profiler: GlobalID?
     /// Port ids by their node.
     private var portsByNode: Table<Set<GlobalID>> = [:]
     /// Link ids by each of their two nodes.
@@ -51,6 +54,7 @@ public struct GraphSnapshot: Sendable, Equatable {
     public static func == (lhs: GraphSnapshot, rhs: GraphSnapshot) -> Bool {
         lhs.clients == rhs.clients && lhs.nodes == rhs.nodes && lhs.ports == rhs.ports && lhs.links == rhs.links
             && lhs.devices == rhs.devices && lhs.metadata == rhs.metadata && lhs.serverVersion == rhs.serverVersion
+            && lhs.profiler == rhs.profiler
     }
 
     // MARK: - Changing ports and links (the mirror)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <pipewire/pipewire.h>
 #include <pipewire/extensions/metadata.h>
+#include <pipewire/extensions/profiler.h>
 #include <pipewire/stream.h>
 #include <spa/param/param.h>
 
@@ -118,6 +119,30 @@ struct pws_metadata_watch {
 };
 void pws_exported_metadata_listen(void *impl, struct pws_metadata_watch *watch);
 
+/* ---- profiler (libpipewire-module-profiler, what pw-top reads) ------------------------ */
+int pws_profiler_add_listener(struct pw_proxy *profiler, struct spa_hook *hook,
+                              const struct pw_profiler_events *events, void *data);
+/* Makes this context understand the Profiler interface (its protocol marshalling lives in the
+ * module, as for pw-top). Returns false when the module cannot be loaded. */
+bool pws_context_load_profiler(struct pw_context *context);
+
+/* One driver cycle of a profile: the leading fields every release since 0.3.65 sends (later
+ * releases append more to each block). */
+struct pws_driver_cycle {
+    uint32_t driver_id;
+    const char *driver_name;  /* points into the pod: copy before the callback returns */
+    uint32_t rate_num;        /* the clock's rate, a fraction: 1/48000 */
+    uint32_t rate_denom;
+    int64_t nsec;             /* when the cycle began, on the driver's clock */
+    int64_t duration;         /* the cycle's length in samples: the quantum */
+    uint32_t n_followers;
+    const uint32_t *followers; /* ids of the nodes the driver drove in that cycle */
+};
+typedef void (*pws_driver_cycle_fn)(void *data, const struct pws_driver_cycle *cycle);
+/* Calls `each` for every cycle in a profile (a Struct of Profiler objects, oldest first).
+ * Returns how many, or a negative errno when the pod is not a profile. */
+int pws_parse_profile(const struct spa_pod *pod, pws_driver_cycle_fn each, void *data);
+
 /* ---- pod translation ---------------------------------------------------------------- */
 struct pws_props {
     bool has_volume;
@@ -163,8 +188,10 @@ extern const char *const pws_type_port;
 extern const char *const pws_type_link;
 extern const char *const pws_type_device;
 extern const char *const pws_type_metadata;
+extern const char *const pws_type_profiler;
 extern const uint32_t pws_version_client;
 extern const uint32_t pws_version_node;
 extern const uint32_t pws_version_link;
 extern const uint32_t pws_version_device;
 extern const uint32_t pws_version_metadata;
+extern const uint32_t pws_version_profiler;

@@ -348,8 +348,11 @@ extension PolicyEngine {
         }
         let choice = HardwareArbiter(limits: configuration.hardwareLimits).choice(among: wishes)
         if choice != hardwareChoice {
+            // While nothing runs, sessions read the choice itself.
+            let before = observedHardware == nil ? actualHardware() : nil
             hardwareChoice = choice
             emit(.setHardware(choice))
+            if let before { reportHardware(ifChangedFrom: before) }
         }
     }
 

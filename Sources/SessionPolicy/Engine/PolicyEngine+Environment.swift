@@ -12,11 +12,29 @@ extension PolicyEngine {
         rerouteAll(reason: .wakeFromSleep, lost: [])
     }
 
-    /// The graph runs at these values: tell every explicit session.
+    /// The graph runs at these values: every explicit session is told when what it reads
+    /// changes.
     mutating func observeHardware(_ rate: Int, _ quantum: Int) {
         guard rate > 0, quantum > 0 else { return }
-        observedHardware = (rate, quantum)
-        let values = HardwareArbiter(limits: configuration.hardwareLimits).actualValues(sampleRate: rate, quantum: quantum)
+        changeObservedHardware(to: (rate, quantum))
+    }
+
+    /// Nothing runs: sessions read the values the graph will run at (the choice, else the
+    /// defaults), as a stopped device still has a configured rate and buffer.
+    mutating func observeIdleHardware() {
+        changeObservedHardware(to: nil)
+    }
+
+    private mutating func changeObservedHardware(to observed: (sampleRate: Int, quantum: Int)?) {
+        let before = actualHardware()
+        observedHardware = observed
+        reportHardware(ifChangedFrom: before)
+    }
+
+    /// Tells every explicit session what it reads now, if that is not `before`.
+    mutating func reportHardware(ifChangedFrom before: HardwareValues) {
+        let values = actualHardware()
+        guard values != before else { return }
         for id in sessionOrder where sessions[id]?.kind == .explicit {
             emit(.reportHardware(id, values))
         }
@@ -28,6 +46,7 @@ extension PolicyEngine {
         guard !isGraphLost else { return }
         isGraphLost = true
         emit(.mediaServicesLost)
+        observeIdleHardware()  // no graph, no clock
         ports = []
         mutedInputs = []
         outputVolumes = [:]

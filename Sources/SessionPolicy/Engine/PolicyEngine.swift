@@ -55,7 +55,8 @@ public struct PolicyEngine: Sendable {
     public internal(set) var isGraphLost = false
     /// Last choice sent to the graph.
     public internal(set) var hardwareChoice = HardwareChoice.systemDefault
-    /// What the graph reported it runs at.
+    /// What the graph's running clock was last seen at; nil while nothing runs (or before it
+    /// was seen), when ``actualHardware()`` falls back to the choice and the defaults.
     public internal(set) var observedHardware: (sampleRate: Int, quantum: Int)?
     /// Time of the event being handled (or last handled).
     public internal(set) var now = Timestamp.zero
@@ -116,6 +117,7 @@ public struct PolicyEngine: Sendable {
         case .wake: wake()
         case .recordPermissionChanged(let app, let permission): changePermission(app, permission)
         case .hardwareObserved(let rate, let quantum): observeHardware(rate, quantum)
+        case .hardwareIdle: observeIdleHardware()
         case .graphLost: loseGraph()
         case .graphRestored: restoreGraph()
         }

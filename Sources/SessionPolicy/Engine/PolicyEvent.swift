@@ -72,8 +72,11 @@ public enum PolicyEvent: Hashable, Sendable {
     case sleep
     case wake
     case recordPermissionChanged(app: String, RecordPermission)
-    /// What the graph actually runs at.
+    /// What the graph's running clock actually runs at.
     case hardwareObserved(sampleRate: Int, quantum: Int)
+    /// Nothing runs: the graph has no clock to observe. Sessions are told the values it will
+    /// run at (the policy's choice, else the defaults) until it runs again.
+    case hardwareIdle
     /// The PipeWire daemon went away (media services lost).
     case graphLost
     /// It is back (media services reset); devices follow with `devicesEnumerated`.
