@@ -112,6 +112,40 @@ struct InterruptionTests {
         }
     }
 
+    /// The navigation example asks `PromptStyle` before it speaks (espeak-ng, pw-play in its
+    /// session): the whole instruction when nothing else goes on, nothing while another app
+    /// records; during a call the style is `short`, and the shipped rules refuse the activation.
+    @Test func theNavigationExampleFollowsThePromptStyle() throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        let script = Self.repository.appendingPathComponent("contrib/examples/python/navigation_prompt.py").path
+        func prompt() throws -> String {
+            let run = try sandbox.pipewire.spawn(
+                "/usr/bin/python3", [script, "In 300 metres, turn left"], extraEnvironment: sandbox.bus.environment)
+            let status = try run.waitForExit(timeout: .seconds(30))
+            #expect(status == 0, "\(run.output)\(run.errorOutput)")
+            return run.output
+        }
+        let alone = try prompt()
+        #expect(alone.contains("prompt style normal\nspeaking: In 300 metres, turn left\ndone; others notified"), "\(alone)")
+        #expect(sandbox.log.contains("navigation-example"), "its session, in the daemon's log")
+
+        let tone = try sandbox.pipewire.testTone()
+        let call = try sandbox.pipewire.play(role: "Communication", file: tone, extraArguments: ["-P", "{ node.name = call }"])
+        try sandbox.pipewire.waitUntilLinked("call", to: ["headphones"])
+        let inCall = try prompt()
+        #expect(inCall.contains("prompt style short\nprompt refused: a call holds the audio"), "the shipped rules: a call interrupts navigation; \(inCall)")
+        call.terminate()
+
+        let recording = sandbox.pipewire.directory.appendingPathComponent("memo.wav")
+        let recorder = try sandbox.pipewire.spawn("pw-record", ["-P", "{ node.name = memo }", recording.path])
+        defer { recorder.terminate() }
+        try sandbox.pipewire.waitUntilLinked("memo", to: ["mic"])
+        let whileRecording = try prompt()
+        #expect(whileRecording.contains("prompt style none\nprompt skipped: someone is recording"), "\(whileRecording)")
+        #expect(!whileRecording.contains("speaking"))
+    }
+
     @Test func theShellTourRuns() throws {
         let sandbox = try ServiceSandbox()
         defer { sandbox.stop() }

@@ -3,7 +3,9 @@
 
 Before it speaks, a navigation app asks its session's PromptStyle, as iOS asks it to: "normal"
 speaks the whole instruction, "short" (the user is in a call) only a brief one, "none" (the user
-is recording, a voice memo) nothing at all. It speaks with espeak-ng into a WAV file, played by
+is recording, a voice memo) nothing at all. (With the shipped rules a call interrupts
+navigation, so during a call the activation itself is refused, insufficientPriority, and the
+example says so: see docs/dbus-api.md, PromptStyle.) It speaks with espeak-ng into a WAV file, played by
 pw-play in its session (the stream names the session: audiosession.id), with the category and
 options of a navigation prompt: playback, mode voicePrompt, ducking others and interrupting
 spoken audio (a podcast pauses, music ducks), then deactivates with notifyOthersOnDeactivation
@@ -66,7 +68,14 @@ def main():
             say("prompt skipped: someone is recording")
             return
         text = args.instruction if style == "normal" else brief
-        session.SetActive(True, dbus.UInt32(0))
+        try:
+            session.SetActive(True, dbus.UInt32(0))
+        except dbus.exceptions.DBusException as error:
+            if error.get_dbus_name() != "org.audiosession.Error.InsufficientPriority":
+                raise
+            # The shipped rules let a call interrupt navigation: not even a brief prompt then.
+            say("prompt refused: a call holds the audio")
+            return
         say(f"speaking: {text}")
         speak(text, int(props.Get(SESSION, "Id")))
         session.SetActive(False, dbus.UInt32(NOTIFY_OTHERS_ON_DEACTIVATION))
