@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(
             name: "SessionServiceTests",
             dependencies: [
-                "AudioSession", "SessionBus", "PipeWireSandbox", "audiosessiond", "audiosessionctl",
+                "AudioSession", "AudioSessionControl", "SessionBus", "PipeWireSandbox", "audiosessiond", "audiosessionctl",
                 "audiosession-example-player",
             ]),
     ]

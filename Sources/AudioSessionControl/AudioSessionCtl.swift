@@ -7,7 +7,7 @@ public struct AudioSessionCtl: AsyncParsableCommand {
         abstract: "Inspect and control the audiosession manager.",
         subcommands: [
             StatusCommand.self, MonitorCommand.self, RunCommand.self, SilentCommand.self, PermissionCommand.self,
-            GraphCommand.self, RulesCommand.self, DemoCommand.self,
+            GraphCommand.self, RulesCommand.self, DemoCommand.self, SimulateCommand.self,
         ])
 
     public init() {}

@@ -1,3 +1,4 @@
+import AudioSessionControl
 import Foundation
 import PipeWireSandbox
 import SessionBus
@@ -6,59 +7,9 @@ import Testing
 
 @testable import AudioSessionDaemon
 
-/// logind is not on this machine: a fake login1 served by the test on a private bus stands in
-/// for it (the daemon code under test is real). It implements what the watcher uses:
-/// Manager.GetSession / GetSessionByPID, Manager.PrepareForSleep and Session.LockedHint.
-final class FakeLogin1: Sendable {
-    static let sessionPath = "/org/freedesktop/login1/session/c7"
-    let connection: BusConnection
-    private let manager: BusObject
-    private let session: BusObject
-    private final class Asked: Sendable { let calls = Mutex<[String]>([]) }
-    private let asked = Asked()
-
-    init(busAddress: String, serviceName: String = "org.freedesktop.login1") async throws {
-        connection = try BusConnection(address: busAddress)
-        let asked = self.asked
-        manager = try connection.export(
-            path: "/org/freedesktop/login1",
-            interfaces: [
-                BusInterface(
-                    "org.freedesktop.login1.Manager",
-                    methods: [
-                        BusMethod("GetSession", inputs: [BusArgument("id", "s")], outputs: [BusArgument("session", "o")]),
-                        BusMethod("GetSessionByPID", inputs: [BusArgument("pid", "u")], outputs: [BusArgument("session", "o")]),
-                    ],
-                    signals: [BusSignalDescription("PrepareForSleep", arguments: [BusArgument("start", "b")])])
-            ]
-        ) { call in
-            asked.calls.withLock { $0.append("\(call.member)(\(call.arguments.first?.description ?? ""))") }
-            if call.member == "GetSession", call.arguments.first?.stringValue != "c7" {
-                call.fail(BusError(name: "org.freedesktop.login1.NoSuchSession", message: "no such session"))
-            } else {
-                call.reply([.objectPath(FakeLogin1.sessionPath)])
-            }
-        }
-        session = try connection.export(
-            path: Self.sessionPath,
-            interfaces: [BusInterface("org.freedesktop.login1.Session", properties: [BusProperty("LockedHint", "b")])],
-            properties: ["org.freedesktop.login1.Session": ["LockedHint": .bool(false)]]
-        ) { call in call.fail(.failed("not implemented in the fake")) }
-        try await connection.requestName(serviceName)
-    }
-
-    var calls: [String] { asked.calls.withLock { $0 } }
-
-    func lock(_ locked: Bool) throws {
-        try session.setProperty("LockedHint", of: "org.freedesktop.login1.Session", to: .bool(locked))
-    }
-
-    func prepareForSleep(_ starting: Bool) throws {
-        try manager.emit("PrepareForSleep", of: "org.freedesktop.login1.Manager", [.bool(starting)])
-    }
-
-    func close() { connection.close() }
-}
+/// logind is not on this machine: the simulated login1 `audiosessionctl simulate` serves stands
+/// in for it on a private bus (the daemon code under test is real).
+typealias FakeLogin1 = SimulatedLogin
 
 @Suite("logind: screen lock and sleep", .serialized)
 struct LogindWatcherTests {

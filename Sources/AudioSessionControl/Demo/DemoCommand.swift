@@ -19,7 +19,7 @@ struct DemoCommand: ParsableCommand {
 
     func run() throws {
         let timeline = DemoTimeline()
-        let scenario = DemoScenario(timeline: timeline, daemonPath: try daemonPath(), controlPath: Self.controlPath)
+        let scenario = DemoScenario(timeline: timeline, daemonPath: try Self.daemonPath(daemon), controlPath: Self.controlPath)
         try scenario.run()
         timeline.heading("demo done: every process it started is stopped.")
     }
@@ -29,7 +29,8 @@ struct DemoCommand: ParsableCommand {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
     }
 
-    private func daemonPath() throws -> String {
+    /// `--daemon`, else the audiosessiond beside this binary, else the one in PATH.
+    static func daemonPath(_ daemon: String?) throws -> String {
         if let daemon { return daemon }
         let sibling = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("audiosessiond").path

@@ -10,6 +10,7 @@ final class DemoTimeline: @unchecked Sendable {
         case app = "app"
         case graph = "graph"
         case check = "check"
+        case signal = "signal"
     }
 
     private let start = ContinuousClock.now

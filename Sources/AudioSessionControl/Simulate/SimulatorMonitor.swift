@@ -1,0 +1,194 @@
+import AppProcesses
+import AudioSession
+import Foundation
+import PipeWireSandbox
+import SessionBus
+import Synchronization
+
+/// What `simulate` prints as it happens: every decision of the daemon, told from the app's
+/// side — the signals its sessions receive (`signal`), what the daemon did to it and to the
+/// others (`daemon`) — and the app's own output (`app`), on the demo's timeline.
+final class SimulatorMonitor: @unchecked Sendable {
+    struct SessionEntry {
+        var app: String
+        var kind: String
+        var ownerPID: Int32?
+    }
+
+    private struct State {
+        var sessions: [UInt64: SessionEntry] = [:]
+        var lastActivity = ContinuousClock.now
+        var printedOutput = 0
+        var printedErrors = 0
+    }
+
+    private let timeline: DemoTimeline
+    private let manager: AudioSessionManager
+    private let state = Mutex(State())
+    private let app: Mutex<(pid: Int32, name: String)?> = Mutex(nil)
+    private var tasks: [Task<Void, Never>] = []
+
+    init(timeline: DemoTimeline, busAddress: String) throws {
+        self.timeline = timeline
+        manager = try AudioSessionManager(address: busAddress)
+    }
+
+    /// Subscribes before returning: nothing that happens after is missed.
+    func start() async throws {
+        let events = try await manager.events()
+        try await manager.ensureRunning()
+        tasks.append(Task { [weak self] in
+            for await signal in events { await self?.handle(signal) }
+        })
+    }
+
+    /// The app under test: its sessions are the explicit ones its processes own, and implicit
+    /// ones under its name; its output is printed as it comes.
+    func follow(_ process: ManagedProcess, name: String) {
+        app.withLock { $0 = (process.pid, name) }
+        tasks.append(Task.detached { [weak self] in
+            while !Task.isCancelled {
+                self?.printOutput(of: process)
+                if !process.isRunning {
+                    self?.printOutput(of: process)
+                    self?.timeline.say(.app, "exited with status \(process.exitStatus ?? -1)")
+                    self?.touch()
+                    return
+                }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        })
+    }
+
+    /// Waits until nothing has happened for `quiet` since now (the daemon decided, the app
+    /// reacted), or `limit` passed.
+    func settle(quiet: Duration = .milliseconds(300), limit: Duration = .seconds(3)) async {
+        touch()
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            let last = state.withLock { $0.lastActivity }
+            if ContinuousClock.now - last >= quiet { return }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    func stop() {
+        for task in tasks { task.cancel() }
+        manager.close()
+    }
+
+    private func touch() { state.withLock { $0.lastActivity = .now } }
+
+    private func printOutput(of process: ManagedProcess) {
+        for (text, isError) in [(process.output, false), (process.errorOutput, true)] {
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()  // complete lines only
+            let printed = state.withLock { isError ? $0.printedErrors : $0.printedOutput }
+            guard lines.count > printed else { continue }
+            for line in lines.dropFirst(printed) { timeline.say(.app, (isError ? "│! " : "│ ") + line) }
+            state.withLock {
+                if isError { $0.printedErrors = lines.count } else { $0.printedOutput = lines.count }
+                $0.lastActivity = .now
+            }
+        }
+    }
+
+    // MARK: - Decisions
+
+    private func handle(_ signal: BusSignal) async {
+        guard signal.member == "Decision", signal.arguments.count == 3 else { return }
+        let session = signal.arguments[0].uint64Value ?? 0
+        let kind = signal.arguments[1].stringValue ?? ""
+        let details = signal.arguments[2].dictionaryValue ?? [:]
+        if session != 0, state.withLock({ $0.sessions[session] == nil }) { await refreshSessions() }
+        let entry = state.withLock { $0.sessions[session] }
+        let name = session == 0 ? "" : "session \(session) (\(entry?.app ?? "?"))"
+        let ofApp = entry.map(isApp) ?? false
+        if let text = Self.signalText(kind, details), ofApp {
+            timeline.say(.signal, "\(name) ← \(text)")
+        } else if let text = Self.actionText(kind, details) {
+            timeline.say(.daemon, session == 0 ? text : "\(name): \(text)")
+        }
+        touch()
+    }
+
+    private func refreshSessions() async {
+        guard let listing = try? await manager.sessions() else { return }
+        var sessions: [UInt64: SessionEntry] = [:]
+        for entry in listing {
+            guard let id = entry["id"]?.uint64Value else { continue }
+            sessions[id] = SessionEntry(
+                app: entry["app"]?.stringValue ?? "?", kind: entry["kind"]?.stringValue ?? "?",
+                ownerPID: entry["ownerPid"]?.int32Value)
+        }
+        state.withLock { $0.sessions.merge(sessions) { $1 } }
+    }
+
+    private func isApp(_ entry: SessionEntry) -> Bool {
+        guard let app = app.withLock({ $0 }) else { return false }
+        if let owner = entry.ownerPID { return ProcessAncestry.chain(from: owner).contains(app.pid) }
+        return entry.app == app.name
+    }
+
+    /// The Session1 signal (or property change) a decision reaches the app as.
+    static func signalText(_ kind: String, _ details: [String: BusValue]) -> String? {
+        func string(_ key: String) -> String { details[key]?.stringValue ?? "" }
+        func number(_ key: String) -> String { details[key]?.doubleValue.map { String(format: "%.2f", $0) } ?? "?" }
+        switch kind {
+        case "activated": return "active"
+        case "deactivated": return "inactive"
+        case "interruptionBegan": return "Interruption began, reason \(string("reason")) (held by \(string("method")) if it does not stop)"
+        case "interruptionEnded":
+            let options = details["options"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            return "Interruption ended\(options.isEmpty ? "" : ", " + options.joined(separator: ","))"
+        case "routeChanged":
+            let previous = details["previousRoute"].map(RouteDescriptionText.from) ?? "?"
+            return "RouteChange, reason \(string("reason")); previous route \(previous)"
+        case "silenceSecondaryAudioHint": return "SilenceSecondaryAudioHint \(string("type"))"
+        case "failed": return "error \(string("error"))"
+        case "outputVolume": return "OutputVolume \(number("volume"))"
+        case "inputGain": return "InputGain \(number("gain"))"
+        case "hardwareReported":
+            let rate = details["sampleRate"]?.doubleValue ?? 0
+            let buffer = (details["ioBufferDuration"]?.doubleValue ?? 0) * 1000
+            return String(format: "SampleRate %.0f Hz, IOBufferDuration %.2f ms", rate, buffer)
+        default: return nil
+        }
+    }
+
+    /// What the daemon did, in words.
+    static func actionText(_ kind: String, _ details: [String: BusValue]) -> String? {
+        func string(_ key: String) -> String { details[key]?.stringValue ?? "" }
+        func number(_ key: String) -> String { details[key]?.doubleValue.map { String(format: "%.2f", $0) } ?? "?" }
+        switch kind {
+        case "activated": return "active"
+        case "deactivated": return "inactive"
+        case "interruptionBegan": return "interrupted (\(string("reason")), by \(string("method")))"
+        case "interruptionEnded": return "interruption ended"
+        case "gain": return "gain → \(number("gain")) over \(number("rampSeconds")) s"
+        case "silenced": return details["silenced"]?.boolValue == true ? "silenced" : "unsilenced"
+        case "captureSilenced": return details["silenced"]?.boolValue == true ? "records silence" : "records again"
+        case "link": return "routed to \(details["route"].map(RouteDescriptionText.from) ?? "?")"
+        case "routeChanged": return "route change (\(string("reason")))"
+        case "pauseForRouteLoss": return "paused: its output went away (by \(string("method")))"
+        case "hardware":
+            let rate = details["sampleRate"]?.int32Value ?? 0, quantum = details["quantum"]?.int32Value ?? 0
+            return "forces \(rate == 0 ? "no rate" : "\(rate) Hz"), \(quantum == 0 ? "no quantum" : "quantum \(quantum)")"
+        case "mediaServicesLost": return "media services lost (PipeWire is gone)"
+        case "mediaServicesReset": return "media services reset (PipeWire is back)"
+        case "nowPlaying":
+            let id = details["session"]?.uint64Value ?? 0
+            return id == 0 ? "no current media player" : "now playing: session \(id) (media keys go to it)"
+        case "failed": return "refused: \(string("error"))"
+        case "applyInputGain":
+            let gain = details["gain"]?.doubleValue ?? -1
+            let device = details["device"]?.uint32Value ?? 0
+            return gain < 0 ? "input device \(device): its user's volume back" : "input device \(device) at gain \(number("gain"))"
+        case "selectDataSource":
+            let source = details["dataSource"]?.int32Value ?? -1
+            let device = details["device"]?.uint32Value ?? 0
+            return source < 0 ? "device \(device): its card's route back" : "device \(device): card route \(source) selected"
+        case "silenceSecondaryAudioHint", "outputVolume", "inputGain", "hardwareReported": return nil
+        default: return kind
+        }
+    }
+}
