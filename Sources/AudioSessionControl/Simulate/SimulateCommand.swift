@@ -63,13 +63,16 @@ struct SimulateCommand: AsyncParsableCommand {
         } catch let error as SimulatorError {
             throw ValidationError(error.description)
         }
-        let stopper = Self.stopOnSignals(desktop)
-        defer {
-            stopper.forEach { $0.cancel() }
+        let monitor = try SimulatorMonitor(timeline: timeline, busAddress: desktop.bus.address)
+        let stopper = Self.stopOnSignals {
+            monitor.stop()
             desktop.stop()
         }
-        let monitor = try SimulatorMonitor(timeline: timeline, busAddress: desktop.bus.address)
-        defer { monitor.stop() }
+        defer {
+            stopper.forEach { $0.cancel() }
+            monitor.stop()
+            desktop.stop()
+        }
         try await monitor.start()
         let program = command[0]
         let app = try desktop.launch(program, Array(command.dropFirst()))
@@ -141,12 +144,12 @@ struct SimulateCommand: AsyncParsableCommand {
     }
 
     /// Ctrl-C or SIGTERM at any moment: everything started is stopped before exiting.
-    private static func stopOnSignals(_ desktop: SimulatedDesktop) -> [any DispatchSourceSignal] {
+    private static func stopOnSignals(_ stop: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
         [SIGINT, SIGTERM, SIGHUP].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
-                desktop.stop()
+                stop()
                 FileHandle.standardOutput.write(Data("\nsimulation stopped: every process it started is stopped.\n".utf8))
                 Glibc.exit(128 + number)
             }

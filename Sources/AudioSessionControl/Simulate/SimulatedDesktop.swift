@@ -59,8 +59,9 @@ final class SimulatedDesktop: @unchecked Sendable {
             "DBUS_SESSION_BUS_ADDRESS": bus.address, "DBUS_SYSTEM_BUS_ADDRESS": bus.address,
             "XDG_SESSION_ID": SimulatedLogin.sessionID, "XDG_CONFIG_HOME": config, "XDG_STATE_HOME": state,
         ])
-        tone = try sandbox.testTone(seconds: 600)
-        chime = try sandbox.testTone(seconds: 1)
+        // Another app's call or music lasts half an hour (8 kHz mono: 29 MB, written in a blink).
+        tone = try TestTone.write(to: sandbox.directory.appendingPathComponent("other-app.wav"), seconds: 1800, sampleRate: 8000, channels: 1)
+        chime = try TestTone.write(to: sandbox.directory.appendingPathComponent("notification.wav"), seconds: 1, frequency: 880)
         let daemon = self.daemon
         try waitUntil(timeout: .seconds(10), "audiosessiond serves the session API") {
             guard daemon.isRunning else { throw SimulatorError.setupFailed("audiosessiond exited: \(daemon.errorOutput)") }

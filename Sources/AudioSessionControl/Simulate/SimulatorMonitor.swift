@@ -142,7 +142,7 @@ final class SimulatorMonitor: @unchecked Sendable {
             return "Interruption ended\(options.isEmpty ? "" : ", " + options.joined(separator: ","))"
         case "routeChanged":
             let previous = details["previousRoute"].map(RouteDescriptionText.from) ?? "?"
-            return "RouteChange, reason \(string("reason")); previous route \(previous)"
+            return "RouteChange, reason \(string("reason")); previous route \(previous.isEmpty ? "none" : previous)"
         case "silenceSecondaryAudioHint": return "SilenceSecondaryAudioHint \(string("type"))"
         case "failed": return "error \(string("error"))"
         case "outputVolume": return "OutputVolume \(number("volume"))"

@@ -80,6 +80,21 @@ final class ChangeJournal: @unchecked Sendable {
         saveNow()
     }
 
+    /// Everything but the devices' volumes and routes (``Enforcement/lost()``).
+    func clearKeepingDeviceSettings() {
+        var kept = EnforcementJournal()
+        kept.inputGains = contents.inputGains
+        kept.dataSources = contents.dataSources
+        contents = kept
+        saveNow()
+    }
+
+    /// The devices' entries were undone (or found changed by their user).
+    func forgetDeviceSettings() {
+        contents.inputGains = nil
+        contents.dataSources = nil
+    }
+
     /// Writes the journal once the step being carried out is done (``saveIfPending()``): a duck
     /// of a hundred streams changes a hundred entries in one go, and writing the file for each
     /// (the whole journal every time) held a duck's first step back ~30 ms. The step's end comes

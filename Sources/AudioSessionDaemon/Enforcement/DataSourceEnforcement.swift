@@ -20,6 +20,9 @@ final class DataSourceEnforcement: @unchecked Sendable {
     private let journal: ChangeJournal
     private let logger: Logger
     private var applied: [DeviceID: Applied] = [:]
+    /// Routes given back by ``restore(_:)``, by device name, until a selection is applied again
+    /// (which must not take our route for the one the card had).
+    private var givenBack: [String: UInt32] = [:]
     private var undone = false
 
     init(backend: AudioBackend, journal: ChangeJournal, logger: Logger) {
@@ -39,7 +42,8 @@ final class DataSourceEnforcement: @unchecked Sendable {
             logger.warning("data source \(source) for \(device): the device has no routes")
             return
         }
-        var entry = applied[device] ?? Applied(name: name, original: current, written: source)
+        let earlier = givenBack.removeValue(forKey: name)
+        var entry = applied[device] ?? Applied(name: name, original: earlier ?? current, written: source)
         entry.written = source
         applied[device] = entry
         journal.recordDataSource(.init(original: entry.original, written: source), device: name)
@@ -65,8 +69,17 @@ final class DataSourceEnforcement: @unchecked Sendable {
         backend.selectDataSource(original, of: device)
     }
 
-    /// The server is gone with our changes.
-    func forgetAll() { applied.removeAll() }
+    /// What the card has active now: once it is the route given back, the card says true again.
+    func selectionReported(_ selected: UInt32?, of device: DeviceID) {
+        guard let name = backend.name(of: device), let earlier = givenBack[name], selected == earlier else { return }
+        givenBack[name] = nil
+    }
+
+    /// The server is gone (our route may come back with its card: the journal keeps it).
+    func forgetAll() {
+        applied.removeAll()
+        givenBack.removeAll()
+    }
 
     /// The daemon is exiting: every card switched by us gets its route back; nothing more.
     func undo() {
@@ -75,12 +88,12 @@ final class DataSourceEnforcement: @unchecked Sendable {
     }
 
     /// Gives back what a journal says we switched, on the devices still at our route.
-    static func restore(_ entries: [String: EnforcementJournal.DataSourceEntry], on backend: AudioBackend) {
-        for (name, entry) in entries {
-            guard let device = backend.device(named: name),
-                backend.selectedDataSource(of: device) == entry.written
-            else { continue }
+    func restore(_ entries: [String: EnforcementJournal.DataSourceEntry]) {
+        for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
+            guard let device = backend.device(named: name), backend.selectedDataSource(of: device) == entry.written else { continue }
+            logger.info("\(device) '\(name)': card route back to \(entry.original) (left at our \(entry.written))")
             backend.selectDataSource(entry.original, of: device)
+            givenBack[name] = entry.original
         }
     }
 }

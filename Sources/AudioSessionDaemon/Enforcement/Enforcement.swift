@@ -64,16 +64,20 @@ final class Enforcement: @unchecked Sendable {
         guard !leftovers.isEmpty else { return }
         logger.info("undoing what a previous run left behind (\(leftovers.streams.count) streams)")
         restore(leftovers)
+        journal.forgetDeviceSettings()
         journal.saveNow()
     }
 
-    /// The server went away; a new one has none of our changes: nothing to undo there.
+    /// The server went away; a new one has none of our stream changes: nothing to undo there.
+    /// A device's volume or route is another matter: a session manager that saves them (the
+    /// user's mixer settings) may bring ours back with the device, so those entries are kept
+    /// and undone at the next attach if the device has our value again.
     func lost() {
         isAttached = false
         gain.forgetAll()
         inputGains.forgetAll()
         dataSources.forgetAll()
-        journal.clear()
+        journal.clearKeepingDeviceSettings()
     }
 
     func volumeReported(_ volume: Float, of stream: StreamID) { gain.volumeReported(volume, of: stream) }
@@ -109,7 +113,7 @@ final class Enforcement: @unchecked Sendable {
         }
         if let quantum = entries.forcedQuantum, backend.forcedQuantum == quantum { backend.forceQuantum(nil) }
         if let rate = entries.forcedRate, backend.forcedSampleRate == rate { backend.forceSampleRate(nil) }
-        InputGainEnforcement.restore(entries.inputGains ?? [:], on: backend)
-        DataSourceEnforcement.restore(entries.dataSources ?? [:], on: backend)
+        inputGains.restore(entries.inputGains ?? [:])
+        dataSources.restore(entries.dataSources ?? [:])
     }
 }

@@ -23,6 +23,9 @@ final class InputGainEnforcement: @unchecked Sendable {
     private let journal: ChangeJournal
     private let logger: Logger
     private var applied: [DeviceID: Applied] = [:]
+    /// User's volumes given back by ``restore(_:)`` whose write may not have landed yet, by
+    /// device name: a gain applied again meanwhile must not take ours for the user's.
+    private var givenBack: [String: EnforcementJournal.InputGainEntry] = [:]
     private var undone = false
 
     /// Within this, a reported volume is the one written (volume controls round).
@@ -47,7 +50,9 @@ final class InputGainEnforcement: @unchecked Sendable {
             logger.warning("input gain \(gain) for \(device): the device has no volume control")
             return
         }
-        var entry = applied[device] ?? Applied(name: name, original: current, originalLevels: levels, written: gain)
+        let earlier = givenBack.removeValue(forKey: name)
+        var entry = applied[device] ?? Applied(
+            name: name, original: earlier?.original ?? current, originalLevels: earlier?.originalLevels ?? levels, written: gain)
         entry.written = gain
         entry.settled = abs(current - gain) < Self.tolerance
         applied[device] = entry
@@ -58,6 +63,9 @@ final class InputGainEnforcement: @unchecked Sendable {
 
     /// What the device reports: ours once it matches what we wrote; after that, its user's.
     func volumeReported(_ volume: Double?, of device: DeviceID) {
+        if let volume, let name = backend.name(of: device), let earlier = givenBack[name], abs(volume - earlier.original) < Self.tolerance {
+            givenBack[name] = nil  // the user's volume is back: what the device says is true again
+        }
         guard var entry = applied[device] else { return }
         guard let volume else {
             // The device is gone, and our change with it.
@@ -87,8 +95,11 @@ final class InputGainEnforcement: @unchecked Sendable {
         journal.recordInputGain(nil, device: entry.name)
     }
 
-    /// The server is gone with our changes.
-    func forgetAll() { applied.removeAll() }
+    /// The server is gone (our values may come back with its devices: the journal keeps them).
+    func forgetAll() {
+        applied.removeAll()
+        givenBack.removeAll()
+    }
 
     /// The daemon is exiting: every device still at a gain of ours gets its user's volume back
     /// (one whose write is still on its way too: it has not reported it yet, and its user could
@@ -104,13 +115,16 @@ final class InputGainEnforcement: @unchecked Sendable {
         undone = true
     }
 
-    /// Gives back what a journal says we changed, on the devices that still have what we wrote.
-    static func restore(_ entries: [String: EnforcementJournal.InputGainEntry], on backend: AudioBackend) {
-        for (name, entry) in entries {
+    /// Gives back what a journal says we changed (a crashed run, or the server before a restart
+    /// whose session manager brought our value back), on the devices that still have it.
+    func restore(_ entries: [String: EnforcementJournal.InputGainEntry]) {
+        for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
             guard let device = backend.device(named: name), device.direction == .input, let current = backend.inputVolume(of: device),
-                abs(current - entry.written) < tolerance
+                abs(current - entry.written) < Self.tolerance
             else { continue }
+            logger.info("\(device) '\(name)': input volume back to its user's \(entry.original) (left at our gain \(entry.written))")
             backend.writeInputChannelLevels(entry.originalLevels, of: device)
+            givenBack[name] = entry
         }
     }
 }

@@ -148,6 +148,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             submit(.inputMuted(device, muted))
         case .dataSourcesChanged(let device, let sources):
             logger.debug("\(device): data sources \(sources.map { "\($0.sources), selected \($0.selected.map(String.init) ?? "none")" } ?? "none")")
+            enforcement.dataSources.selectionReported(sources?.selected, of: device)
             submit(.dataSourcesChanged(device, sources))
         case .inputVolumeChanged(let device, let volume):
             logger.debug("\(device): input volume \(volume.map { "\($0)" } ?? "none")")

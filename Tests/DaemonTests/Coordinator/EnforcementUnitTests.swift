@@ -179,6 +179,41 @@ struct EnforcementUnitTests {
         #expect(journalled == nil)
     }
 
+    @Test func aGainTheServerBringsBackAfterARestartIsGivenBackAndNotTakenForTheUsers() {
+        backend.inputVolumes[Self.mic] = 0.8
+        enforcement.inputGains.apply(0.5, to: Self.mic)
+        enforcement.inputGains.volumeReported(0.5, of: Self.mic)
+        enforcement.lost()  // PipeWire restarts; its session manager restores the mic at our 0.5
+        loop.runQueued()
+        #expect(journalled?.inputGains?["mic-40"]?.written == 0.5, "kept across the restart")
+        backend.clearActions()
+        backend.inputVolumes[Self.mic] = 0.5
+        enforcement.attached()
+        #expect(backend.actions == [.inputVolume(Self.mic, 0.8)], "the user's volume back")
+        // The policy applies the session's gain again before the write above was reported.
+        backend.inputVolumes[Self.mic] = 0.5
+        enforcement.inputGains.apply(0.5, to: Self.mic)
+        enforcement.inputGains.apply(nil, to: Self.mic)
+        #expect(backend.inputVolumes[Self.mic] == 0.8, "the user's volume, not our gain taken for it")
+    }
+
+    @Test func aCardRouteIsJournalledSelectedAndGivenBack() {
+        let card = DeviceID(.input, 41)
+        backend.inputVolumes[card] = 1  // named mic-41
+        backend.selectedDataSources[card] = 3
+        enforcement.dataSources.apply(2, to: card)
+        #expect(backend.selectedDataSources[card] == 2)
+        loop.runQueued()
+        #expect(journalled?.dataSources?["mic-41"] == .init(original: 3, written: 2))
+        enforcement.dataSources.apply(nil, to: card)
+        #expect(backend.selectedDataSources[card] == 3)
+        // The user picks another route meanwhile: theirs stays.
+        enforcement.dataSources.apply(2, to: card)
+        backend.selectedDataSources[card] = 1
+        enforcement.undoAll()
+        #expect(backend.selectedDataSources[card] == 1)
+    }
+
     // MARK: - Nothing left behind
 
     @Test func exitUndoesEveryChangeAndWritesNothingAfter() {
