@@ -69,7 +69,8 @@ public actor AudioSession {
             "SetCategory", [.string(category.wireName), .string(mode.wireName), .uint32(UInt32(truncatingIfNeeded: options.rawValue))])
     }
 
-    /// Asks the control tower to activate (it may refuse: `insufficientPriority`) or deactivate.
+    /// Asks the control tower to activate (it may refuse: `insufficientPriority`) or deactivate
+    /// (refused with `isBusy` while the session's audio still runs: stop it first).
     public func setActive(_ active: Bool, options: SetActiveOptions = []) async throws {
         try await call("SetActive", [.bool(active), .uint32(UInt32(truncatingIfNeeded: options.rawValue))])
     }

@@ -24,7 +24,7 @@ struct DataSourceSessionTests {
         var daemon = try rig.startDaemon()
         var memo = try await Recorder(on: rig)
         try await memo.call("SetActive", [.bool(true), .uint32(0)])
-        let recorder = try memo.record(on: rig)
+        let recorder = try await memo.record(on: rig)
         defer { recorder.terminate() }
         try await memo.eventually("InputDataSources", is: .array(element: "(usss)", [Self.internalMic]))
         try await memo.eventually("InputDataSource", is: .int32(2))
@@ -40,7 +40,6 @@ struct DataSourceSessionTests {
         try await memo.eventually("InputDataSource", is: .int32(2))
         #expect(try await memo.property("PreferredInputDataSource") == .int32(2))
         #expect(rig.card.selectedInputRoutes == [.internalMic])
-        try rig.sandbox.waitUntilLinked("memo", to: [rig.source])
         try await memo.call("SetActive", [.bool(false), .uint32(0)])
         try await memo.eventually("InputDataSource", is: .int32(3))
         #expect(rig.card.selectedInputRoutes == [.internalMic, .headsetMic], "the route it had")

@@ -76,8 +76,11 @@ import Testing
         let voip = h.explicit(2, .playAndRecord, mode: .voiceChat, class: .communication)
         _ = h.play(music)
         h.activate(voip)
-        _ = h.play(voip, .capture)
+        let microphone = h.play(voip, .capture)
         #expect(h.activity(music) == .interrupted)
+        #expect(h.deactivate(voip, notifyOthers: true) == [.failed(voip, .isBusy)], "it still records: hang up first")
+        #expect(h.activity(voip) == .active)
+        h.send(.streamStopped(microphone))
         #expect(h.deactivate(voip, notifyOthers: true).ended(music) == .shouldResume)
         #expect(h.isPlaying(music))
     }

@@ -95,3 +95,32 @@ import Testing
         #expect(h.engine.snapshot(of: late)?.isSilenced == false)
     }
 }
+
+/// `isBusy`: an active session may not deactivate while one of its streams runs; a paused
+/// stream, an interrupted session or an implicit one are not busy.
+@Suite struct BusyDeactivationTests {
+    @Test func deactivatingWhileAudioRunsIsBusy() {
+        var h = EngineHarness()
+        let player = h.explicit(1, .playback)
+        h.activate(player)
+        let stream = h.play(player)
+        #expect(h.engine.isBusy(player))
+        #expect(h.deactivate(player) == [.failed(player, .isBusy)])
+        #expect(h.activity(player) == .active, "still active")
+        h.send(.streamPausedByUser(stream))
+        #expect(!h.engine.isBusy(player), "paused by its user")
+        #expect(h.deactivate(player).contains(.deactivated(player)))
+    }
+
+    @Test func anInterruptedSessionIsNotBusy() {
+        var h = EngineHarness(.strict)
+        let player = h.explicit(1, .playback)
+        h.activate(player)
+        _ = h.play(player)
+        let call = h.explicit(2, .playAndRecord, mode: .voiceChat, class: .communication)
+        h.activate(call)
+        #expect(h.activity(player) == .interrupted)
+        #expect(!h.engine.isBusy(player), "its audio is stopped already")
+        #expect(h.deactivate(player).contains(.deactivated(player)))
+    }
+}

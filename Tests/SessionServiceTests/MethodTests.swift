@@ -77,6 +77,39 @@ struct MethodTests {
         #expect(try await session.property("PreferredOutputNumberOfChannels") == .uint32(0))
     }
 
+    /// `isBusy`: a player that deactivates while its stream still plays is refused (after the
+    /// patience for the server to report a stream's end); one that stops its stream and then
+    /// deactivates at once is not refused for that lag: the reply waits for the stream's end.
+    @Test func deactivatingWhileTheAudioRunsIsBusy() async throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        let client = try sandbox.connect()
+        let session = try await SessionClient.create(on: client, app: "player")
+        try await session.setCategory("playback")
+        try await session.setActive(true)
+        let tone = try sandbox.pipewire.testTone()
+        let player = try sandbox.pipewire.play(
+            role: "Music", file: tone, extraArguments: ["-P", "{ node.name = player audiosession.id = \(session.number) }"])
+        try sandbox.pipewire.waitUntilLinked("player", to: ["headphones"])
+        try await waitUntil(timeout: .seconds(5), "the stream joined the session") { () async throws -> Bool in
+            let sessions = try await managerCall(client, "ListSessions").first?.arrayValue ?? []
+            return sessions.contains { entry in
+                let fields = entry.dictionaryValue ?? [:]
+                return fields["id"]?.uint64Value == session.number && !(fields["streams"]?.arrayValue ?? []).isEmpty
+            }
+        }
+        let started = ContinuousClock.now
+        let busy = await busError { try await session.setActive(false) }
+        #expect(busy?.name == "org.audiosession.Error.IsBusy", "\(String(describing: busy))")
+        #expect(ContinuousClock.now - started >= .milliseconds(1500), "it waited for the stream to stop first")
+        #expect(try await session.property("Active") == .bool(true))
+
+        // Stop, then deactivate at once: the reply waits for the server to report the stream gone.
+        player.terminate()
+        try await session.setActive(false)
+        #expect(try await session.property("Active") == .bool(false))
+    }
+
     @Test func malformedArgumentsAreBadParamWithTheCode() async throws {
         let sandbox = try ServiceSandbox()
         defer { sandbox.stop() }

@@ -34,8 +34,11 @@ extension SessionService {
                 return call.fail(WireValues.error(.badParam, "unknown SetActive option bits 0x\(String(bits, radix: 16))"))
             }
             let active = arguments[0].boolValue ?? false
-            answer(call, coordinator.request(.setActive(id, active, options: SetActiveOptions(rawValue: bits)), for: id),
-                   active ? "activation refused" : "deactivation refused")
+            let options = SetActiveOptions(rawValue: bits)
+            if !active {
+                return deactivate(id, options: options, call: call)
+            }
+            answer(call, coordinator.request(.setActive(id, true, options: options), for: id), "activation refused")
         case "SetPreferredSampleRate":
             let hz = arguments[0].doubleValue ?? .nan
             var wish = coordinator.engine.snapshot(of: id)?.preferredHardware ?? HardwareWish()
@@ -101,6 +104,36 @@ extension SessionService {
     /// Replies with success, or with the engine's refusal as an AVAudioSession error.
     /// Properties are brought up to date first: a caller that reads one after the reply sees
     /// the new value (the reply and the value travel through the same bus thread, in order).
+    /// `SetActive(false)`: at once unless its audio still runs (`isBusy`, the policy's word);
+    /// then the reply waits until the engine says it stopped, or ``StreamQuietness/busyPatience``
+    /// passed — the server reports a stream's end a moment after its app stopped it.
+    private func deactivate(_ id: SessionID, options: SetActiveOptions, call: BusCall) {
+        if let earlier = pendingDeactivations.removeValue(forKey: id) {
+            earlier.deadline.cancel()
+            earlier.call.fail(WireValues.error(.isBusy, "another SetActive(false) came after this one"))
+        }
+        guard coordinator.engine.isBusy(id) else {
+            return answer(call, coordinator.request(.setActive(id, false, options: options), for: id), "deactivation refused")
+        }
+        let deadline = loop.schedule(after: coordinator.quietness.busyPatience) { [weak self] in
+            self?.finishDeactivations(waitingOnly: false, only: id)
+        }
+        pendingDeactivations[id] = PendingDeactivation(call: call, options: options, deadline: deadline)
+    }
+
+    /// Answers the waiting deactivations whose audio stopped (or, past their deadline, all of
+    /// them — the engine then says `isBusy`).
+    func finishDeactivations(waitingOnly: Bool, only: SessionID? = nil) {
+        guard !pendingDeactivations.isEmpty else { return }
+        for id in pendingDeactivations.keys.sorted() where only == nil || only == id {
+            if waitingOnly && coordinator.engine.isBusy(id) { continue }
+            guard let pending = pendingDeactivations.removeValue(forKey: id) else { continue }
+            pending.deadline.cancel()
+            let error = coordinator.request(.setActive(id, false, options: pending.options), for: id)
+            answer(pending.call, error, "deactivation refused")
+        }
+    }
+
     private func answer(_ call: BusCall, _ error: AudioSessionError?, _ explanation: String) {
         refresh()
         guard let error else { return call.reply() }
@@ -109,6 +142,7 @@ extension SessionService {
         case .insufficientPriority: "a higher-priority session (a call?) holds the audio"
         case .mediaServicesFailed: "PipeWire is not available"
         case .resourceNotAvailable: "the session's input has no volume control (see IsInputGainSettable)"
+        case .isBusy: "its audio still runs: stop or pause its streams first"
         default: error.wireName
         }
         call.fail(WireValues.error(error, message))

@@ -38,6 +38,8 @@ final class SessionService: @unchecked Sendable {
     var silentMode = false
     /// `RequestRecordPermission` calls waiting for the user's answer, by app.
     var pendingPermissionRequests: [String: [PendingPermissionRequest]] = [:]
+    /// `SetActive(false)` calls waiting for their session's streams to stop (``SessionCalls``).
+    var pendingDeactivations: [SessionID: PendingDeactivation] = [:]
     private var refreshPending = false
     /// The engine step the properties were last refreshed at (`PolicyCoordinator.engineEvents`).
     private var refreshedAtEngineEvent: UInt64?
@@ -236,6 +238,7 @@ final class SessionService: @unchecked Sendable {
             mutable["App"] = nil
             try? object.setProperties(mutable, of: SessionAPI.sessionInterface)
         }
+        finishDeactivations(waitingOnly: true)
         let route = engine.systemRoute
         try? manager?.setProperties(managerProperties(route: route), of: SessionAPI.managerInterface)
         if let previous = announcedRoute, previous != route {
@@ -245,6 +248,13 @@ final class SessionService: @unchecked Sendable {
         }
         announcedRoute = route
     }
+}
+
+/// A `SetActive(false)` call waiting for its session's audio to stop, until a deadline.
+struct PendingDeactivation {
+    var call: BusCall
+    var options: SetActiveOptions
+    var deadline: ScheduledWork
 }
 
 /// A `RequestRecordPermission` call waiting for the user to decide.

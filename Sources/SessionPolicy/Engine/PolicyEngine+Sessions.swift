@@ -96,6 +96,12 @@ extension PolicyEngine {
         arbitrate(cause: id)
     }
 
+    /// Deactivating it now would fail with `isBusy`: it is active and one of its streams runs.
+    public func isBusy(_ id: SessionID) -> Bool {
+        guard let state = sessions[id] else { return false }
+        return state.kind == .explicit && state.activity == .active && state.hasRunningStreams
+    }
+
     mutating func setActive(_ id: SessionID, _ active: Bool, _ options: SetActiveOptions) {
         guard existing(id), let state = sessions[id] else { return }
         if active {
@@ -123,6 +129,13 @@ extension PolicyEngine {
             emit(.activated(id))
             arbitrate(cause: id)
         } else {
+            // AVAudioSession refuses to deactivate a session whose audio still runs (isBusy):
+            // its app must stop (or pause) its streams first. An interrupted session's audio is
+            // already stopped; a stream its user paused does not count.
+            if isBusy(id) {
+                emit(.failed(id, .isBusy))
+                return
+            }
             let notify = options.contains(.notifyOthersOnDeactivation)
             if state.activity != .inactive {
                 leaveContention(id, resumeHint: notify)

@@ -16,11 +16,18 @@ public struct StreamQuietness: Hashable, Sendable {
     /// How long a running watched stream may go without any level report before it is judged
     /// by whether it runs instead: a meter that cannot listen must not cost a duck.
     public var meterPatience: Duration
+    /// How long a deactivation waits for its session's streams to stop before it fails with
+    /// `isBusy`. The server reports a stream's end a moment after its app stopped it (and an
+    /// idle stream counts as running for ``idleGrace``): an app that stopped its audio and then
+    /// deactivates must not be refused for that lag.
+    public var busyPatience: Duration
 
     public init(
         idleGrace: Duration = .milliseconds(1500), quietGrace: Duration = .milliseconds(250),
-        silenceThreshold: Float = 0.001, meterPatience: Duration = .milliseconds(500)
+        silenceThreshold: Float = 0.001, meterPatience: Duration = .milliseconds(500),
+        busyPatience: Duration = .milliseconds(1750)
     ) {
+        self.busyPatience = busyPatience
         self.idleGrace = idleGrace
         self.quietGrace = quietGrace
         self.silenceThreshold = silenceThreshold
