@@ -297,9 +297,10 @@ static const struct pw_proxy_events sink_events = { PW_VERSION_PROXY_EVENTS, .bo
 static const struct pw_proxy_events source_events = { PW_VERSION_PROXY_EVENTS, .bound = on_source_bound };
 
 /* One of the card's nodes: a null-audio-sink adapter that names this device as its device and
- * serves a card profile device, whose active Route is one of the device's routes. (Not
- * node.always-process: created by a client, PipeWire 1.4 starts such a node before its ports
- * are configured, and it stays in error.) */
+ * serves a card profile device, whose active Route is one of the device's routes. The source
+ * always processes, as a microphone in use does: PipeWire 1.4 applies Props (a volume) to a
+ * running null device only. It gets its format with it (a client-created node that always
+ * processes starts before its ports are configured, and without a format it stays in error). */
 static struct pw_proxy *create_node(struct impl *d, uint32_t device_id, bool output) {
     char node_name[256], device_ref[16];
     snprintf(node_name, sizeof(node_name), "%s-%s", d->name, output ? "output" : "input");
@@ -314,6 +315,12 @@ static struct pw_proxy *create_node(struct impl *d, uint32_t device_id, bool out
         "audio.position", "[ FL FR ]",
         "adapter.auto-port-config", "{ mode = dsp monitor = true position = preserve }",
         NULL);
+    if (!output) {
+        pw_properties_set(props, "node.always-process", "true");
+        pw_properties_set(props, "audio.format", "F32");
+        pw_properties_set(props, "audio.rate", "48000");
+        pw_properties_set(props, "audio.channels", "2");
+    }
     pw_properties_setf(props, PW_KEY_NODE_DESCRIPTION, "%s %s", d->name, output ? "Output" : "Input");
     struct pw_proxy *node = pw_core_create_object(d->core, "adapter", PW_TYPE_INTERFACE_Node, PW_VERSION_NODE,
                                                   &props->dict, 0);

@@ -24,8 +24,6 @@ struct DataSourceSessionTests {
         var daemon = try rig.startDaemon()
         var memo = try await Recorder(on: rig)
         try await memo.call("SetActive", [.bool(true), .uint32(0)])
-        let recorder = try await memo.record(on: rig)
-        defer { recorder.terminate() }
         try await memo.eventually("InputDataSources", is: .array(element: "(usss)", [Self.internalMic]))
         try await memo.eventually("InputDataSource", is: .int32(2))
         #expect(try await memo.property("OutputDataSources") == .array(element: "(usss)", []), "a recorder has no output")
