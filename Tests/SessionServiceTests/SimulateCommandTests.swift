@@ -13,14 +13,14 @@ struct SimulateCommandTests {
         .deletingLastPathComponent()
 
     /// Runs the simulator with `script` and returns its output once it exited by itself.
-    private func simulate(script: String, app: [String]) throws -> String {
+    private func simulate(script: String, app: [String], options: [String] = []) throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("simulate-test-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let scriptFile = directory.appendingPathComponent("script.txt")
         try script.write(to: scriptFile, atomically: true, encoding: .utf8)
         let simulator = try ManagedProcess(
-            ServiceSandbox.binary("audiosessionctl"), ["simulate", "--script", scriptFile.path, "--"] + app,
+            ServiceSandbox.binary("audiosessionctl"), ["simulate", "--script", scriptFile.path] + options + ["--"] + app,
             environment: ProcessInfo.processInfo.environment, logDirectory: directory)
         defer { simulator.terminate() }
         let status = try simulator.waitForExit(timeout: .seconds(60))
@@ -66,7 +66,9 @@ struct SimulateCommandTests {
                 headphones out
                 status
                 """,
-            app: [ServiceSandbox.binary("audiosession-example-player"), tone.path])
+            app: [ServiceSandbox.binary("audiosession-example-player"), tone.path], options: ["--devices", "hdmi"])
+        #expect(lines(output, "user").first == "a TV is connected over HDMI", "\(output)")
+        #expect(output.contains("route: out builtInSpeaker:card-output:analog-output-speaker"), "the TV never takes over by itself: \(output)")
         let signals = lines(output, "signal")
         let app = lines(output, "app")
         #expect(signals.contains { $0.hasSuffix("← Interruption began, reason default (held by sessionAPI if it does not stop)") }, "\(output)")
@@ -115,5 +117,7 @@ struct SimulateCommandTests {
         #expect(throws: SimulatorError.self) { try SimulatorAction.parse("call maybe") }
         #expect(throws: SimulatorError.self) { try SimulatorAction.parse("dance") }
         #expect(SimulatorAction.helpText.contains("headphones in | headphones out"))
+        #expect(throws: (any Error).self) { try SimulateCommand.parseAsRoot(["simulate", "--devices", "usb-dac,bogus", "--", "true"]) }
+        #expect(throws: (any Error).self) { try SimulateCommand.parseAsRoot(["simulate"]) }
     }
 }

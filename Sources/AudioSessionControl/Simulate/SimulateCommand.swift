@@ -15,9 +15,10 @@ struct SimulateCommand: AsyncParsableCommand {
             Starts a private PipeWire (with pipewire-pulse) whose sound card has a speaker, a headphone jack and two \
             microphones, a private session bus with a simulated logind, and audiosessiond with the shipped rules; runs \
             APP there (its session API calls, MPRIS and pulse or PipeWire streams all reach these, never your own \
-            session); then takes commands at a prompt, or from --script, one per line:
-
-            \(SimulatorAction.helpText)
+            session); then takes commands at a prompt, or from --script, one per line: call start|end, headphones \
+            in|out, usb in|out, silent on|off, lock, unlock, sleep, wake, services reset, notification, music \
+            start|stop, wait SECONDS, status, history, help, quit (help at the prompt says what each does; \
+            docs/simulate.md has them all).
 
             Each command is carried out as a user or another app would; what the daemon decides is printed as the \
             app's session receives it (signal), what the daemon does (daemon), and the app's own output (app), on one \
@@ -28,13 +29,19 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Read the commands from this file, one per line (# comments), instead of the prompt.", valueName: "file"))
     var script: String?
 
+    @Option(help: ArgumentHelp(
+        "Devices there from the start besides the sound card, comma-separated: \(SimulatedDesktop.ExtraDevice.allCases.map { "\($0.rawValue) (\($0.meaning))" }.joined(separator: ", ")).",
+        valueName: "list"))
+    var devices: String?
+
     @Option(help: ArgumentHelp("The audiosessiond binary to run (default: next to audiosessionctl, else PATH).", valueName: "path"))
     var daemon: String?
 
-    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The app to run, after --, and its arguments.", valueName: "app"))
+    @Argument(parsing: .postTerminator, help: ArgumentHelp("The app to run, after --, and its arguments.", valueName: "app"))
     var command: [String] = []
 
     mutating func validate() throws {
+        _ = try extraDevices()
         if command.first == "--" { command.removeFirst() }
         guard !command.isEmpty else { throw ValidationError("say which app to run: audiosessionctl simulate -- APP [ARGS...]") }
     }
@@ -74,6 +81,8 @@ struct SimulateCommand: AsyncParsableCommand {
             desktop.stop()
         }
         try await monitor.start()
+        try await desktop.add(try extraDevices())
+        await monitor.settle()
         let program = command[0]
         let app = try desktop.launch(program, Array(command.dropFirst()))
         monitor.follow(app, name: URL(fileURLWithPath: program).lastPathComponent)
@@ -118,6 +127,17 @@ struct SimulateCommand: AsyncParsableCommand {
             if interactive { Self.prompt() }
         }
         timeline.heading("simulation done: the app and every process the simulator started are stopped.")
+    }
+
+    private func extraDevices() throws -> [SimulatedDesktop.ExtraDevice] {
+        try (devices ?? "").split(separator: ",").map { name in
+            let name = name.trimmingCharacters(in: .whitespaces)
+            guard let device = SimulatedDesktop.ExtraDevice(rawValue: name) else {
+                throw ValidationError(
+                    "no device '\(name)': say \(SimulatedDesktop.ExtraDevice.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return device
+        }
     }
 
     private static func prompt() {

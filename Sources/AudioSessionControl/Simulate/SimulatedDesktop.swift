@@ -70,6 +70,44 @@ final class SimulatedDesktop: @unchecked Sendable {
         timeline.say(.daemon, "audiosessiond up (pid \(daemon.pid)), shipped rules, session bus \(bus.address)")
     }
 
+    /// Devices that may be present from the start besides the sound card (`--devices`).
+    enum ExtraDevice: String, CaseIterable {
+        case headset, usbDAC = "usb-dac", usbMic = "usb-mic", hdmi
+
+        var meaning: String {
+            switch self {
+            case .headset: "a headset in the card's jack"
+            case .usbDAC: "a USB DAC (also usb in / usb out)"
+            case .usbMic: "a USB microphone"
+            case .hdmi: "a TV on HDMI"
+            }
+        }
+    }
+
+    /// Puts the extra devices there, before the app starts.
+    func add(_ devices: [ExtraDevice]) async throws {
+        for device in devices {
+            switch device {
+            case .headset: try await perform(.headphones(true))
+            case .usbDAC: try await perform(.usb(true))
+            case .usbMic:
+                timeline.say(.user, "a USB microphone is plugged in")
+                try sandbox.run("pw-cli", ["create-node", "adapter", Self.usbMicrophone])
+                try sandbox.configureDevicePorts(named: "usb-mic", positions: ["MONO"])
+            case .hdmi:
+                timeline.say(.user, "a TV is connected over HDMI")
+                try sandbox.createNullSink(named: "hdmi-tv", description: "TV (HDMI)")
+            }
+        }
+    }
+
+    /// A source that says it is on USB, as a USB microphone's does.
+    static let usbMicrophone = """
+        { factory.name = support.null-audio-sink node.name = "usb-mic" node.description = "USB Microphone" \
+        media.class = "Audio/Source" audio.position = [ MONO ] object.linger = true device.bus = "usb" \
+        adapter.auto-port-config = { mode = dsp monitor = true position = preserve } }
+        """
+
     /// What an app run here needs to find these servers (and nothing of the user's).
     var appEnvironment: [String: String] {
         bus.environment.merging(["PULSE_SERVER": "unix:\(sandbox.pulseSocketPath)"]) { $1 }
