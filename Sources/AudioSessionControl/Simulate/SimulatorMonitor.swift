@@ -129,10 +129,14 @@ final class SimulatorMonitor: @unchecked Sendable {
         return entry.app == app.name
     }
 
+    /// A decision's details as text: a string one as it is, a number with two decimals.
+    private static func readers(_ details: [String: BusValue]) -> (string: (String) -> String, number: (String) -> String) {
+        ({ details[$0]?.stringValue ?? "" }, { details[$0]?.doubleValue.map { String(format: "%.2f", $0) } ?? "?" })
+    }
+
     /// The Session1 signal (or property change) a decision reaches the app as.
     static func signalText(_ kind: String, _ details: [String: BusValue]) -> String? {
-        func string(_ key: String) -> String { details[key]?.stringValue ?? "" }
-        func number(_ key: String) -> String { details[key]?.doubleValue.map { String(format: "%.2f", $0) } ?? "?" }
+        let (string, number) = readers(details)
         switch kind {
         case "activated": return "active"
         case "deactivated": return "inactive"
@@ -157,8 +161,7 @@ final class SimulatorMonitor: @unchecked Sendable {
 
     /// What the daemon did, in words.
     static func actionText(_ kind: String, _ details: [String: BusValue]) -> String? {
-        func string(_ key: String) -> String { details[key]?.stringValue ?? "" }
-        func number(_ key: String) -> String { details[key]?.doubleValue.map { String(format: "%.2f", $0) } ?? "?" }
+        let (string, number) = readers(details)
         switch kind {
         case "activated": return "active"
         case "deactivated": return "inactive"

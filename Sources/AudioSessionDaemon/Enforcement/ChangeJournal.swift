@@ -58,19 +58,21 @@ final class ChangeJournal: @unchecked Sendable {
 
     /// An input device's gain, by its name (nil: nothing of ours on it any more).
     func recordInputGain(_ entry: EnforcementJournal.InputGainEntry?, device name: String) {
-        var gains = contents.inputGains ?? [:]
-        guard gains[name] != entry else { return }
-        gains[name] = entry
-        contents.inputGains = gains.isEmpty ? nil : gains
-        saveSoon()
+        record(entry, device: name, in: \.inputGains)
     }
 
     /// A device's data source, by its name (nil: nothing of ours on it any more).
     func recordDataSource(_ entry: EnforcementJournal.DataSourceEntry?, device name: String) {
-        var sources = contents.dataSources ?? [:]
-        guard sources[name] != entry else { return }
-        sources[name] = entry
-        contents.dataSources = sources.isEmpty ? nil : sources
+        record(entry, device: name, in: \.dataSources)
+    }
+
+    private func record<Entry: Equatable>(
+        _ entry: Entry?, device name: String, in entries: WritableKeyPath<EnforcementJournal, [String: Entry]?>
+    ) {
+        var byDevice = contents[keyPath: entries] ?? [:]
+        guard byDevice[name] != entry else { return }
+        byDevice[name] = entry
+        contents[keyPath: entries] = byDevice.isEmpty ? nil : byDevice
         saveSoon()
     }
 

@@ -62,7 +62,7 @@ extension PolicyEngine {
     /// selected.
     mutating func updateDataSources() {
         guard !dataSourceSessions.isEmpty || !appliedDataSources.isEmpty else { return }
-        var winners: [DeviceID: (source: UInt32, contender: HardwareArbiter.Contender)] = [:]
+        var choice = DeviceSettingChoice<UInt32>()
         for id in dataSourceSessions.sorted() {
             guard let state = sessions[id], !state.preferredDataSources.isEmpty else {
                 dataSourceSessions.remove(id)
@@ -73,22 +73,9 @@ extension PolicyEngine {
                 guard let device = routedDevice(of: state, direction), let source = state.preferredDataSources[device],
                     (deviceDataSources[device]?.sources ?? []).contains(where: { $0.id == source })
                 else { continue }
-                let candidate = HardwareArbiter.Contender(
-                    wish: state.wish, isMixable: state.configuration.isMixable, activationSerial: state.serial)
-                if HardwareArbiter.outranks(candidate, winners[device]?.contender) {
-                    winners[device] = (source, candidate)
-                }
+                choice.offer(source, for: device, by: state)
             }
         }
-        for device in appliedDataSources.keys.sorted() where winners[device] == nil {
-            appliedDataSources[device] = nil
-            emit(.selectDataSource(device, nil))
-        }
-        for device in winners.keys.sorted() {
-            let source = winners[device]!.source
-            guard appliedDataSources[device] != source else { continue }
-            appliedDataSources[device] = source
-            emit(.selectDataSource(device, source))
-        }
+        for change in choice.changes(applied: &appliedDataSources) { emit(.selectDataSource(change.device, change.value)) }
     }
 }

@@ -62,7 +62,7 @@ extension PolicyEngine {
     /// released when that changes. Costs nothing while no session has a wish and nothing is applied.
     mutating func updateInputGains() {
         guard !inputGainSessions.isEmpty || !appliedInputGains.isEmpty else { return }
-        var winners: [DeviceID: (gain: Double, contender: HardwareArbiter.Contender)] = [:]
+        var choice = DeviceSettingChoice<Double>()
         for id in inputGainSessions.sorted() {
             guard let state = sessions[id], let gain = state.inputGain else {
                 inputGainSessions.remove(id)
@@ -71,21 +71,8 @@ extension PolicyEngine {
             guard state.activity == .active, state.configuration.category.hasInput,
                 let device = state.route.inputs.first?.device, inputVolumes[device] != nil
             else { continue }
-            let candidate = HardwareArbiter.Contender(
-                wish: state.wish, isMixable: state.configuration.isMixable, activationSerial: state.serial)
-            if HardwareArbiter.outranks(candidate, winners[device]?.contender) {
-                winners[device] = (gain, candidate)
-            }
+            choice.offer(gain, for: device, by: state)
         }
-        for device in appliedInputGains.keys.sorted() where winners[device] == nil {
-            appliedInputGains[device] = nil
-            emit(.applyInputGain(device, nil))
-        }
-        for device in winners.keys.sorted() {
-            let gain = winners[device]!.gain
-            guard appliedInputGains[device] != gain else { continue }
-            appliedInputGains[device] = gain
-            emit(.applyInputGain(device, gain))
-        }
+        for change in choice.changes(applied: &appliedInputGains) { emit(.applyInputGain(change.device, change.value)) }
     }
 }
