@@ -5,8 +5,12 @@
 # WirePlumber) against deadlines on a 2-core machine. When a run fails, the failures are
 # printed and the whole suite runs once more: a failure that happens twice is a failure; one
 # that does not come back is reported as a timing flake (the list is in the output, never
-# hidden), so it can be chased without blocking everyone else.
+# hidden), so it can be chased without blocking everyone else. A failure of a deterministic
+# test — the policy engine's and the rules' (Tests/SessionPolicyTests, Tests/PolicyRulesTests),
+# whose random scenarios are seeded and print their seed — is never run again: it would pass by
+# drawing another case, and hide a real bug (it once did).
 set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
 # Plain text: CI reads the closing line.
 export NO_COLOR=1
 binary="$1"
@@ -22,6 +26,16 @@ if [ "$status" -eq 0 ]; then exit 0; fi
 echo
 echo "run-tests: the first run failed (exit $status). Its failures:"
 grep -E '✘ Test .* (recorded an issue|failed)' "$log" | sed 's/^/run-tests:   /' | head -40
+deterministic=$(grep -oE '✘ Test .* recorded an issue at [A-Za-z0-9_+]+\.swift' "$log" | sed -E 's/.* at //' | sort -u |
+  while read -r file; do
+    for directory in SessionPolicyTests PolicyRulesTests; do
+      if find "$root/Tests/$directory" -name "$file" | grep -q .; then echo "$file"; fi
+    done
+  done)
+if [ -n "$deterministic" ]; then
+  echo "run-tests: a deterministic test failed ($(echo $deterministic)): not run again — no timing can explain it, and a seeded random test would draw another case."
+  exit "$status"
+fi
 echo "run-tests: running every test once more; a failure that repeats fails the build."
 echo
 "$binary" --testing-library swift-testing --no-parallel "$@"
