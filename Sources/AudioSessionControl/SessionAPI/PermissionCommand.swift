@@ -7,7 +7,8 @@ struct PermissionCommand: AsyncParsableCommand {
         commandName: "permission",
         abstract: "Grant, deny or reset an app's record permission (a denied app records silence).",
         discussion: """
-            APP is the app name sessions are kept under: the name an app gave when it created its session, \
+            APP is the app name sessions are kept under: a sandboxed (Flatpak) app's id, else the name an app gave \
+            when it created its session, \
             or for other apps the name rules see (application.name, else the binary). \
             'list' shows the remembered answers.
             """)

@@ -55,7 +55,8 @@ extension SessionService {
         guard owned < Self.maxSessionsPerPeer else {
             return call.fail(WireValues.error(.resourceNotAvailable, "a connection may hold at most \(Self.maxSessionsPerPeer) sessions"))
         }
-        let owner = SessionOwner(uniqueName: call.caller.uniqueName, pid: Int32(bitPattern: call.caller.pid), uid: call.caller.uid)
+        let pid = Int32(bitPattern: call.caller.pid)
+        let owner = SessionOwner(uniqueName: call.caller.uniqueName, pid: pid, uid: call.caller.uid, sandboxAppID: FlatpakAppID.of(pid))
         let id = coordinator.createExplicitSession(app: app, owner: owner)
         guard let values = sessionProperties(id) else {
             coordinator.removeExplicitSession(id)
@@ -99,9 +100,17 @@ extension SessionService {
     }
 
     /// Silent mode and permissions belong to the user the daemon runs for.
+    /// Settings that change other apps' audio or permissions: the user's own processes only,
+    /// never another uid's, never a sandboxed app's (``SessionOwnership/mayChangeSettings(_:)``).
     private func requireUser(_ call: BusCall) -> Bool {
         guard call.caller.uid == userID else {
             call.fail(WireValues.error(.missingEntitlement, "only uid \(userID) may change this"))
+            return false
+        }
+        let pid = Int32(bitPattern: call.caller.pid)
+        let caller = SessionOwnership.Owner(pid: pid, sandboxAppID: FlatpakAppID.of(pid))
+        guard SessionOwnership.mayChangeSettings(caller) else {
+            call.fail(WireValues.error(.missingEntitlement, "a sandboxed app (\(caller.sandboxAppID ?? "")) may not change this"))
             return false
         }
         return true

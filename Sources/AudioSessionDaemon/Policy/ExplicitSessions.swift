@@ -21,11 +21,17 @@ struct SessionOwner: Hashable, Sendable {
     var uniqueName: String
     var pid: Int32
     var uid: UInt32
+    /// Its Flatpak app id, read from its process when it connected (nil: unsandboxed).
+    var sandboxAppID: String? = nil
+
+    var ownership: SessionOwnership.Owner { SessionOwnership.Owner(pid: pid, sandboxAppID: sandboxAppID) }
 }
 
 extension PolicyCoordinator {
     /// Creates an explicit session owned by `owner`; soloAmbient and inactive, as in AVAudioSession.
-    func createExplicitSession(app: String, owner: SessionOwner) -> SessionID {
+    func createExplicitSession(app requested: String, owner: SessionOwner) -> SessionID {
+        let app = SessionOwnership.app(named: requested, by: owner.ownership)
+        if app != requested { logger.info("a session asked for as '\(requested)' is \(app)'s: its sandbox says so") }
         let id = SessionID(nextExplicitSession)
         nextExplicitSession += 1
         explicitSessions[id] = ExplicitSession(id: id, owner: owner, app: app)
@@ -101,14 +107,24 @@ extension PolicyCoordinator {
 }
 
 extension PolicyCoordinator {
-    /// The explicit session a stream belongs to: the one it names (``BackendStream/namedSession``),
-    /// else the one whose owner is the stream's process or one of its ancestors.
+    /// The explicit session a stream belongs to: the one it names (``BackendStream/namedSession``)
+    /// when it may join it (``SessionOwnership/mayJoin(streamLineage:streamSandboxAppID:owner:)``:
+    /// from its owner's process tree or the same sandboxed app), else the one whose owner is the
+    /// stream's process or one of its ancestors.
     func explicitSession(of stream: BackendStream) -> SessionID? {
-        if let named = stream.namedSession, explicitSessions[SessionID(named)] != nil {
-            return SessionID(named)
+        guard !explicitSessions.isEmpty else { return nil }
+        let ancestors = stream.processID.map { ProcessAncestry.chain(from: $0) } ?? []
+        if let named = stream.namedSession, let session = explicitSessions[SessionID(named)] {
+            let appID = stream.sandboxAppID ?? stream.processID.flatMap { FlatpakAppID.of($0) }
+            if SessionOwnership.mayJoin(streamLineage: ancestors, streamSandboxAppID: appID, owner: session.owner.ownership) {
+                return session.id
+            }
+            if refusedClaims.insert(stream.id).inserted {
+                logger.warning(
+                    "stream \(stream.id) of '\(stream.appName)' names \(session.id), which belongs to another app: not joined")
+            }
         }
-        guard let pid = stream.processID, !explicitSessions.isEmpty else { return nil }
-        let ancestors = ProcessAncestry.chain(from: pid)
+        guard stream.processID != nil else { return nil }
         // The nearest owner wins (a session created by a child process beats its parent's).
         for ancestor in ancestors {
             if let match = explicitSessions.values.filter({ $0.owner.pid == ancestor }).map(\.id).min() {

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import AppProcesses
 import Logging
 import PolicyRules
 import SessionPolicy
@@ -58,6 +59,8 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// Explicit sessions (created over the session API), with who owns them.
     var explicitSessions: [SessionID: ExplicitSession] = [:]
     var nextExplicitSession: UInt64 = 1
+    /// Streams whose claim to a session was refused (logged once each).
+    var refusedClaims: Set<StreamID> = []
     /// What the graph's clock accepts, once known: it overrides the rules' hardware limits.
     var graphHardware: GraphHardware?
     /// MPRIS players and the pauses we pressed (MPRIS/PlayerControl.swift); nil without a session bus.
@@ -246,10 +249,15 @@ final class PolicyCoordinator: @unchecked Sendable {
         if isNew {
             let composed = composition.classify(appStreams(of: session, starting: stream))
             sessions.setComposed(composed, session: session)
+            // A sandboxed app is its app id (the portal's, else its Flatpak scope's), whatever
+            // application.name its stream states: it cannot claim another app's permission.
+            let owner = SessionOwnership.Owner(
+                pid: stream.processID ?? 0, sandboxAppID: stream.sandboxAppID ?? stream.processID.flatMap { FlatpakAppID.of($0) })
+            let app = SessionOwnership.app(named: stream.appName, by: owner)
             submit(.sessionCreated(session, SessionDescriptor(
-                kind: .implicit, app: stream.appName, classification: composed.classification,
+                kind: .implicit, app: app, classification: composed.classification,
                 capabilities: backend.interruptionMethods)))
-            logger.info("\(session) for '\(stream.appName)': \(describe(composed)) [app \(facts.identity)]")
+            logger.info("\(session) for '\(app)': \(describe(composed)) [app \(facts.identity)]")
         }
         updateLevelWatching(session)
         playerControl?.mprisStreamJoined(stream, session: session)
@@ -300,6 +308,7 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     private func streamRemoved(_ id: StreamID) {
         cancelIdleTimer(id)
+        refusedClaims.remove(id)
         enforcement.streamRemoved(id)
         routes.streamRemoved(id)
         if levels.unwatch(id) { backend.stopWatchingLevel(of: id) }

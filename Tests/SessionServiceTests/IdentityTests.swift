@@ -1,0 +1,122 @@
+import Foundation
+import PipeWireSandbox
+import SessionBus
+import Testing
+
+/// Identity from credentials, not from what a caller says: a stream cannot join another app's
+/// session by naming it; a sandboxed app (here: a process in a Flatpak app's scope, as
+/// `flatpak run` puts it) is its app id whatever name it gives, so it cannot take another app's
+/// record permission, and it may not change silent mode or permissions.
+@Suite("Identity from credentials", .serialized)
+struct IdentityTests {
+    /// Sessions as ListSessions has them, by id.
+    private func sessions(_ client: BusConnection) async throws -> [UInt64: [String: BusValue]] {
+        let listing = try await managerCall(client, "ListSessions").first?.arrayValue ?? []
+        var byID: [UInt64: [String: BusValue]] = [:]
+        for entry in listing {
+            guard let fields = entry.dictionaryValue, let id = fields["id"]?.uint64Value else { continue }
+            byID[id] = fields
+        }
+        return byID
+    }
+
+    @Test func aStreamCannotJoinAnotherAppsSessionByNamingIt() async throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        // A VoIP app's session, held by `audiosessionctl run` (another process than this test).
+        let voip = try sandbox.spawnCtl(["run", "--category", "playAndRecord", "--mode", "voiceChat", "--app", "voip", "--", "sleep", "600"])
+        defer { voip.terminate() }
+        let client = try sandbox.connect()
+        var victim: UInt64 = 0
+        try await waitUntil(timeout: .seconds(10), "the VoIP app's session exists") { () async throws -> Bool in
+            victim = try await sessions(client).first { $0.value["app"]?.stringValue == "voip" }?.key ?? 0
+            return victim != 0
+        }
+        // Another app's player names that session in its stream's properties.
+        let tone = try sandbox.pipewire.testTone()
+        try sandbox.pipewire.play(
+            role: "Music", file: tone, extraArguments: ["-P", "{ node.name = intruder audiosession.id = \(victim) }"])
+        try sandbox.waitForLog("names session#\(victim), which belongs to another app: not joined")
+        try await waitUntil(timeout: .seconds(10), "the player is a session of its own") { () async throws -> Bool in
+            let all = try await sessions(client)
+            let joined = all[victim]?["streams"]?.arrayValue ?? []
+            return joined.isEmpty && all.contains { $0.key != victim && !($0.value["streams"]?.arrayValue ?? []).isEmpty }
+        }
+    }
+
+    @Test func aSandboxedAppIsItsAppIDAndChangesNoSettings() async throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        #expect(try sandbox.ctl(["permission", "grant", "org.example.Recorder"]).status == 0)
+        let scope = try FlatpakScope(appID: "org.example.Memo")
+        defer { scope.remove() }
+        let script = sandbox.pipewire.directory.appendingPathComponent("sandboxed-client.py")
+        try """
+            import dbus
+            bus = dbus.SessionBus()
+            manager = dbus.Interface(bus.get_object("org.audiosession.Manager1", "/org/audiosession/Manager1"), "org.audiosession.Manager1")
+            path = manager.CreateSession("org.example.Recorder")
+            props = dbus.Interface(bus.get_object("org.audiosession.Manager1", path), "org.freedesktop.DBus.Properties")
+            print("app", props.Get("org.audiosession.Session1", "App"))
+            print("permission", props.Get("org.audiosession.Session1", "RecordPermission"))
+            for name, call in [("SetRecordPermission", lambda: manager.SetRecordPermission("org.example.Memo", "granted")),
+                               ("SetSilentMode", lambda: manager.SetSilentMode(True))]:
+                try:
+                    call()
+                    print(name, "allowed")
+                except dbus.exceptions.DBusException as error:
+                    print(name, "refused", error.get_dbus_name())
+            """.write(to: script, atomically: true, encoding: .utf8)
+        // Into the app's scope first, then the client: its credentials say it is that app.
+        let client = try sandbox.pipewire.spawn(
+            "/bin/sh", ["-c", "echo $$ > \(scope.procs) && exec /usr/bin/python3 \(script.path)"],
+            extraEnvironment: sandbox.bus.environment)
+        #expect(try client.waitForExit(timeout: .seconds(15)) == 0, "\(client.output)\(client.errorOutput)")
+        let lines = client.output.split(separator: "\n").map(String.init)
+        #expect(lines.contains("app org.example.Memo"), "its app id, not the name it gave: \(lines)")
+        #expect(lines.contains("permission undetermined"), "not the Recorder's grant: \(lines)")
+        #expect(lines.contains("SetRecordPermission refused org.audiosession.Error.MissingEntitlement"), "\(lines)")
+        #expect(lines.contains("SetSilentMode refused org.audiosession.Error.MissingEntitlement"), "\(lines)")
+        // Its recorder, with no session API, says it is the Recorder: its session is still its own.
+        let recording = sandbox.pipewire.directory.appendingPathComponent("sneaky.wav")
+        let recorder = try sandbox.pipewire.spawn(
+            "/bin/sh", ["-c", "echo $$ > \(scope.procs) && exec pw-record -P '{ node.name = sneaky application.name = org.example.Recorder }' \(recording.path)"])
+        defer { recorder.terminate() }
+        try sandbox.pipewire.waitUntilLinked("sneaky", to: ["mic"])
+        let connection = try sandbox.connect()
+        try await waitUntil(timeout: .seconds(10), "the recorder's session is the Memo app's") { () async throws -> Bool in
+            let listing = try await managerCall(connection, "ListSessions").first?.arrayValue ?? []
+            return listing.contains { entry in
+                let fields = entry.dictionaryValue ?? [:]
+                return fields["kind"]?.stringValue == "implicit" && fields["app"]?.stringValue == "org.example.Memo"
+            }
+        }
+        let remembered = try sandbox.ctl(["permission", "list"])
+        #expect(remembered.status == 0 && remembered.output.contains("org.example.Recorder"), "\(remembered)")
+        #expect(!remembered.output.contains("org.example.Memo"), "nothing granted to it: \(remembered.output)")
+    }
+}
+
+/// A Flatpak app's systemd scope, as `flatpak run` makes one: `app-flatpak-<id>-<n>.scope` in
+/// the systemd cgroup hierarchy, which is where the daemon reads a process's app id from when it
+/// has no `/.flatpak-info`. Needs a writable cgroup tree (root, as CI runs).
+struct FlatpakScope {
+    let directory: URL
+    var procs: String { directory.appendingPathComponent("cgroup.procs").path }
+
+    init(appID: String) throws {
+        let hierarchy = ["/sys/fs/cgroup/systemd", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"].first {
+            FileManager.default.fileExists(atPath: "\($0)/cgroup.procs")
+        }
+        guard let hierarchy else { throw SandboxError.commandFailed("no cgroup hierarchy with cgroup.procs to make a Flatpak scope in") }
+        directory = URL(fileURLWithPath: hierarchy).appendingPathComponent("app-flatpak-\(appID)-\(getpid()).scope")
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
+        } catch {
+            throw SandboxError.commandFailed("cannot make the Flatpak scope \(directory.path) (the tests need a writable cgroup tree): \(error)")
+        }
+    }
+
+    /// Removes the scope once its processes are gone.
+    func remove() { rmdir(directory.path) }
+}
