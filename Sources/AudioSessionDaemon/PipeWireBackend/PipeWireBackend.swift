@@ -41,6 +41,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private var mutedSources: Set<GlobalID> = []
     /// Sink nodes' volumes as last reported.
     private var sinkVolumes: [GlobalID: Double] = [:]
+    /// Clients' processes as the kernel vouches for them.
+    private var vouched = VouchedProcess()
     /// Sources' volumes last reported (``BackendEvent/inputVolumeChanged(_:_:)``).
     private var sourceVolumes: [GlobalID: Double] = [:]
     /// Device nodes' data sources last reported (``BackendEvent/dataSourcesChanged(_:_:)``).
@@ -290,7 +292,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         let sandboxAppID = properties["pipewire.access.portal.app_id"].flatMap { $0.isEmpty ? nil : $0 }
         return BackendStream(
             id: StreamID(direction, node.id), client: node.clientID ?? 0, properties: properties,
-            activity: activity, appName: appName, processID: client?.pid, sandboxAppID: sandboxAppID,
+            activity: activity, appName: appName, processID: client.flatMap { vouched.pid(of: $0) }, sandboxAppID: sandboxAppID,
             statedProcessID: properties["application.process.id"].flatMap { Int32($0) },
             hardwareRequest: NodeHardwareRequest.request(from: properties),
             namedSession: properties["audiosession.id"].flatMap { UInt64($0) },
