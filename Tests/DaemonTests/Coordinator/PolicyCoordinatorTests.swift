@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PolicyRules
 import SessionPolicy
@@ -105,12 +106,14 @@ extension PolicyCoordinatorTests {
     /// An app told of its interruption over the session API has half a second to stop its own
     /// audio; then its streams are held.
     @Test func anExplicitSessionIsHeldAfterItsGraceAndNotBefore() throws {
-        let owner = SessionOwner(uniqueName: ":1.9", pid: 99_999, uid: 1000)
+        // The player is this very process: its stream names its session and comes from its owner.
+        let owner = SessionOwner(uniqueName: ":1.9", pid: getpid(), uid: 1000)
         let player = coordinator.createExplicitSession(app: "player", owner: owner)
         #expect(coordinator.request(.setCategory(player, .playback, mode: .default, options: []), for: player) == nil)
         #expect(coordinator.request(.setActive(player, true, options: []), for: player) == nil)
         var own = stream(1, role: "Music", client: 10)
         own.namedSession = player.rawValue
+        own.processID = getpid()
         coordinator.handle(.streamAppeared(own))
         backend.clearActions()
         coordinator.handle(.streamAppeared(stream(2, role: "Communication", client: 20)))
