@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 BIN := .build/$(CONFIG)
 
-.PHONY: all deps browsers apps build test test-stack-1.4 demo clean bench install
+.PHONY: all deps browsers apps build test test-stack-1.4 demo clean bench install fuzz
 
 all: build
 
@@ -42,6 +42,11 @@ test-stack-1.4: deps browsers apps
 	$(SWIFT) build --build-tests
 	AUDIOSESSION_TEST_STACK=1.4 scripts/run-tests.sh "$$($(SWIFT) build --show-bin-path)/audiosessionPackageTests.xctest" \
 		--filter PipeWireGraphTests --filter DaemonTests --filter SessionServiceTests
+
+## Coverage-guided fuzzing (libFuzzer) of the rules reader, FUZZ_SECONDS each (default 60):
+## executions and findings printed; a crash fails (docs/fuzzing.md).
+fuzz: deps
+	scripts/fuzz.sh
 
 ## A private PipeWire with a virtual speaker and headphones, the daemon, and a scripted scenario.
 demo: build
