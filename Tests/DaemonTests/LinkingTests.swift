@@ -39,7 +39,7 @@ struct LinkingTests {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox)
         try daemon.waitForLog("attached to PipeWire")
-        try sandbox.run("pw-metadata", ["-n", "default", "0", "default.configured.audio.sink", #"{"name":"speaker"}"#, "Spa:String:JSON"])
+        try sandbox.chooseDefaultSink("speaker")
         let tone = try sandbox.testTone()
         try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = follower }"])
         try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = pinned }", "--target", "speaker"])
@@ -47,7 +47,7 @@ struct LinkingTests {
         try sandbox.waitUntilLinked("pinned", to: ["speaker"])
 
         // The user picks another default (as wpctl set-default does): followers move, the pinned one stays.
-        try sandbox.run("pw-metadata", ["-n", "default", "0", "default.configured.audio.sink", #"{"name":"headphones"}"#, "Spa:String:JSON"])
+        try sandbox.chooseDefaultSink("headphones")
         try sandbox.waitUntilLinked("follower", to: ["headphones"])
         try sandbox.waitUntilLinked("pinned", to: ["speaker"])
         #expect(try sandbox.defaultDevice("default.audio.sink") == "headphones")
@@ -62,7 +62,7 @@ struct LinkingTests {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox)
         try daemon.waitForLog("attached to PipeWire")
-        try sandbox.run("pw-metadata", ["-n", "default", "0", "default.configured.audio.sink", #"{"name":"speaker"}"#, "Spa:String:JSON"])
+        try sandbox.chooseDefaultSink("speaker")
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = moved }"])
         try sandbox.waitUntilLinked("moved", to: ["speaker"])
         let stream = try #require(try sandbox.dump().node(named: "moved"))

@@ -35,12 +35,22 @@ extension PrivatePipeWire {
 
     /// Sets the user's default source (the microphone) as `wpctl set-default` does.
     func chooseDefaultSource(_ name: String) throws {
-        try run("pw-metadata", ["-n", "default", "0", "default.configured.audio.source", "{\"name\":\"\(name)\"}", "Spa:String:JSON"])
+        try chooseDefault("default.configured.audio.source", name)
     }
 
     /// Sets the user's default sink as `wpctl set-default` / pavucontrol do.
     func chooseDefaultSink(_ name: String) throws {
-        try run("pw-metadata", ["-n", "default", "0", "default.configured.audio.sink", "{\"name\":\"\(name)\"}", "Spa:String:JSON"])
+        try chooseDefault("default.configured.audio.sink", name)
+    }
+
+    /// Writes the `default` metadata's key and waits until it is there: right after the daemon
+    /// attached, its `default` metadata may not be exported yet, and pw-metadata's write to a
+    /// metadata that is not there is lost (so it is written again until it holds).
+    private func chooseDefault(_ key: String, _ name: String) throws {
+        try waitUntil(timeout: .seconds(5), "the default metadata holds \(key) = \(name)") {
+            try run("pw-metadata", ["-n", "default", "0", key, "{\"name\":\"\(name)\"}", "Spa:String:JSON"])
+            return try defaultDevice(key) == name
+        }
     }
 }
 
