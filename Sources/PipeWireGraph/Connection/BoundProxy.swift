@@ -12,6 +12,8 @@ final class BoundProxy {
     let kind: Kind
     let proxy: OpaquePointer
     let globalProperties: [String: String]
+    /// The global's version, as the registry announced it (a rebind asks for the same).
+    let serverVersion: UInt32
     private let hook: UnsafeMutablePointer<spa_hook>
     unowned let session: GraphSession
 
@@ -35,6 +37,7 @@ final class BoundProxy {
         self.kind = kind
         self.proxy = proxy
         self.globalProperties = properties
+        self.serverVersion = serverVersion
         self.session = session
         hook = .allocate(capacity: 1)
         hook.initialize(to: spa_hook())

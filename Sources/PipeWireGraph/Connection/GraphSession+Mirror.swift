@@ -33,7 +33,34 @@ extension GraphSession {
             mirror.metadata[name] = metadata
             proxy.announced = true
             emit(.added(.metadata(metadata)))
+            replayMetadataLater(id)
         }
+    }
+
+    /// A metadata another client implements (WirePlumber's `default`) can lose the changes it
+    /// makes while our bind is still on its way to it: seen with WirePlumber 0.4 on PipeWire
+    /// 0.3.65 in about one start in ten, its default sink never mirrored (pw-dump, binding
+    /// later, had it). Bound once more a moment later, it replays every property, and the
+    /// mirror reports only what it had missed. One timer per new metadata object: nothing at idle.
+    private func replayMetadataLater(_ id: GlobalID) {
+        let timer = GraphTimer(loopThread: loopThread) { [weak self] in self?.rebindMetadata(id) }
+        timer.arm(nanoseconds: Self.metadataReplayDelay)
+        metadataReplays[id] = timer
+    }
+
+    static let metadataReplayDelay: UInt64 = 250_000_000
+
+    /// Binds a metadata object again (its properties replay); the old proxy goes.
+    private func rebindMetadata(_ id: GlobalID) {
+        metadataReplays[id] = nil
+        guard let old = bound[id], old.kind == .metadata, let registry,
+            let fresh = BoundProxy(
+                session: self, registry: registry, id: id, kind: .metadata, serverVersion: old.serverVersion,
+                properties: old.globalProperties)
+        else { return }
+        fresh.announced = true
+        bound[id] = fresh
+        old.destroy()
     }
 
     func registryGlobalRemove(id: GlobalID) {
@@ -52,6 +79,7 @@ extension GraphSession {
             profilerRemoved()
             return
         }
+        metadataReplays.removeValue(forKey: id)?.cancel()
         guard let proxy = bound.removeValue(forKey: id) else { return }
         proxy.destroy()
         guard proxy.announced else { return }

@@ -46,6 +46,8 @@ final class GraphSession: @unchecked Sendable {
     /// Counts requests whose replies belong to the current state (binds, enumerations):
     /// the initial sync repeats until a round-trip adds none.
     var pendingWork = 0
+    /// Metadata objects to bind once more (``replayMetadataLater(_:)``), by id.
+    var metadataReplays: [GlobalID: GraphTimer] = [:]
 
     /// Metadata objects we implement, exported on a second connection (pitfall 1).
     var exportCore: OpaquePointer?
@@ -227,6 +229,8 @@ final class GraphSession: @unchecked Sendable {
         coreHook?.deallocate()
         coreHook = nil
         pendingWork = 0
+        for timer in metadataReplays.values { timer.cancel() }
+        metadataReplays.removeAll()
         mirror = GraphSnapshot()
     }
 
