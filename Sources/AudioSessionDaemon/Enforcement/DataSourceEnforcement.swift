@@ -51,22 +51,18 @@ final class DataSourceEnforcement: @unchecked Sendable {
         if current != source { backend.selectDataSource(source, of: device) }
     }
 
+    /// Selects the route the card had again, unless it has one that is neither ours nor that
+    /// (its user chose it); one still on its way counts as ours: the switch back is sent after it.
     private func giveBack(_ device: DeviceID) {
         guard let entry = applied.removeValue(forKey: device) else { return }
         journal.recordDataSource(nil, device: entry.name)
-        Self.giveBack(entry.original, written: entry.written, on: device, backend: backend, logger: logger)
-    }
-
-    /// Selects `original` again unless the card has a route that is neither ours nor it (still
-    /// on its way counts as ours: the switch back is sent after it).
-    private static func giveBack(_ original: UInt32, written: UInt32, on device: DeviceID, backend: AudioBackend, logger: Logger?) {
         guard let current = backend.selectedDataSource(of: device) else { return }
-        guard current == written || current == original else {
-            logger?.info("\(device): its user chose route \(current) since; it stays")
+        guard current == entry.written || current == entry.original else {
+            logger.info("\(device): its user chose route \(current) since; it stays")
             return
         }
-        logger?.info("\(device): data source back to \(original)")
-        backend.selectDataSource(original, of: device)
+        logger.info("\(device): data source back to \(entry.original)")
+        backend.selectDataSource(entry.original, of: device)
     }
 
     /// What the card has active now: once it is the route given back, the card says true again.

@@ -396,27 +396,32 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         return (Double(cbrt(linear)) * 10_000).rounded() / 10_000
     }
 
+    /// A source node's Props (nil for any other node, or one whose Props are not known yet).
+    private func sourceProps(of device: DeviceID) -> NodeProps? {
+        guard let node = snapshot.nodes[device.rawValue], GraphEndpoints.endpointDirection(of: node) == .capture else { return nil }
+        return node.props
+    }
+
+    /// Per channel; a node that reports only its single volume has that one.
+    private static func channelVolumes(_ props: NodeProps) -> [Float] {
+        props.channelVolumes.isEmpty ? [props.volume ?? 1] : props.channelVolumes
+    }
+
     func inputVolume(of device: DeviceID) -> Double? {
-        guard let node = snapshot.nodes[device.rawValue], GraphEndpoints.endpointDirection(of: node) == .capture,
-            let props = node.props
-        else { return nil }
-        return Self.controlVolume(props)
+        sourceProps(of: device).map(Self.controlVolume)
     }
 
     func writeInputVolume(_ volume: Double, of device: DeviceID) {
-        guard let node = snapshot.nodes[device.rawValue], let props = node.props else { return }
+        guard let props = sourceProps(of: device) else { return }
         let target = Float(pow(min(max(volume, 0), 1), 3))
-        let channels = props.channelVolumes.isEmpty ? [props.volume ?? 1] : props.channelVolumes
+        let channels = Self.channelVolumes(props)
         let loudest = channels.max() ?? 0
         let scaled = loudest > 0 ? channels.map { $0 / loudest * target } : channels.map { _ in target }
-        graph.setProps(node: node.id, channelVolumes: scaled)
+        graph.setProps(node: device.rawValue, channelVolumes: scaled)
     }
 
     func inputChannelLevels(of device: DeviceID) -> [Double]? {
-        guard let node = snapshot.nodes[device.rawValue], GraphEndpoints.endpointDirection(of: node) == .capture,
-            let props = node.props
-        else { return nil }
-        return (props.channelVolumes.isEmpty ? [props.volume ?? 1] : props.channelVolumes).map(Double.init)
+        sourceProps(of: device).map { Self.channelVolumes($0).map(Double.init) }
     }
 
     func writeInputChannelLevels(_ levels: [Double], of device: DeviceID) {

@@ -1,5 +1,4 @@
 #if canImport(FoundationEssentials)
-import AppProcesses
 import FoundationEssentials
 #else
 import Foundation
@@ -113,10 +112,11 @@ extension PolicyCoordinator {
     /// stream's process or one of its ancestors.
     func explicitSession(of stream: BackendStream) -> SessionID? {
         guard !explicitSessions.isEmpty else { return nil }
-        let ancestors = stream.processID.map { ProcessAncestry.chain(from: $0) } ?? []
+        // Read once per process (the classification reads the same facts).
+        let facts = appFacts.facts(for: stream)
+        let ancestors = facts.lineage.map(\.pid)
         if let named = stream.namedSession, let session = explicitSessions[SessionID(named)] {
-            let appID = stream.sandboxAppID ?? stream.processID.flatMap { FlatpakAppID.of($0) }
-            if SessionOwnership.mayJoin(streamLineage: ancestors, streamSandboxAppID: appID, owner: session.owner.ownership) {
+            if SessionOwnership.mayJoin(streamLineage: ancestors, streamSandboxAppID: facts.sandboxAppID, owner: session.owner.ownership) {
                 return session.id
             }
             if refusedClaims.insert(stream.id).inserted {

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import AppProcesses
 import Logging
 import PolicyRules
 import SessionPolicy
@@ -33,7 +32,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// Every delay between a decision and its last effect.
     let timing: EnforcementTiming
     /// Who each stream's process is, read once per process.
-    private var appFacts = AppFactsReader()
+    var appFacts = AppFactsReader()
     /// Streams whose level is watched (sessions that duck others), and what was heard.
     private var levels = StreamLevels()
     var effects: [SessionID: SessionEffects] = [:]
@@ -251,8 +250,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             sessions.setComposed(composed, session: session)
             // A sandboxed app is its app id (the portal's, else its Flatpak scope's), whatever
             // application.name its stream states: it cannot claim another app's permission.
-            let owner = SessionOwnership.Owner(
-                pid: stream.processID ?? 0, sandboxAppID: stream.sandboxAppID ?? stream.processID.flatMap { FlatpakAppID.of($0) })
+            let owner = SessionOwnership.Owner(pid: stream.processID ?? 0, sandboxAppID: facts.identity.sandboxAppID)
             let app = SessionOwnership.app(named: stream.appName, by: owner)
             submit(.sessionCreated(session, SessionDescriptor(
                 kind: .implicit, app: app, classification: composed.classification,

@@ -398,12 +398,12 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     }
 
     func inputVolume(of device: DeviceID) -> Double? {
-        guard device.direction == .input, let source = snapshot.sources[device.rawValue], source.monitorOf == nil else { return nil }
+        guard let source = self.device(device), source.kind == .source, source.monitorOf == nil else { return nil }
         return Self.controlVolume(source)
     }
 
     func writeInputVolume(_ volume: Double, of device: DeviceID) {
-        guard let source = snapshot.sources[device.rawValue] else { return }
+        guard let source = self.device(device), source.kind == .source else { return }
         let target = UInt32((min(max(volume, 0), 1) * 65_536).rounded())
         let channels = source.channelVolumes.isEmpty ? Array(repeating: UInt32(65_536), count: max(1, source.channels)) : source.channelVolumes
         let loudest = channels.max() ?? 0
@@ -412,18 +412,16 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     }
 
     func inputChannelLevels(of device: DeviceID) -> [Double]? {
-        guard device.direction == .input, let source = snapshot.sources[device.rawValue], !source.channelVolumes.isEmpty else { return nil }
+        guard let source = self.device(device), source.kind == .source, !source.channelVolumes.isEmpty else { return nil }
         return source.channelVolumes.map(Double.init)
     }
 
     func writeInputChannelLevels(_ levels: [Double], of device: DeviceID) {
-        guard let source = snapshot.sources[device.rawValue], !levels.isEmpty else { return }
+        guard let source = self.device(device), source.kind == .source, !levels.isEmpty else { return }
         connection.setVolume(levels.map { UInt32(max(0, $0.rounded())) }, of: .source, source.index)
     }
 
-    func name(of device: DeviceID) -> String? {
-        device.direction == .input ? snapshot.sources[device.rawValue]?.name : snapshot.sinks[device.rawValue]?.name
-    }
+    func name(of device: DeviceID) -> String? { self.device(device)?.name }
 
     func device(named name: String) -> DeviceID? {
         (snapshot.device(named: name, .source) ?? snapshot.device(named: name, .sink)).map(Self.id(of:))

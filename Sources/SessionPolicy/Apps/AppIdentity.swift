@@ -36,6 +36,13 @@ public struct AppIdentity: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { key }
 
+    /// The sandbox's app id when the app is one (`app-id:` identities).
+    public var sandboxAppID: String? {
+        key.hasPrefix(Self.appIDPrefix) ? String(key.dropFirst(Self.appIDPrefix.count)) : nil
+    }
+
+    private static let appIDPrefix = "app-id:"
+
     /// - A sandboxed app is its app id: every process of it, whatever its binary.
     /// - Otherwise the topmost ancestor running the same executable as the stream's process:
     ///   a browser's audio and content processes are children of its main process, while two
@@ -43,7 +50,7 @@ public struct AppIdentity: Hashable, Sendable, CustomStringConvertible {
     /// - Without a process, its connection.
     public init(_ facts: AppFacts) {
         if let appID = facts.sandboxAppID, !appID.isEmpty {
-            self.key = "app-id:" + appID
+            self.key = Self.appIDPrefix + appID
             return
         }
         guard let first = facts.lineage.first else {
