@@ -18,8 +18,8 @@ final class SimulatorMonitor: @unchecked Sendable {
     private struct State {
         var sessions: [UInt64: SessionEntry] = [:]
         var lastActivity = ContinuousClock.now
-        var printedOutput = 0
-        var printedErrors = 0
+        /// Bytes of each of the app's output files already printed: only what it wrote since is read.
+        var printedBytes: [URL: UInt64] = [:]
     }
 
     private let timeline: DemoTimeline
@@ -80,13 +80,19 @@ final class SimulatorMonitor: @unchecked Sendable {
     private func touch() { state.withLock { $0.lastActivity = .now } }
 
     private func printOutput(of process: ManagedProcess) {
-        for (text, isError) in [(process.output, false), (process.errorOutput, true)] {
-            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()  // complete lines only
-            let printed = state.withLock { isError ? $0.printedErrors : $0.printedOutput }
-            guard lines.count > printed else { continue }
-            for line in lines.dropFirst(printed) { timeline.say(.app, (isError ? "│! " : "│ ") + line) }
+        for (file, isError) in [(process.outputURL, false), (process.errorURL, true)] {
+            let offset = state.withLock { $0.printedBytes[file] ?? 0 }
+            guard let handle = try? FileHandle(forReadingFrom: file) else { continue }
+            defer { try? handle.close() }
+            guard (try? handle.seek(toOffset: offset)) != nil, let data = try? handle.readToEnd(),
+                let lastNewline = data.lastIndex(of: UInt8(ascii: "\n"))
+            else { continue }
+            let complete = data[data.startIndex...lastNewline]  // complete lines only
+            for line in String(decoding: complete, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+                timeline.say(.app, (isError ? "│! " : "│ ") + line)
+            }
             state.withLock {
-                if isError { $0.printedErrors = lines.count } else { $0.printedOutput = lines.count }
+                $0.printedBytes[file] = offset + UInt64(complete.count)
                 $0.lastActivity = .now
             }
         }

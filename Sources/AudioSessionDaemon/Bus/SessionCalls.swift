@@ -101,9 +101,6 @@ extension SessionService {
         }
     }
 
-    /// Replies with success, or with the engine's refusal as an AVAudioSession error.
-    /// Properties are brought up to date first: a caller that reads one after the reply sees
-    /// the new value (the reply and the value travel through the same bus thread, in order).
     /// `SetActive(false)`: at once unless its audio still runs (`isBusy`, the policy's word);
     /// then the reply waits until the engine says it stopped, or ``StreamQuietness/busyPatience``
     /// passed — the server reports a stream's end a moment after its app stopped it.
@@ -134,6 +131,9 @@ extension SessionService {
         }
     }
 
+    /// Replies with success, or with the engine's refusal as an AVAudioSession error.
+    /// Properties are brought up to date first: a caller that reads one after the reply sees
+    /// the new value (the reply and the value travel through the same bus thread, in order).
     private func answer(_ call: BusCall, _ error: AudioSessionError?, _ explanation: String) {
         refresh()
         guard let error else { return call.reply() }
