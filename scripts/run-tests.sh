@@ -38,9 +38,18 @@ if [ -n "$deterministic" ]; then
 fi
 echo "run-tests: running every test once more; a failure that repeats fails the build."
 echo
-"$binary" --testing-library swift-testing --no-parallel "$@"
-status=$?
+second="$(mktemp)"
+trap 'rm -f "$log" "$second"' EXIT
+"$binary" --testing-library swift-testing --no-parallel "$@" 2>&1 | tee "$second"
+status=${PIPESTATUS[0]}
 if [ "$status" -eq 0 ]; then
   echo "run-tests: the second run passed: the failures above were timing flakes on this machine."
+  exit 0
 fi
+# Last, where a reader of only the end of the output (CI's summary) sees them: both runs' failures.
+echo
+echo "run-tests: the second run failed too (exit $status). First run's failures:"
+grep -E '✘ Test .* (recorded an issue|failed)' "$log" | sed 's/^/run-tests:   /' | head -20
+echo "run-tests: second run's failures:"
+grep -E '✘ Test .* (recorded an issue|failed)' "$second" | sed 's/^/run-tests:   /' | head -20
 exit "$status"
