@@ -160,6 +160,12 @@ final class GainEnforcement: @unchecked Sendable {
         // The one value written is the target, so its echo is recognised as ours and anything
         // else as the user's.
         let volume = volumeWritten(for: ramp.to, of: stream, now: volumeNow)
+        // A restore after a crash must know the ramp may still run (EnforcementJournal).
+        let end = WallClock.secondsSince1970() + ramp.duration.seconds
+        journal.record(stream, identity: backend.identity(of: stream)) {
+            $0.nativeRampEnd = $0.baseVolume == nil ? nil : end
+            $0.nativeRampTarget = $0.baseVolume == nil ? nil : volume
+        }
         backend.rampVolume(to: volume, along: ramp, of: stream)
     }
 

@@ -13,6 +13,8 @@ import SessionPolicy
 struct NativeRampsInFlight {
     private struct Entry {
         var whenDone: ScheduledWork
+        /// When the converter is done with it (the loop's clock).
+        var ends: Timestamp
         var waiting: WaitingRamp?
         /// The volume the ramp ends at.
         var target: Float
@@ -26,10 +28,13 @@ struct NativeRampsInFlight {
     func isRamping(_ stream: GlobalID) -> Bool { entries[stream] != nil }
 
     /// A ramp to `target` was written; `whenDone` fires once it has run.
-    mutating func started(_ stream: GlobalID, target: Float, whenDone: ScheduledWork) {
+    mutating func started(_ stream: GlobalID, target: Float, ends: Timestamp, whenDone: ScheduledWork) {
         entries.removeValue(forKey: stream)?.whenDone.cancel()
-        entries[stream] = Entry(whenDone: whenDone, target: target)
+        entries[stream] = Entry(whenDone: whenDone, ends: ends, target: target)
     }
+
+    /// When each running ramp ends (the loop's clock).
+    var ends: [GlobalID: Timestamp] { entries.mapValues(\.ends) }
 
     /// We wrote other Props of a ramping stream: its volume reports are the converter's until
     /// the ramp is done. Returns whether it is ramping.

@@ -40,8 +40,9 @@ final class PipeWireAttachment: ServerAttachment, @unchecked Sendable {
         graph.start()
     }
 
-    /// Our links and nodes die with our connection.
-    func undoBackendState(then done: @escaping @Sendable () -> Void) { done() }
+    /// Our links and nodes die with our connection; volumes given back while a native ramp
+    /// ran are written again once it is done.
+    func undoBackendState(then done: @escaping @Sendable () -> Void) { pipeWireBackend.settleRampsBeforeExit(then: done) }
 
     func flush(_ done: @escaping @Sendable () -> Void) {
         let graph = self.graph

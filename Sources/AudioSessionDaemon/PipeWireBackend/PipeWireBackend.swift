@@ -363,6 +363,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
 
     func writeVolume(_ volume: Float, of stream: StreamID) {
         graph.setProps(node: stream.rawValue, volume: volume)
+        if stoppedWriting, rampsRunningAtExit[stream.rawValue] != nil { volumesGivenBackMidRamp[stream.rawValue] = volume }
     }
 
     func rampVolume(to volume: Float, along ramp: DuckingRamp, of stream: StreamID) {
@@ -455,7 +456,31 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
 
     func stopWriting() {
         stoppedWriting = true
+        rampsRunningAtExit = nativeRamps.ends
         nativeRamps.removeAll()
+    }
+
+    /// The native ramps that still ran when the daemon stopped writing, by when they end, and
+    /// the volume each stream was given back meanwhile (``writeVolume(_:of:)``).
+    private var rampsRunningAtExit: [GlobalID: Timestamp] = [:]
+    private var volumesGivenBackMidRamp: [GlobalID: Float] = [:]
+
+    /// Before exit: PipeWire 1.4's converter does not hear a volume written while its ramp
+    /// runs, so a stream given back its volume mid-ramp has it written once more when the ramp
+    /// is done. `done` runs on the loop then (at once when no ramp runs).
+    func settleRampsBeforeExit(then done: @escaping @Sendable () -> Void) {
+        let pending = volumesGivenBackMidRamp
+        guard let last = pending.keys.compactMap({ rampsRunningAtExit[$0] }).max() else { return done() }
+        let wait = (last > loop.now ? last - loop.now : .zero) + Self.nativeRampSettleDelay
+        logger.info("waiting \(wait) for \(pending.count) native ramps to end before giving their volumes back again")
+        _ = loop.schedule(after: wait) { [weak self] in
+            guard let self else { return done() }
+            for (stream, volume) in pending.sorted(by: { $0.key < $1.key }) {
+                self.logger.info("stream \(stream): its ramp has ended; volume \(volume) given back again")
+                self.graph.setProps(node: stream, volume: volume)
+            }
+            done()
+        }
     }
 
     private func startNativeRamp(to volume: Float, along ramp: DuckingRamp, of stream: GlobalID) {
@@ -468,7 +493,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         let whenDone = loop.schedule(after: ramp.duration + Self.nativeRampSettleDelay) { [weak self] in
             self?.nativeRampDone(stream)
         }
-        nativeRamps.started(stream, target: volume, whenDone: whenDone)
+        nativeRamps.started(stream, target: volume, ends: loop.now.advanced(by: ramp.duration), whenDone: whenDone)
     }
 
     /// Once a native ramp has run: the ramp that waited for it starts (``NativeRampsInFlight``),

@@ -18,7 +18,7 @@ import Testing
         #expect(!ramps.isRamping(1))
         ramps.wait(unduck, for: 1)
         #expect(!ramps.isRamping(1), "nothing waits on a stream that is not ramping")
-        ramps.started(1, target: 0.3, whenDone: timer())
+        ramps.started(1, target: 0.3, ends: .zero, whenDone: timer())
         ramps.wait(unduck, for: 1)
         ramps.wait(duck, for: 1)
         #expect(ramps.finished(1).waiting == duck)
@@ -28,7 +28,7 @@ import Testing
 
     @Test func aUsersChangeDropsTheWaitingRampButTheRunningOneIsStillSettled() {
         var ramps = NativeRampsInFlight()
-        ramps.started(1, target: 0.3, whenDone: timer())
+        ramps.started(1, target: 0.3, ends: .zero, whenDone: timer())
         ramps.wait(unduck, for: 1)
         ramps.dropWaiting(for: 1)
         #expect(ramps.isRamping(1))
@@ -41,7 +41,7 @@ import Testing
         var ramps = NativeRampsInFlight()
         let written = ramps.otherPropsWritten(1)
         #expect(!written, "not ramping: reports are real")
-        ramps.started(1, target: 1.0, whenDone: timer())
+        ramps.started(1, target: 1.0, ends: .zero, whenDone: timer())
         #expect(!ramps.reportsMidRamp(1))
         let writtenWhileRamping = ramps.otherPropsWritten(1)
         #expect(writtenWhileRamping)
@@ -50,21 +50,21 @@ import Testing
         let (waiting, reached) = ramps.finished(1)
         #expect(waiting == duck && reached == 1.0)
         #expect(!ramps.reportsMidRamp(1))
-        ramps.started(1, target: 0.3, whenDone: timer())
+        ramps.started(1, target: 0.3, ends: .zero, whenDone: timer())
         #expect(ramps.finished(1).reachedIfUnreported == nil, "no mute meanwhile: the reports say")
     }
 
     @Test func forgettingOrRestartingCancelsTheTimer() {
         var ramps = NativeRampsInFlight()
         let first = timer()
-        ramps.started(1, target: 0.3, whenDone: first)
+        ramps.started(1, target: 0.3, ends: .zero, whenDone: first)
         let second = timer()
-        ramps.started(1, target: 0.3, whenDone: second)
+        ramps.started(1, target: 0.3, ends: .zero, whenDone: second)
         #expect(first.cancelled && !second.cancelled)
         ramps.forget(1)
         #expect(second.cancelled && !ramps.isRamping(1))
         let third = timer()
-        ramps.started(2, target: 0.3, whenDone: third)
+        ramps.started(2, target: 0.3, ends: .zero, whenDone: third)
         ramps.removeAll()
         #expect(third.cancelled && !ramps.isRamping(2))
     }
