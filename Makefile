@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 BIN := .build/$(CONFIG)
 
-.PHONY: all deps browsers apps build test test-stack-1.4 demo clean bench install fuzz
+.PHONY: all deps browsers apps build test test-stack-1.4 demo clean bench install fuzz soak
 
 all: build
 
@@ -47,6 +47,12 @@ test-stack-1.4: deps browsers apps
 ## executions and findings printed; a crash fails (docs/fuzzing.md).
 fuzz: deps
 	scripts/fuzz.sh
+
+## An hour (SOAK_MINUTES) of churn on a simulated desktop: streams, calls, devices, PipeWire
+## restarts, rules edits, D-Bus clients; the daemon's RSS and descriptors sampled, and nothing
+## stuck at the end (scripts/soak.sh). Not part of `make test`; its numbers are in BENCHMARKS.md.
+soak: deps apps
+	scripts/soak.sh
 
 ## A private PipeWire with a virtual speaker and headphones, the daemon, and a scripted scenario.
 demo: build
