@@ -50,6 +50,33 @@ struct PropertyPatternTests {
         }
     }
 
+    /// glibc's regcomp copies a repeated expression per counted repetition, and repetitions of
+    /// repetitions multiply: the fuzzer found `a` followed by 52 `+` taking over 2 GiB. Such a
+    /// pattern is a diagnostic, at once; the patterns people write still compile.
+    @Test("a pattern that would blow up regcomp is refused at once", arguments: [
+        "a" + String(repeating: "+", count: 52), "((a{100}){100}){100}", "(a+)+(b+)+(c+)+(d+)+(e+)+(f+)+(g+)+(h+)+(i+)+(j+)+(k+)+(l+)+(m+)+(n+)+" + String(repeating: "+", count: 12),
+        "x{20000}", "(ab{50}){300}",
+    ])
+    func explosiveRegex(_ written: String) throws {
+        let started = ContinuousClock.now
+        do {
+            _ = try pattern("\"~\(written)\"")
+            Issue.record("\(written) was accepted")
+        } catch let error as PatternError {
+            #expect(error.reason.contains("too complex"), "\(error.reason)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(1), "refused before regcomp, not after")
+    }
+
+    @Test("patterns people write compile", arguments: [
+        #"^(firefox|chromium|epiphany)$"#, #".*\\.(mp3|ogg)$"#, "a{2,3}b+c*d?", "[[:alpha:]]+-[0-9]{1,4}", #"^alsa_output\\..*\\.analog-stereo$"#,
+        "(a|b|c)+(d{2}){5}", String(repeating: "x", count: 2000),
+    ])
+    func ordinaryRegex(_ written: String) throws {
+        _ = try pattern("\"~\(written)\"")
+        #expect(RegexComplexity.size(of: written) < 3_000)
+    }
+
     @Test("containers are not patterns")
     func containers() throws {
         #expect(throws: PatternError.notAPattern("an array")) { try pattern("[ a ]") }

@@ -17,6 +17,12 @@ public final class POSIXRegex: @unchecked Sendable, Hashable, CustomStringConver
 
     /// Compiles `pattern`; throws the message `regerror` gives for an invalid one.
     public init(_ pattern: String) throws(RegexCompileError) {
+        let size = RegexComplexity.size(of: pattern)
+        guard size <= RegexComplexity.limit else {
+            throw RegexCompileError(
+                pattern: pattern,
+                message: "too complex: its repetitions would make about \(size) copies (at most \(RegexComplexity.limit)); repeat a repetition less")
+        }
         // Compile before initialising any stored property: a class whose init throws
         // after full initialisation runs deinit, which would free this twice.
         let candidate = UnsafeMutablePointer<regex_t>.allocate(capacity: 1)
