@@ -15,23 +15,33 @@ build=.build-fuzz
 debug="$build/debug"
 
 "$swift" build --build-path "$build" --target PolicyRules -Xswiftc -sanitize=fuzzer >/dev/null
+"$swift" build --build-path "$build" --target SessionBus -Xswiftc -sanitize=fuzzer >/dev/null
 pipewire_cflags=$(pkg-config --cflags libpipewire-0.3 | sed 's/-I/-Xcc -I/g')
 
 status=0
-for target in rules; do
+for target in rules bus-calls; do
   case "$target" in
-    rules) harness=Tests/Fuzz/RulesFuzzer.swift; objects=("$debug"/PolicyRules.build/*.o "$debug"/SessionPolicy.build/*.o) ;;
+    rules)
+      harness=Tests/Fuzz/RulesFuzzer.swift
+      objects=("$debug"/PolicyRules.build/*.o "$debug"/SessionPolicy.build/*.o)
+      flags=(-Xcc -fmodule-map-file=Sources/CPipeWire/module.modulemap $pipewire_cflags $(pkg-config --libs libpipewire-0.3))
+      # A rules file is a few KiB.
+      max_len=4096 ;;
+    bus-calls)
+      harness=Tests/Fuzz/BusCallFuzzer.swift
+      objects=("$debug"/SessionBus.build/*.o "$debug"/SessionBusShim.build/*.o "$debug"/Logging.build/*.o)
+      flags=(-Xcc -fmodule-map-file=Sources/CSystemd/module.modulemap
+        -Xcc -fmodule-map-file="$debug"/SessionBusShim.build/module.modulemap -Xcc -ISources/SessionBusShim/include -lsystemd)
+      # What a peer sends in one go; the socket's buffer holds it whole.
+      max_len=16384 ;;
   esac
   binary="$build/$target-fuzzer"
-  # shellcheck disable=SC2086
-  swiftc -sanitize=fuzzer -parse-as-library -I "$debug/Modules" \
-    -Xcc -fmodule-map-file=Sources/CPipeWire/module.modulemap $pipewire_cflags \
-    "$harness" "${objects[@]}" $(pkg-config --libs libpipewire-0.3) -o "$binary"
+  swiftc -sanitize=fuzzer -parse-as-library -I "$debug/Modules" "$harness" "${objects[@]}" "${flags[@]}" -o "$binary"
   work="$build/corpus/$target"
   mkdir -p "$work"
   log="$build/$target-fuzzer.log"
   echo "fuzz: $target for ${seconds}s (seeds: Tests/Fuzz/corpus/$target)"
-  if "$binary" -max_total_time="$seconds" -max_len=4096 -timeout=5 -rss_limit_mb=2048 \
+  if "$binary" -max_total_time="$seconds" -max_len="$max_len" -timeout=5 -rss_limit_mb=2048 \
       -artifact_prefix="$build/" "$work" "Tests/Fuzz/corpus/$target" >"$log" 2>&1; then
     runs=$(grep -oE 'Done [0-9]+ runs' "$log" | tail -1 | grep -oE '[0-9]+')
     echo "fuzz: $target: ${runs:-?} executions, no crash; corpus $(ls "$work" | wc -l) inputs"
