@@ -36,6 +36,8 @@ final class ClockProbe: @unchecked Sendable {
     private var requestedAt: Timestamp?
     private var lastRequestedAt = Timestamp.zero
     private var deadline: ScheduledWork?
+    /// How long the sample under way may take, from its latest reason.
+    private var patience: Duration = .milliseconds(500)
     private var seen: [DriverCycle] = []
     /// The last value reported; nil until the first report after attaching.
     private var reported: RunningClock??
@@ -84,14 +86,32 @@ final class ClockProbe: @unchecked Sendable {
         GraphEndpoints.endpointDirection(of: node) != nil || GraphEndpoints.streamDirection(of: node) != nil
     }
 
-    private func request(because reason: String, in snapshot: GraphSnapshot) {
-        logger.trace("clock: sampling (\(reason))")
+    /// Cheap per reason, since a burst brings hundreds (every stream of a call's interruption
+    /// stops running): the reason's text is built only when traced, the profiler already bound
+    /// is only told to want a fresh cycle, and the deadline timer armed for the first reason is
+    /// not re-armed for each later one — it re-arms itself when it fires early (``deadlineReached()``).
+    private func request(because reason: @autoclosure () -> String, in snapshot: GraphSnapshot) {
+        logger.trace("clock: sampling (\(reason()))")
         lastRequestedAt = loop.now
-        if requestedAt == nil { requestedAt = lastRequestedAt }
+        patience = Self.patience(for: snapshot.serverVersion)
         seen = []  // what came so far may predate this reason
         graph.sampleClocks()
-        deadline?.cancel()
-        deadline = loop.schedule(after: Self.patience(for: snapshot.serverVersion)) { [weak self] in self?.patienceRanOut() }
+        guard requestedAt == nil else { return }
+        requestedAt = lastRequestedAt
+        armDeadline(after: patience)
+    }
+
+    private func armDeadline(after wait: Duration) {
+        deadline = loop.schedule(after: wait) { [weak self] in self?.deadlineReached() }
+    }
+
+    /// The deadline counts from the latest reason: fired before that, it waits the rest.
+    private func deadlineReached() {
+        deadline = nil
+        guard requestedAt != nil else { return }
+        let due = lastRequestedAt.advanced(by: patience)
+        if loop.now < due { return armDeadline(after: due - loop.now) }
+        patienceRanOut()
     }
 
     private func received(_ cycles: [DriverCycle], in snapshot: GraphSnapshot) {
