@@ -43,7 +43,7 @@ test-stack-1.4: deps browsers apps
 	AUDIOSESSION_TEST_STACK=1.4 scripts/run-tests.sh "$$($(SWIFT) build --show-bin-path)/audiosessionPackageTests.xctest" \
 		--filter PipeWireGraphTests --filter DaemonTests --filter SessionServiceTests
 
-## Coverage-guided fuzzing (libFuzzer) of the rules reader, FUZZ_SECONDS each (default 60):
+## Coverage-guided fuzzing (libFuzzer) of the rules reader and the D-Bus call decoding, FUZZ_SECONDS each (default 60):
 ## executions and findings printed; a crash fails (docs/fuzzing.md).
 fuzz: deps
 	scripts/fuzz.sh
