@@ -31,12 +31,13 @@ daemon_pid() {
 }
 daemon=$(daemon_pid)
 echo "soak-app: daemon $daemon, sandbox $sandbox"
-echo "seconds,rss_kib,fds" >"$out/samples.csv"
+echo "seconds,rss_kib,fds,forced_quantum" >"$out/samples.csv"
 sample() {
-  local rss fds
+  local rss fds quantum
   rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$daemon/status" 2>/dev/null)
   fds=$(ls "/proc/$daemon/fd" 2>/dev/null | wc -l)
-  echo "$(($(date +%s) - started)),${rss:-0},$fds" >>"$out/samples.csv"
+  quantum=$(timeout 2 pw-metadata -n settings 0 clock.force-quantum 2>/dev/null | grep -o "value:'[0-9]*'" | tr -dc 0-9)
+  echo "$(($(date +%s) - started)),${rss:-0},$fds,${quantum:-0}" >>"$out/samples.csv"
 }
 
 # What must still be right at the end, living through everything (restarted only when a
@@ -63,17 +64,23 @@ keep_alive() {
 }
 
 short_stream() {
-  local seconds=$((1 + RANDOM % 12))
-  case $((RANDOM % 8)) in
-    0) timeout "$seconds" pw-cat -p --media-role Music "$tone" ;;
-    1) timeout "$seconds" pw-cat -p --media-role Movie "$tone" ;;
-    2) timeout "$seconds" pw-cat -p --media-role Game "$tone" ;;
-    3) timeout 2 pw-cat -p --media-role Notification "$tone" ;;
-    4) timeout "$seconds" pw-cat -p "$tone" ;;   # no role at all
-    5) PULSE_PROP="media.role=music" timeout "$seconds" paplay "$tone" ;;
-    6) PULSE_PROP="media.role=event" timeout 2 paplay "$tone" ;;
-    7) timeout "$seconds" parec --raw >/dev/null ;;   # a recorder
-  esac >/dev/null 2>&1 &
+  local seconds=$((1 + RANDOM % 12)) kind=$((RANDOM % 10)) command
+  case $kind in
+    0) command=(pw-cat -p --media-role Music "$tone") ;;
+    1) command=(pw-cat -p --media-role Movie "$tone") ;;
+    2) command=(pw-cat -p --media-role Game "$tone") ;;
+    3) seconds=2; command=(pw-cat -p --media-role Notification "$tone") ;;
+    4) command=(pw-cat -p "$tone") ;;   # no role at all
+    5) command=(env PULSE_PROP="media.role=music" paplay "$tone") ;;
+    6) seconds=2; command=(env PULSE_PROP="media.role=event" paplay "$tone") ;;
+    7) command=(parec --raw) ;;   # a recorder
+    # Low latency: the quantum (and the rate its file asks for) forced while it plays.
+    8) command=(pw-cat -p --media-role Game --latency 128 "$tone") ;;
+    9) command=(env "PIPEWIRE_PROPS={ node.rate = 1/96000 }" pw-cat -p --media-role Production --latency 256 "$tone") ;;
+  esac
+  [ "$kind" -ge 8 ] && count low-latency-streams
+  # timeout is the job itself: the clean-up's TERM reaches the player through it.
+  timeout "$seconds" "${command[@]}" >/dev/null 2>&1 &
   count streams
 }
 
@@ -197,7 +204,8 @@ warm = [r for r in rows if r[0] >= 60] or rows
 first, last = warm[0], rows[-1]
 print(f"rss: {first[1] / 1024:.1f} MiB at {first[0]} s, {last[1] / 1024:.1f} MiB at the end ({last[0]} s), at most {max(r[1] for r in rows) / 1024:.1f} MiB")
 print(f"fds: {first[2]} at {first[0]} s, {last[2]} at the end, at most {max(r[2] for r in rows)}")
-print(f"samples: {len(rows)}")
+forced = sum(1 for r in csv.DictReader(open(sys.argv[1])) if int(r["forced_quantum"] or 0) > 0)
+print(f"samples: {len(rows)}, {forced} of them with a forced quantum")
 EOF
 )
 {
