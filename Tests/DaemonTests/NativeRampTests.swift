@@ -206,32 +206,48 @@ struct NativeRampTests {
         try watcher.waitForVolume(of: "music", 1.0)
     }
 
+    /// A daemon in the middle of a native duck `milliseconds` long: music heard on the
+    /// headphones at `full`, the chime that ducks it still playing elsewhere.
+    private struct MidRamp {
+        let sandbox: PrivatePipeWire
+        let daemon: DaemonProcess
+        let watcher: VolumeWatcher
+        let tap: MonitorTap
+        let full: Double
+        let chime: ManagedProcess
+    }
+
+    private func duckingSlowly(over milliseconds: Int) throws -> MidRamp {
+        let (sandbox, daemon, watcher, tone) = try start()
+        let rules = sandbox.configDirectory.appendingPathComponent("audiosession/policy-rules.d")
+        try "audiosession.settings = {\n    duck.ramp-ms = \(milliseconds)\n}\n".write(
+            to: rules.appendingPathComponent("91-slow-duck.conf"), atomically: true, encoding: .utf8)
+        try daemon.waitForLog("rules reloaded")
+        _ = try playMusic(in: sandbox, tone: tone)
+        let tap = try MonitorTap(sandbox, device: "headphones")
+        try waitUntil(timeout: .seconds(5), "the tap hears the music") { tap.peaks().suffix(20).count == 20 && tap.peaks().suffix(20).allSatisfy { $0 > 0.05 } }
+        let full = tap.peaks().suffix(20).sorted()[10]
+        let chime = try chimeElsewhere(in: sandbox)
+        try daemon.waitForLog("native volume ramp to \(duckLevel) over \(milliseconds) ms")
+        return MidRamp(sandbox: sandbox, daemon: daemon, watcher: watcher, tap: tap, full: full, chime: chime)
+    }
+
     /// A SIGKILL in the middle of a native duck: the next start restores the base while the
     /// dead daemon's ramp still runs in the stream's converter, which does not hear it (and
     /// its Props may show the ramp's end again). Once that ramp would have ended, the base is
     /// written again: heard, not only shown.
     @Test func sigkillMidRampThenARestartRestoresTheBaseHeard() throws {
-        let (sandbox, daemon, watcher, tone) = try start()
-        let rules = sandbox.configDirectory.appendingPathComponent("audiosession/policy-rules.d")
-        try "audiosession.settings = {\n    duck.ramp-ms = 2000\n}\n".write(
-            to: rules.appendingPathComponent("91-slow-duck.conf"), atomically: true, encoding: .utf8)
-        try daemon.waitForLog("rules reloaded")
-        _ = try playMusic(in: sandbox, tone: tone)
-        let tap = try MonitorTap(sandbox, device: "headphones")
-        defer { tap.stop() }
-        try waitUntil(timeout: .seconds(5), "the tap hears the music") { tap.peaks().suffix(20).count == 20 && tap.peaks().suffix(20).allSatisfy { $0 > 0.05 } }
-        let full = tap.peaks().suffix(20).sorted()[10]
-        let chime = try chimeElsewhere(in: sandbox)
-        try daemon.waitForLog("native volume ramp to \(duckLevel) over 2000 ms")
-        kill(daemon.process.pid, SIGKILL)
-        _ = try daemon.process.waitForExit(timeout: .seconds(5))
-        chime.terminate()
+        let ramp = try duckingSlowly(over: 2000)
+        defer { ramp.tap.stop() }
+        kill(ramp.daemon.process.pid, SIGKILL)
+        _ = try ramp.daemon.process.waitForExit(timeout: .seconds(5))
+        ramp.chime.terminate()
 
-        let next = try DaemonProcess(in: sandbox)
+        let next = try DaemonProcess(in: ramp.sandbox)
         try next.waitForLog("undoing what a previous run left behind")
         try next.waitForLog("the previous run's ramp has ended; volume 1.0 written again", timeout: .seconds(5))
-        try waitForSteadyLevel(tap, full, tolerance: 0.005, windows: 50)
-        #expect(watcher.volume(of: "music") == 1.0)
+        try waitForSteadyLevel(ramp.tap, ramp.full, tolerance: 0.005, windows: 50)
+        #expect(ramp.watcher.volume(of: "music") == 1.0)
         #expect(try next.terminate() == 0)
     }
 
@@ -239,25 +255,15 @@ struct NativeRampTests {
     /// is heard, not only shown (the converter does not hear a volume written while its ramp
     /// runs, so the exit waits for the ramp and writes it again).
     @Test func sigtermMidRampRestoresTheBaseHeard() throws {
-        let (sandbox, daemon, _, tone) = try start()
-        let rules = sandbox.configDirectory.appendingPathComponent("audiosession/policy-rules.d")
-        try "audiosession.settings = {\n    duck.ramp-ms = 1000\n}\n".write(
-            to: rules.appendingPathComponent("91-slow-duck.conf"), atomically: true, encoding: .utf8)
-        try daemon.waitForLog("rules reloaded")
-        _ = try playMusic(in: sandbox, tone: tone)
-        let tap = try MonitorTap(sandbox, device: "headphones")
-        defer { tap.stop() }
-        try waitUntil(timeout: .seconds(5), "the tap hears the music") { tap.peaks().suffix(20).count == 20 && tap.peaks().suffix(20).allSatisfy { $0 > 0.05 } }
-        let full = tap.peaks().suffix(20).sorted()[10]
-        let chime = try chimeElsewhere(in: sandbox)
-        try daemon.waitForLog("native volume ramp to \(duckLevel) over 1000 ms")
-        #expect(try daemon.terminate() == 0)
-        chime.terminate()
+        let ramp = try duckingSlowly(over: 1000)
+        defer { ramp.tap.stop() }
+        #expect(try ramp.daemon.terminate() == 0)
+        ramp.chime.terminate()
         // Links die with the daemon (it is the only session manager here): the next one links
         // the music again, and has nothing to undo.
-        let next = try DaemonProcess(in: sandbox)
+        let next = try DaemonProcess(in: ramp.sandbox)
         try next.waitForLog("attached to PipeWire")
-        try waitForSteadyLevel(tap, full, tolerance: 0.005, windows: 50)
+        try waitForSteadyLevel(ramp.tap, ramp.full, tolerance: 0.005, windows: 50)
         #expect(!next.log.contains("left behind"))
         #expect(try next.terminate() == 0)
     }
