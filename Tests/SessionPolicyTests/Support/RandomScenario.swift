@@ -74,13 +74,21 @@ struct RandomScenario {
             case 29: events.append(.screenLocked(other % 2 == 0))
             case 30: events.append(.capabilitiesChanged(session, other % 2 == 0 ? [.unlink] : [.mpris, .unlink]))
             default:
-                switch other % 4 {
-                case 0: events.append(.inputMuted(ports[3 + other / 4 % 2].device, other / 8 % 2 == 0))
+                let input = ports[3 + other / 8 % 2].device
+                switch other % 8 {
+                case 0: events.append(.inputMuted(input, other / 8 % 2 == 0))
                 case 1:
                     events.append(.setPreferences(session, SessionPreferences(
-                        prefersNoInterruptionsFromSystemAlerts: other / 4 % 2 == 0, prefersInterruptionOnRouteDisconnect: other / 8 % 2 == 0,
-                        allowsSystemSoundsDuringRecording: other / 16 % 2 == 0)))
-                default: events.append(.defaultDeviceChanged(.output, uid: ports[other % 3].uid))
+                        prefersNoInterruptionsFromSystemAlerts: other / 8 % 2 == 0, prefersInterruptionOnRouteDisconnect: other / 16 % 2 == 0,
+                        allowsSystemSoundsDuringRecording: other / 32 % 2 == 0)))
+                case 2: events.append(.setInputGain(session, [0, 0.5, 1, 1.5, -1][other / 8 % 5]))
+                case 3: events.append(.setDataSource(session, other / 8 % 2 == 0 ? .input : .output, [nil, 0, 1, 7][other / 16 % 4]))
+                case 4:
+                    let sources = [DataSource(id: 0, name: "Internal Microphone"), DataSource(id: 1, name: "Headset Microphone")]
+                    events.append(.dataSourcesChanged(input, other / 16 % 3 == 2 ? nil : DeviceDataSources(sources: sources, selected: UInt32(other / 16 % 3))))
+                case 5: events.append(other / 8 % 2 == 0 ? .hardwareIdle : .hardwareObserved(sampleRate: 48_000, quantum: [256, 1024][other / 16 % 2]))
+                case 6: events.append(.inputVolumeChanged(input, [nil, 0.3, 1.0][other / 8 % 3]))
+                default: events.append(.defaultDeviceChanged(.output, uid: ports[other / 8 % 3].uid))
                 }
             }
         }
