@@ -28,7 +28,36 @@ struct SimulateCommandTests {
         #expect(status == 0, "\(output)\n\(simulator.errorOutput)")
         #expect(output.contains("simulation done"), "\(output)")
         #expect(Self.processes(of: simulator.pid).isEmpty, "every process it started is stopped: \(Self.processes(of: simulator.pid))")
+        #expect(Self.sandboxDirectories(of: simulator.pid).isEmpty, "its files are gone: \(Self.sandboxDirectories(of: simulator.pid))")
         return output
+    }
+
+    /// The temporary directories of the sandboxes the simulator `pid` made.
+    static func sandboxDirectories(of pid: Int32) -> [String] {
+        let temporary = FileManager.default.temporaryDirectory
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
+        return entries.filter { $0.hasPrefix("audiosession-pw-\(pid)-") }.map { temporary.appendingPathComponent($0).path }
+    }
+
+    @Test func sigtermStopsEverythingAndRemovesItsFiles() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("simulate-test-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let scriptFile = directory.appendingPathComponent("script.txt")
+        try "wait 60\n".write(to: scriptFile, atomically: true, encoding: .utf8)
+        let simulator = try ManagedProcess(
+            ServiceSandbox.binary("audiosessionctl"), ["simulate", "--script", scriptFile.path, "--", "/bin/sleep", "600"],
+            environment: ProcessInfo.processInfo.environment, logDirectory: directory)
+        defer { simulator.terminate() }
+        try waitUntil(timeout: .seconds(20), "the app runs on the simulated desktop:\n\(simulator.output)") {
+            simulator.output.contains("$ /bin/sleep 600")
+        }
+        #expect(!Self.sandboxDirectories(of: simulator.pid).isEmpty)
+        kill(simulator.pid, SIGTERM)
+        _ = try simulator.waitForExit(timeout: .seconds(15))
+        #expect(simulator.output.contains("simulation stopped"), "\(simulator.output)")
+        #expect(Self.processes(of: simulator.pid).isEmpty, "every process it started is stopped: \(Self.processes(of: simulator.pid))")
+        #expect(Self.sandboxDirectories(of: simulator.pid).isEmpty, "its files are gone: \(Self.sandboxDirectories(of: simulator.pid))")
     }
 
     /// Processes still running in a sandbox the simulator `pid` made (its runtime dirs are

@@ -201,9 +201,12 @@ final class SimulatedDesktop: @unchecked Sendable {
     }
 
     /// Stops everything it started, by PID: the app and other clients, the daemon, the servers.
+    /// Stops everything and removes the sandbox's files: on a signal the process exits right
+    /// after, before any deinit could.
     func stop() {
         login.close()
         sandbox.stop()
         bus.stop()
+        try? FileManager.default.removeItem(at: sandbox.directory)
     }
 }
