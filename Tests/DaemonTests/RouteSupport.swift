@@ -100,7 +100,13 @@ final class RouteLatencyProbe: Sendable {
             marks.unlinked.withLock { $0 = now }
         }
         graph.start()
-        try waitUntil(timeout: .seconds(5), "the probe is connected") { graph.isConnected }
+        // Connected is not enough: a link the probe never saw cannot be seen going away (a
+        // CI run timed out so, the daemon's unlink long done).
+        let graph = self.graph
+        try waitUntil(timeout: .seconds(5), "the probe sees \(stream) linked") {
+            guard let node = graph.snapshot.node(named: stream) else { return false }
+            return !graph.snapshot.links(of: node.id).isEmpty
+        }
     }
 
     deinit { graph.stop() }
