@@ -159,22 +159,26 @@ final class GainEnforcement: @unchecked Sendable {
         deferred[stream] = nil
         // The one value written is the target, so its echo is recognised as ours and anything
         // else as the user's.
-        let volume = volumeWritten(for: ramp.to, of: stream, now: volumeNow)
         // A restore after a crash must know the ramp may still run (EnforcementJournal).
         let end = WallClock.secondsSince1970() + ramp.duration.seconds
-        journal.record(stream, identity: backend.identity(of: stream)) {
-            $0.nativeRampEnd = $0.baseVolume == nil ? nil : end
-            $0.nativeRampTarget = $0.baseVolume == nil ? nil : volume
-        }
+        let volume = volumeWritten(for: ramp.to, of: stream, now: volumeNow, nativeRampEnd: end)
         backend.rampVolume(to: volume, along: ramp, of: stream)
     }
 
-    private func volumeWritten(for factor: Double, of stream: StreamID, now volumeNow: Float) -> Float {
+    /// The volume to write for `factor`, with its base journalled (in one entry change, with the
+    /// end of the native ramp that writes it, if one does).
+    private func volumeWritten(for factor: Double, of stream: StreamID, now volumeNow: Float, nativeRampEnd: Double? = nil) -> Float {
         var ours = factors[stream] ?? OurVolumeFactor(base: volumeNow)
         let volume = ours.volume(for: factor)
         factors[stream] = ours
-        // At factor 1.0 the stream is at its base: nothing of ours is left to undo.
-        journal.record(stream, identity: backend.identity(of: stream)) { $0.baseVolume = factor == 1.0 ? nil : ours.base }
+        journal.record(stream, identity: backend.identity(of: stream)) {
+            // At factor 1.0 the stream is at its base: nothing of ours is left to undo.
+            $0.baseVolume = factor == 1.0 ? nil : ours.base
+            if let nativeRampEnd {
+                $0.nativeRampEnd = $0.baseVolume == nil ? nil : nativeRampEnd
+                $0.nativeRampTarget = $0.baseVolume == nil ? nil : volume
+            }
+        }
         return volume
     }
 }
