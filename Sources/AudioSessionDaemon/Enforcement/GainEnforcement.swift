@@ -8,15 +8,16 @@ import SessionPolicy
 ///
 /// Where the backend can ramp a stream itself (PipeWire ≥ 0.3.68), the whole ramp is one
 /// backend call and the server steps it on its own clock. Elsewhere (PipeWire 0.3.65) the
-/// daemon steps it: one backend write per step. Every base volume it would have to put back is
-/// in the journal before the write that changes it goes out.
+/// daemon steps it on one clock: a single timer advances every running ramp, so a duck of a
+/// hundred streams is one wake-up and one batch of writes per step, not a hundred timers. Every
+/// base volume it would have to put back is in the journal before the write that changes it
+/// goes out.
 ///
 /// Confined to the daemon's loop.
 final class GainEnforcement: @unchecked Sendable {
     private struct Ramp {
         var ramp: DuckingRamp
         var started: Timestamp
-        var timer: ScheduledWork?
     }
 
     private unowned let backend: AudioBackend
@@ -27,6 +28,8 @@ final class GainEnforcement: @unchecked Sendable {
     /// The factor last asked for each stream we touched.
     private(set) var current: [StreamID: Double] = [:]
     private var ramps: [StreamID: Ramp] = [:]
+    /// The one timer of every stepped ramp: armed while any runs.
+    private var clock: ScheduledWork?
     /// Our share of each stream's volume we changed.
     private var factors: [StreamID: OurVolumeFactor] = [:]
     /// Factors asked for before the stream's volume could be written (``AudioBackend/volume(of:)``).
@@ -49,7 +52,7 @@ final class GainEnforcement: @unchecked Sendable {
     func ramp(_ stream: StreamID, to target: Double, over duration: Duration) {
         loop.assertConfined("gain enforcement")
         let from = current[stream] ?? 1.0
-        ramps.removeValue(forKey: stream)?.timer?.cancel()
+        stopRamp(stream)
         if from == target { return }
         guard duration > .zero else {
             write(stream, target)
@@ -62,8 +65,11 @@ final class GainEnforcement: @unchecked Sendable {
             return
         }
         // Start one step in: the first write is the first audible step, not a no-op at t=0.
-        ramps[stream] = Ramp(ramp: ramp, started: loop.now.advanced(by: .zero - step))
-        tick(stream)
+        // It goes out at once; the later steps on the clock, with every other ramp's.
+        let now = loop.now
+        let state = Ramp(ramp: ramp, started: now.advanced(by: .zero - step))
+        if advance(stream, state, at: now) { ramps[stream] = state }
+        armClock()
     }
 
     // MARK: - What the server reports
@@ -86,7 +92,7 @@ final class GainEnforcement: @unchecked Sendable {
                 factors[stream] = nil
                 backend.abandonVolumeRamp(of: stream)
                 journal.record(stream, identity: backend.identity(of: stream)) { $0.baseVolume = nil }
-                ramps.removeValue(forKey: stream)?.timer?.cancel()
+                stopRamp(stream)
                 current[stream] = 1.0  // until the policy asks again
             }
         }
@@ -98,7 +104,7 @@ final class GainEnforcement: @unchecked Sendable {
 
     /// Forgets a stream (gone).
     func forget(_ stream: StreamID) {
-        ramps.removeValue(forKey: stream)?.timer?.cancel()
+        stopRamp(stream)
         current[stream] = nil
         factors[stream] = nil
         deferred[stream] = nil
@@ -106,8 +112,9 @@ final class GainEnforcement: @unchecked Sendable {
 
     /// The server is gone, and our changes with it.
     func forgetAll() {
-        for ramp in ramps.values { ramp.timer?.cancel() }
         ramps.removeAll()
+        clock?.cancel()
+        clock = nil
         current.removeAll()
         factors.removeAll()
         deferred.removeAll()
@@ -121,15 +128,33 @@ final class GainEnforcement: @unchecked Sendable {
 
     // MARK: - Steps
 
-    private func tick(_ stream: StreamID) {
-        guard let state = ramps[stream] else { return }
-        let elapsed = loop.now - state.started
-        write(stream, state.ramp.gain(after: elapsed))
-        guard elapsed < state.ramp.duration else {
+    /// One tick of the clock: every running ramp takes its step (by its own elapsed time, so
+    /// ramps started between ticks keep their shape), in one loop turn.
+    private func tick() {
+        clock = nil
+        let now = loop.now
+        for (stream, state) in ramps.sorted(by: { $0.key < $1.key }) where !advance(stream, state, at: now) {
             ramps[stream] = nil
-            return
         }
-        ramps[stream]?.timer = loop.schedule(after: step) { [weak self] in self?.tick(stream) }
+        armClock()
+    }
+
+    /// Writes the ramp's gain at `now`; false once that was its last step.
+    private func advance(_ stream: StreamID, _ state: Ramp, at now: Timestamp) -> Bool {
+        let elapsed = now - state.started
+        write(stream, state.ramp.gain(after: elapsed))
+        return elapsed < state.ramp.duration
+    }
+
+    private func armClock() {
+        guard clock == nil, !ramps.isEmpty else { return }
+        clock = loop.schedule(after: step) { [weak self] in self?.tick() }
+    }
+
+    private func stopRamp(_ stream: StreamID) {
+        guard ramps.removeValue(forKey: stream) != nil, ramps.isEmpty else { return }
+        clock?.cancel()
+        clock = nil
     }
 
     private func write(_ stream: StreamID, _ factor: Double) {

@@ -63,8 +63,10 @@ final class InputGainEnforcement: @unchecked Sendable {
 
     /// What the device reports: ours once it matches what we wrote; after that, its user's.
     func volumeReported(_ volume: Double?, of device: DeviceID) {
-        if let volume, let name = backend.name(of: device), let earlier = givenBack[name], abs(volume - earlier.original) < Self.tolerance {
-            givenBack[name] = nil  // the user's volume is back: what the device says is true again
+        if let volume, let name = backend.name(of: device), let earlier = givenBack[name], abs(volume - earlier.written) >= Self.tolerance {
+            // The user's volume is back (or its user has set another since): what the device
+            // says is true again. Our gain, reported late, changes nothing.
+            givenBack[name] = nil
         }
         guard var entry = applied[device] else { return }
         guard let volume else {
@@ -81,13 +83,17 @@ final class InputGainEnforcement: @unchecked Sendable {
         }
     }
 
+    /// Given back when the device still has our gain, or has not reported it yet: a session
+    /// deactivated within the round trip of its activation's write (its user could not have
+    /// changed the volume since; the server applies our two writes in order).
     private func giveBack(_ device: DeviceID) {
         guard let entry = applied[device] else { return }
         forget(device)
-        if let current = backend.inputVolume(of: device), abs(current - entry.written) < Self.tolerance {
-            logger.info("\(device) '\(entry.name)': input volume back to its user's \(entry.original)")
-            backend.writeInputChannelLevels(entry.originalLevels, of: device)
-        }
+        let current = backend.inputVolume(of: device)
+        guard !entry.settled || current.map({ abs($0 - entry.written) < Self.tolerance }) == true else { return }
+        logger.info("\(device) '\(entry.name)': input volume back to its user's \(entry.original)")
+        backend.writeInputChannelLevels(entry.originalLevels, of: device)
+        givenBack[entry.name] = .init(original: entry.original, originalLevels: entry.originalLevels, written: entry.written)
     }
 
     private func forget(_ device: DeviceID) {

@@ -156,6 +156,21 @@ struct EnforcementUnitTests {
         #expect(backend.inputVolumes[Self.mic] == 0.3)
     }
 
+    @Test func aDeactivationBeforeTheGainIsReportedStillGivesTheUsersVolumeBack() {
+        backend.inputVolumes[Self.mic] = 0.8
+        enforcement.inputGains.apply(0.5, to: Self.mic)
+        backend.inputVolumes[Self.mic] = 0.8  // our write is on its way: the mirror still says 0.8
+        enforcement.inputGains.apply(nil, to: Self.mic)
+        #expect(backend.actions.last == .inputVolume(Self.mic, 0.8), "\(backend.actions)")
+        // Our gain reported late, then the user's volume: activated again in between, the
+        // session's gain does not take ours for the user's.
+        backend.inputVolumes[Self.mic] = 0.5
+        enforcement.inputGains.volumeReported(0.5, of: Self.mic)
+        enforcement.inputGains.apply(0.5, to: Self.mic)
+        enforcement.inputGains.apply(nil, to: Self.mic)
+        #expect(backend.inputVolumes[Self.mic] == 0.8)
+    }
+
     @Test func exitGivesBackAGainWhoseWriteIsStillOnItsWay() {
         backend.inputVolumes[Self.mic] = 0.8
         enforcement.inputGains.apply(0.5, to: Self.mic)
