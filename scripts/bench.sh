@@ -7,6 +7,10 @@
 #   scripts/bench.sh            the full run (what BENCHMARKS.md shows; ~13 min of measurement here)
 #   BENCH_PROFILE=quick scripts/bench.sh    a smoke run (~1 min of measurement)
 #   BENCH_SOURCE=worktree ...   measure the working tree instead of the committed HEAD
+#   BENCH_ONLY=audiosessiond,audiosessiond-1.4 BENCH_STREAMS=100 scripts/bench.sh
+#                               only those systems' reactions at those scales, printed, no report
+#                               (systems: audiosessiond, audiosessiond-1.4, audiosessiond-pa,
+#                               wireplumber, wireplumber-0.5, pulseaudio)
 #
 # It installs nothing system-wide. Into .build-bench/ (ignored by git) it puts:
 #   - (in .build-pulseaudio/, by scripts/fetch-pulseaudio.sh) the Debian package `pulseaudio`
@@ -114,6 +118,11 @@ EOF
 # --- measure, then report -----------------------------------------------------------------
 SETUP_SECONDS=$(( $(date +%s) - STARTED ))
 OUT="$WORK/results-$(date -u +%Y%m%dT%H%M%S)"
+if [ -n "${BENCH_ONLY:-}" ]; then
+  say "measuring only $BENCH_ONLY${BENCH_STREAMS:+ at $BENCH_STREAMS streams} (profile $PROFILE) into $OUT; no report"
+  exec "$PYTHON" "$ROOT/Benchmarks/Reaction/harness/run.py" --binaries "$WORK/binaries.json" --out "$OUT" \
+    --profile "$PROFILE" --only "$BENCH_ONLY" ${BENCH_STREAMS:+--streams "$BENCH_STREAMS"}
+fi
 say "measuring (profile $PROFILE) into $OUT"
 "$PYTHON" "$ROOT/Benchmarks/Reaction/harness/run.py" --binaries "$WORK/binaries.json" --out "$OUT" --profile "$PROFILE"
 "$PYTHON" "$ROOT/Benchmarks/Reaction/harness/report.py" --results "$OUT" \

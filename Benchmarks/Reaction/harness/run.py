@@ -1,7 +1,10 @@
 """The side-by-side reaction benchmark: audiosessiond and WirePlumber 0.4 endpoints on PipeWire
 0.3.65, audiosessiond and WirePlumber 0.5.8 role loopbacks on PipeWire 1.4.2, PulseAudio 16.
 
-Usage: run.py --binaries binaries.json --out DIR [--profile full|quick]
+Usage: run.py --binaries binaries.json --out DIR [--profile full|quick] [--only SYSTEM,... [--streams N,...]]
+
+--only runs just those systems' scales (no idle minute, no churn) and prints each scale's
+figures: for working on one daemon's reaction. Its results are not a report.
 
 Writes DIR/results.json (every number the report uses) and DIR/*.csv (every trial). The
 report (BENCHMARKS.md, the plot) is made from results.json by report.py.
@@ -81,8 +84,10 @@ def loadavg():
 
 
 class Run:
-    def __init__(self, profile, binaries, out_dir):
+    def __init__(self, profile, binaries, out_dir, only=None, streams=None):
         self.profile = PROFILES[profile]
+        self.only = only
+        self.streams = streams
         self.binaries = binaries
         self.out_dir = out_dir
         self.processes = Processes()
@@ -96,8 +101,45 @@ class Run:
         """Interrupt trials per scale for this system."""
         if manager == "audiosessiond-pa":
             # a parking sink takes at most 256 streams, like any PulseAudio sink: not 500
-            return {n: t for n, t in self.profile["trials"].items() if n <= 100}
-        return self.profile["trials_1.4"] if manager in ON_1_4 else self.profile["trials"]
+            trials = {n: t for n, t in self.profile["trials"].items() if n <= 100}
+        else:
+            trials = self.profile["trials_1.4"] if manager in ON_1_4 else self.profile["trials"]
+        if self.streams:
+            trials = {n: trials.get(n, self.profile["trials"].get(n, 100)) for n in self.streams}
+        return trials
+
+    def run_only(self):
+        """Only the scales of the systems asked for, each printed as it ends."""
+        self.all_stacks = []
+        try:
+            for manager in self.only:
+                self.results["systems"][manager] = {"scales": {}, "duck": {}, "deaths": []}
+                for streams in self.trials(manager):
+                    self.guarded(manager, f"{streams} streams", lambda: self.scale(manager, streams))
+                    self.print_scale(manager, streams)
+        finally:
+            for stack in self.all_stacks:
+                stack.stop()
+            self.processes.stop_all()
+            self.keep_logs()
+        with open(os.path.join(self.out_dir, "results.json"), "w") as f:
+            json.dump(self.results, f, indent=1)
+
+    def print_scale(self, manager, streams):
+        system = self.results["systems"][manager]
+
+        def ms(summary, column, quantile="p50"):
+            stats = (summary or {}).get(column)
+            return f"{stats[quantile] / 1000:.3f}" if stats else "-"
+        scale, duck = system["scales"].get(str(streams)), system["duck"].get(str(streams))
+        if scale:
+            log(f"{manager}, {streams} streams, {scale['trials']} interrupts: first victim p50 {ms(scale, 'a_first_us')} "
+                f"p90 {ms(scale, 'a_first_us', 'p90')} ms, every victim p50 {ms(scale, 'a_all_us')} ms, "
+                f"every victim back p50 {ms(scale, 'c_all_us')} ms, CPU {scale.get('cpu_ms_per_trial', 0):.2f} ms/trial")
+        if duck:
+            log(f"{manager}, {streams} streams, {duck['trials']} ducks: first step p50 {ms(duck, 'b_first_us')} ms, "
+                f"every victim ducked p50 {ms(duck, 'b_full_us')} ms, back p50 {ms(duck, 'c_all_us')} ms, "
+                f"CPU {duck.get('cpu_ms_per_trial', 0):.2f} ms/trial")
 
     def new_stack(self, manager):
         if manager in PULSE_SYSTEMS:
@@ -295,11 +337,19 @@ def main():
     parser.add_argument("--binaries", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--profile", default="full", choices=sorted(PROFILES))
+    parser.add_argument("--only", help="comma-separated systems, e.g. audiosessiond,audiosessiond-1.4")
+    parser.add_argument("--streams", help="comma-separated scales, e.g. 100")
     args = parser.parse_args()
     with open(args.binaries) as f:
         binaries = json.load(f)
     os.makedirs(args.out, exist_ok=True)
-    Run(args.profile, binaries, args.out).run()
+    only = args.only.split(",") if args.only else None
+    streams = [int(n) for n in args.streams.split(",")] if args.streams else None
+    run = Run(args.profile, binaries, args.out, only, streams)
+    if only:
+        run.run_only()
+    else:
+        run.run()
 
 
 if __name__ == "__main__":
