@@ -23,7 +23,8 @@ let package = Package(
             name: "CPipeWire", pkgConfig: "libpipewire-0.3",
             providers: [.apt(["libpipewire-0.3-dev", "libspa-0.2-dev"])]),
         .target(name: "PipeWireShim", dependencies: ["CPipeWire"]),
-        .systemLibrary(name: "CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
+        // libpulse's headers, and the library loaded at run time (dlopen): see its header.
+        .target(name: "CPulse"),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "SessionBusShim", dependencies: ["CSystemd"]),
         // The Swift runtime's global-executor hooks: the daemon runs its tasks on one quiet thread.

@@ -6,6 +6,7 @@ import Foundation
 #endif
 import Logging
 import PolicyRules
+import PulseAudioServer
 import Synchronization
 
 /// The daemon: attaches to the audio server (PipeWire, or a pure PulseAudio) and wires its
@@ -32,19 +33,25 @@ public final class AudioSessionDaemon: Sendable {
 
     /// Loads the rules (a daemon never runs without a valid set) and prepares the connection.
     public init(options: DaemonOptions, logger: Logger, environment: [String: String] = ProcessInfo.processInfo.environment)
-        throws(RulesError)
+        throws(DaemonStartFailure)
     {
         self.options = options
         self.logger = logger
         let locations = RuleLocations.standard(extra: options.extraRulesDirectories)
-        rules = try LiveRules(loader: RuleSetLoader(locations: locations))
+        do {
+            rules = try LiveRules(loader: RuleSetLoader(locations: locations))
+        } catch {
+            throw .invalidRules(error)
+        }
         rulesDirectories = locations.directories
         logger.info("policy rules: \(rules.ruleSet.files.count) files from \(locations.directories.joined(separator: ", "))")
         let (server, reason) = ServerDetection.choose(options.backend, options: options, environment: environment)
         logger.info("audio server: \(server.displayName) (\(reason))")
         switch server {
         case .pipewire: attachment = PipeWireAttachment(options: options, logger: logger)
-        case .pulseaudio: attachment = PulseAudioAttachment(options: options, logger: logger)
+        case .pulseaudio:
+            if let problem = PulseLibrary.load() { throw .serverLibraryMissing("--backend pulseaudio needs libpulse: \(problem)") }
+            attachment = PulseAudioAttachment(options: options, logger: logger)
         }
         coordinator = PolicyCoordinator(
             ruleSet: rules.ruleSet, backend: attachment.backend, loop: attachment.loop, stateDirectory: options.stateDirectory,

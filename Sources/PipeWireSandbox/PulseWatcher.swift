@@ -11,6 +11,7 @@ public final class PulseWatcher: @unchecked Sendable {
     private let state = WatchedState()
 
     public init(_ sandbox: PrivatePulseAudio) throws {
+        if let problem = PulseLibrary.load() { throw SandboxError.missingInstallation("the PulseAudio watcher needs libpulse: \(problem)") }
         var logger = Logger(label: "pulse-watcher")
         logger.logLevel = .error  // an observer: quiet unless something is wrong
         connection = PulseConnection(

@@ -50,16 +50,19 @@ public final class PulseConnection: @unchecked Sendable {
 
     private func setConnectionProblem(_ problem: String?) { failure.withLock { $0 = problem } }
 
+    /// libpulse must be loaded first (``PulseLibrary/load()``).
     public init(configuration: Configuration, logger: Logger) {
+        precondition(PulseLibrary.load() == nil, "PulseConnection without libpulse: \(PulseLibrary.load() ?? "")")
         self.configuration = configuration
         self.logger = logger
-        mainloop = pa_threaded_mainloop_new()
-        api = pa_threaded_mainloop_get_api(mainloop)
+        // NULL only when memory is exhausted.
+        mainloop = libpulse.pa_threaded_mainloop_new()!
+        api = libpulse.pa_threaded_mainloop_get_api(mainloop)!
     }
 
     deinit {
-        if let context { pa_context_unref(context) }
-        pa_threaded_mainloop_free(mainloop)
+        if let context { libpulse.pa_context_unref(context) }
+        libpulse.pa_threaded_mainloop_free(mainloop)
     }
 
     /// Where events go; set before ``start()``.
@@ -71,7 +74,7 @@ public final class PulseConnection: @unchecked Sendable {
     public func start() {
         precondition(!started, "PulseConnection started twice")
         started = true
-        pa_threaded_mainloop_start(mainloop)
+        _ = libpulse.pa_threaded_mainloop_start(mainloop)
         perform { [self] in connect() }
     }
 
@@ -79,22 +82,22 @@ public final class PulseConnection: @unchecked Sendable {
     public func stop() {
         precondition(!isOnLoopThread, "PulseConnection.stop() on its own loop thread")
         guard started else { return }
-        pa_threaded_mainloop_lock(mainloop)
+        libpulse.pa_threaded_mainloop_lock(mainloop)
         stopping = true
         if let context {
             // Disconnecting reports its state change on this thread: nobody is told any more.
-            pa_context_set_state_callback(context, nil, nil)
-            pa_context_set_subscribe_callback(context, nil, nil)
-            pa_context_disconnect(context)
+            libpulse.pa_context_set_state_callback(context, nil, nil)
+            libpulse.pa_context_set_subscribe_callback(context, nil, nil)
+            libpulse.pa_context_disconnect(context)
         }
-        pa_threaded_mainloop_unlock(mainloop)
-        pa_threaded_mainloop_stop(mainloop)
+        libpulse.pa_threaded_mainloop_unlock(mainloop)
+        libpulse.pa_threaded_mainloop_stop(mainloop)
         started = false
     }
 
     // MARK: - The loop
 
-    public var isOnLoopThread: Bool { pa_threaded_mainloop_in_thread(mainloop) != 0 }
+    public var isOnLoopThread: Bool { libpulse.pa_threaded_mainloop_in_thread(mainloop) != 0 }
 
     /// Runs `work` on the loop thread: at once when called there.
     public func perform(_ work: @escaping @Sendable () -> Void) {
@@ -105,7 +108,7 @@ public final class PulseConnection: @unchecked Sendable {
     public func performLater(_ work: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(WorkBox(work)).toOpaque()
         locked {
-            pa_mainloop_api_once(api, { _, userdata in
+            libpulse.pa_mainloop_api_once(api, { _, userdata in
                 Unmanaged<WorkBox>.fromOpaque(userdata!).takeRetainedValue().work()
             }, box)
         }
@@ -118,8 +121,8 @@ public final class PulseConnection: @unchecked Sendable {
         let microseconds = UInt64(max(0, seconds)) * 1_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000_000)
         locked {
             var when = timeval()
-            pa_gettimeofday(&when)
-            pa_timeval_add(&when, microseconds)
+            _ = libpulse.pa_gettimeofday(&when)
+            _ = libpulse.pa_timeval_add(&when, microseconds)
             let box = Unmanaged.passRetained(timer).toOpaque()
             timer.event = api.pointee.time_new(api, &when, { _, _, _, userdata in
                 Unmanaged<PulseTimer>.fromOpaque(userdata!).takeRetainedValue().fire()
@@ -135,9 +138,9 @@ public final class PulseConnection: @unchecked Sendable {
     /// Runs `body` with the loop's lock held (it is held already on the loop thread).
     private func locked(_ body: () -> Void) {
         if isOnLoopThread { body(); return }
-        pa_threaded_mainloop_lock(mainloop)
+        libpulse.pa_threaded_mainloop_lock(mainloop)
         body()
-        pa_threaded_mainloop_unlock(mainloop)
+        libpulse.pa_threaded_mainloop_unlock(mainloop)
     }
 
     // MARK: - Connecting
@@ -151,25 +154,25 @@ public final class PulseConnection: @unchecked Sendable {
     private func connect() {
         guard !stopping else { return }
         if let old = context {
-            pa_context_set_state_callback(old, nil, nil)
-            pa_context_set_subscribe_callback(old, nil, nil)
-            pa_context_disconnect(old)
-            pa_context_unref(old)
+            libpulse.pa_context_set_state_callback(old, nil, nil)
+            libpulse.pa_context_set_subscribe_callback(old, nil, nil)
+            libpulse.pa_context_disconnect(old)
+            libpulse.pa_context_unref(old)
         }
-        guard let context = pa_context_new(api, configuration.applicationName) else {
+        guard let context = libpulse.pa_context_new(api, configuration.applicationName) else {
             logger.error("pulse: cannot create a context")
             return
         }
         self.context = context
-        pa_context_set_state_callback(context, { context, userdata in
+        libpulse.pa_context_set_state_callback(context, { context, userdata in
             PulseConnection.connection(userdata).stateChanged(context)
         }, userdata)
-        pa_context_set_subscribe_callback(context, { context, type, index, userdata in
+        libpulse.pa_context_set_subscribe_callback(context, { context, type, index, userdata in
             PulseConnection.connection(userdata).subscriptionEvent(context, type, index)
         }, userdata)
         let flags = pa_context_flags_t(rawValue: PA_CONTEXT_NOAUTOSPAWN.rawValue)
-        if pa_context_connect(context, configuration.server, flags, nil) < 0 {
-            let reason = String(cString: pa_strerror(pa_context_errno(context)))
+        if libpulse.pa_context_connect(context, configuration.server, flags, nil) < 0 {
+            let reason = String(cString: libpulse.pa_strerror(libpulse.pa_context_errno(context))!)
             logger.debug("pulse: connect failed: \(reason)")
             setConnectionProblem("PulseAudio at \(configuration.server ?? "the default server"): \(reason)")
             connectAgainLater()
@@ -182,14 +185,14 @@ public final class PulseConnection: @unchecked Sendable {
 
     private func stateChanged(_ context: OpaquePointer?) {
         guard let context, context == self.context else { return }
-        switch pa_context_get_state(context) {
+        switch libpulse.pa_context_get_state(context) {
         case PA_CONTEXT_READY:
             setConnectionProblem(nil)
             logger.debug("pulse: connected to \(configuration.server ?? "the default server")")
-            if let operation = pa_context_subscribe(context, PA_SUBSCRIPTION_MASK_ALL, nil, nil) { pa_operation_unref(operation) }
+            if let operation = libpulse.pa_context_subscribe(context, PA_SUBSCRIPTION_MASK_ALL, nil, nil) { libpulse.pa_operation_unref(operation) }
             synchronize(context)
         case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
-            let reason = String(cString: pa_strerror(pa_context_errno(context)))
+            let reason = String(cString: libpulse.pa_strerror(libpulse.pa_context_errno(context))!)
             setConnectionProblem("PulseAudio at \(configuration.server ?? "the default server"): \(reason)")
             let wasSynced = synced
             synced = false
@@ -209,17 +212,17 @@ public final class PulseConnection: @unchecked Sendable {
         snapshot = PulseSnapshot()
         synced = false
         pendingSyncQueries = 7
-        take(pa_context_get_server_info(context, Self.serverInfoCallback, userdata))
-        take(pa_context_get_sink_info_list(context, Self.sinkCallback, userdata))
-        take(pa_context_get_source_info_list(context, Self.sourceCallback, userdata))
-        take(pa_context_get_sink_input_info_list(context, Self.sinkInputCallback, userdata))
-        take(pa_context_get_source_output_info_list(context, Self.sourceOutputCallback, userdata))
-        take(pa_context_get_client_info_list(context, Self.clientCallback, userdata))
-        take(pa_context_get_module_info_list(context, Self.moduleCallback, userdata))
+        take(libpulse.pa_context_get_server_info(context, Self.serverInfoCallback, userdata))
+        take(libpulse.pa_context_get_sink_info_list(context, Self.sinkCallback, userdata))
+        take(libpulse.pa_context_get_source_info_list(context, Self.sourceCallback, userdata))
+        take(libpulse.pa_context_get_sink_input_info_list(context, Self.sinkInputCallback, userdata))
+        take(libpulse.pa_context_get_source_output_info_list(context, Self.sourceOutputCallback, userdata))
+        take(libpulse.pa_context_get_client_info_list(context, Self.clientCallback, userdata))
+        take(libpulse.pa_context_get_module_info_list(context, Self.moduleCallback, userdata))
     }
 
     private func take(_ operation: OpaquePointer?) {
-        if let operation { pa_operation_unref(operation) }
+        if let operation { libpulse.pa_operation_unref(operation) }
     }
 
     /// One query of the initial read is answered (its end of list).
@@ -241,27 +244,27 @@ public final class PulseConnection: @unchecked Sendable {
         let removed = type.rawValue & PA_SUBSCRIPTION_EVENT_TYPE_MASK.rawValue == PA_SUBSCRIPTION_EVENT_REMOVE.rawValue
         switch facility {
         case PA_SUBSCRIPTION_EVENT_SINK_INPUT:
-            if removed { removeStream(.sinkInput, index) } else { take(pa_context_get_sink_input_info(context, index, Self.sinkInputCallback, userdata)) }
+            if removed { removeStream(.sinkInput, index) } else { take(libpulse.pa_context_get_sink_input_info(context, index, Self.sinkInputCallback, userdata)) }
         case PA_SUBSCRIPTION_EVENT_SOURCE_OUTPUT:
-            if removed { removeStream(.sourceOutput, index) } else { take(pa_context_get_source_output_info(context, index, Self.sourceOutputCallback, userdata)) }
+            if removed { removeStream(.sourceOutput, index) } else { take(libpulse.pa_context_get_source_output_info(context, index, Self.sourceOutputCallback, userdata)) }
         case PA_SUBSCRIPTION_EVENT_SINK:
-            if removed { removeDevice(.sink, index) } else { take(pa_context_get_sink_info_by_index(context, index, Self.sinkCallback, userdata)) }
+            if removed { removeDevice(.sink, index) } else { take(libpulse.pa_context_get_sink_info_by_index(context, index, Self.sinkCallback, userdata)) }
         case PA_SUBSCRIPTION_EVENT_SOURCE:
-            if removed { removeDevice(.source, index) } else { take(pa_context_get_source_info_by_index(context, index, Self.sourceCallback, userdata)) }
+            if removed { removeDevice(.source, index) } else { take(libpulse.pa_context_get_source_info_by_index(context, index, Self.sourceCallback, userdata)) }
         case PA_SUBSCRIPTION_EVENT_CLIENT:
             if removed {
                 if let client = snapshot.clients.removeValue(forKey: index), synced { observer?(.clientRemoved(client), snapshot) }
             } else {
-                take(pa_context_get_client_info(context, index, Self.clientCallback, userdata))
+                take(libpulse.pa_context_get_client_info(context, index, Self.clientCallback, userdata))
             }
         case PA_SUBSCRIPTION_EVENT_MODULE:
             if removed {
                 if snapshot.modules.removeValue(forKey: index) != nil, synced { observer?(.modulesChanged, snapshot) }
             } else {
-                take(pa_context_get_module_info(context, index, Self.moduleCallback, userdata))
+                take(libpulse.pa_context_get_module_info(context, index, Self.moduleCallback, userdata))
             }
         case PA_SUBSCRIPTION_EVENT_SERVER:
-            take(pa_context_get_server_info(context, Self.serverInfoCallback, userdata))
+            take(libpulse.pa_context_get_server_info(context, Self.serverInfoCallback, userdata))
         default:
             break  // cards: their port changes come as sink and source changes too
         }
@@ -328,7 +331,7 @@ public final class PulseConnection: @unchecked Sendable {
 
     private func withContext(_ body: (OpaquePointer) -> OpaquePointer?) {
         locked {
-            guard let context, pa_context_get_state(context) == PA_CONTEXT_READY else { return }
+            guard let context, libpulse.pa_context_get_state(context) == PA_CONTEXT_READY else { return }
             take(body(context))
         }
     }
@@ -338,8 +341,8 @@ public final class PulseConnection: @unchecked Sendable {
         var volume = PulseVolume.cvolume(channelVolumes)
         withContext { context in
             kind == .sinkInput
-                ? pa_context_set_sink_input_volume(context, index, &volume, nil, nil)
-                : pa_context_set_source_output_volume(context, index, &volume, nil, nil)
+                ? libpulse.pa_context_set_sink_input_volume(context, index, &volume, nil, nil)
+                : libpulse.pa_context_set_source_output_volume(context, index, &volume, nil, nil)
         }
     }
 
@@ -348,8 +351,8 @@ public final class PulseConnection: @unchecked Sendable {
         var volume = PulseVolume.cvolume(channelVolumes)
         withContext { context in
             kind == .sink
-                ? pa_context_set_sink_volume_by_index(context, index, &volume, nil, nil)
-                : pa_context_set_source_volume_by_index(context, index, &volume, nil, nil)
+                ? libpulse.pa_context_set_sink_volume_by_index(context, index, &volume, nil, nil)
+                : libpulse.pa_context_set_source_volume_by_index(context, index, &volume, nil, nil)
         }
     }
 
@@ -357,16 +360,16 @@ public final class PulseConnection: @unchecked Sendable {
     public func setPort(_ port: String, of kind: PulseDevice.Kind, _ index: UInt32) {
         withContext { context in
             kind == .sink
-                ? pa_context_set_sink_port_by_index(context, index, port, nil, nil)
-                : pa_context_set_source_port_by_index(context, index, port, nil, nil)
+                ? libpulse.pa_context_set_sink_port_by_index(context, index, port, nil, nil)
+                : libpulse.pa_context_set_source_port_by_index(context, index, port, nil, nil)
         }
     }
 
     public func setMute(_ muted: Bool, of kind: PulseStream.Kind, _ index: UInt32) {
         withContext { context in
             kind == .sinkInput
-                ? pa_context_set_sink_input_mute(context, index, muted ? 1 : 0, nil, nil)
-                : pa_context_set_source_output_mute(context, index, muted ? 1 : 0, nil, nil)
+                ? libpulse.pa_context_set_sink_input_mute(context, index, muted ? 1 : 0, nil, nil)
+                : libpulse.pa_context_set_source_output_mute(context, index, muted ? 1 : 0, nil, nil)
         }
     }
 
@@ -381,8 +384,8 @@ public final class PulseConnection: @unchecked Sendable {
         withContext { context in
             sent = true
             return kind == .sinkInput
-                ? pa_context_move_sink_input_by_index(context, index, device, callback, box)
-                : pa_context_move_source_output_by_index(context, index, device, callback, box)
+                ? libpulse.pa_context_move_sink_input_by_index(context, index, device, callback, box)
+                : libpulse.pa_context_move_source_output_by_index(context, index, device, callback, box)
         }
         if !sent, let box { Unmanaged<SuccessBox>.fromOpaque(box).takeRetainedValue().body(false) }
     }
@@ -393,7 +396,7 @@ public final class PulseConnection: @unchecked Sendable {
         var sent = false
         withContext { context in
             sent = true
-            return pa_context_load_module(context, name, argument, { _, index, userdata in
+            return libpulse.pa_context_load_module(context, name, argument, { _, index, userdata in
                 Unmanaged<IndexBox>.fromOpaque(userdata!).takeRetainedValue().body(index == pulseInvalidIndex ? nil : index)
             }, box)
         }
@@ -401,7 +404,7 @@ public final class PulseConnection: @unchecked Sendable {
     }
 
     public func unloadModule(_ index: UInt32) {
-        withContext { pa_context_unload_module($0, index, nil, nil) }
+        withContext { libpulse.pa_context_unload_module($0, index, nil, nil) }
     }
 
     /// Suspends a sink or source (the user's cause: it stays suspended while streams are moved
@@ -409,8 +412,8 @@ public final class PulseConnection: @unchecked Sendable {
     public func suspend(_ kind: PulseDevice.Kind, _ index: UInt32, _ suspended: Bool) {
         withContext { context in
             kind == .sink
-                ? pa_context_suspend_sink_by_index(context, index, suspended ? 1 : 0, nil, nil)
-                : pa_context_suspend_source_by_index(context, index, suspended ? 1 : 0, nil, nil)
+                ? libpulse.pa_context_suspend_sink_by_index(context, index, suspended ? 1 : 0, nil, nil)
+                : libpulse.pa_context_suspend_source_by_index(context, index, suspended ? 1 : 0, nil, nil)
         }
     }
 
@@ -418,14 +421,14 @@ public final class PulseConnection: @unchecked Sendable {
     public func move(_ kind: PulseStream.Kind, _ index: UInt32, toDeviceNamed name: String) {
         withContext { context in
             kind == .sinkInput
-                ? pa_context_move_sink_input_by_name(context, index, name, nil, nil)
-                : pa_context_move_source_output_by_name(context, index, name, nil, nil)
+                ? libpulse.pa_context_move_sink_input_by_name(context, index, name, nil, nil)
+                : libpulse.pa_context_move_source_output_by_name(context, index, name, nil, nil)
         }
     }
 
     public func setDefault(_ kind: PulseDevice.Kind, name: String) {
         withContext { context in
-            kind == .sink ? pa_context_set_default_sink(context, name, nil, nil) : pa_context_set_default_source(context, name, nil, nil)
+            kind == .sink ? libpulse.pa_context_set_default_sink(context, name, nil, nil) : libpulse.pa_context_set_default_source(context, name, nil, nil)
         }
     }
 
@@ -435,7 +438,7 @@ public final class PulseConnection: @unchecked Sendable {
         var sent = false
         withContext { context in
             sent = true
-            return pa_context_get_server_info(context, { _, _, userdata in
+            return libpulse.pa_context_get_server_info(context, { _, _, userdata in
                 Unmanaged<WorkBox>.fromOpaque(userdata!).takeRetainedValue().work()
             }, box)
         }

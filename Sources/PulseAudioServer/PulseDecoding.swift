@@ -112,8 +112,8 @@ enum PulseDecoding {
         guard let list else { return [:] }
         var result: [String: String] = [:]
         var state: UnsafeMutableRawPointer?
-        while let key = pa_proplist_iterate(list, &state) {
-            if let value = pa_proplist_gets(list, key) {
+        while let key = libpulse.pa_proplist_iterate(list, &state) {
+            if let value = libpulse.pa_proplist_gets(list, key) {
                 result[String(cString: key)] = String(cString: value)
             }
         }
@@ -149,12 +149,12 @@ public enum PulseVolume {
 
     /// The loudest channel, on a linear scale (1.0 = 100 %).
     public static func linear(_ channels: [UInt32]) -> Float {
-        Float(pa_sw_volume_to_linear(channels.max() ?? 0))
+        Float(libpulse.pa_sw_volume_to_linear(channels.max() ?? 0))
     }
 
     /// The server's volume step for a linear value.
     public static func step(_ linear: Float) -> UInt32 {
-        pa_sw_volume_from_linear(Double(max(0, linear)))
+        libpulse.pa_sw_volume_from_linear(Double(max(0, linear)))
     }
 
     /// `channels` scaled so their loudest is `loudest` (the balance between them kept).

@@ -31,7 +31,7 @@ extension PulseConnection {
         var sent = false
         withReadyContext { context in
             sent = true
-            return pa_ext_stream_restore_read(context, { _, info, endOfList, userdata in
+            return libpulse.pa_ext_stream_restore_read(context, { _, info, endOfList, userdata in
                 let box = Unmanaged<RestoreReadBox>.fromOpaque(userdata!)
                 if let info = info?.pointee {
                     let entry = StreamRestoreEntry(info)
@@ -70,7 +70,7 @@ extension PulseConnection {
             return info
         }
         withReadyContext { context in
-            pa_ext_stream_restore_write(context, PA_UPDATE_REPLACE, &infos, UInt32(infos.count), 0, nil, nil)
+            libpulse.pa_ext_stream_restore_write(context, PA_UPDATE_REPLACE, &infos, UInt32(infos.count), 0, nil, nil)
         }
     }
 
@@ -80,7 +80,7 @@ extension PulseConnection {
         let strings = names.map { strdup($0) }
         defer { strings.forEach { free($0) } }
         var pointers: [UnsafePointer<CChar>?] = strings.map { UnsafePointer($0) } + [nil]
-        withReadyContext { context in pa_ext_stream_restore_delete(context, &pointers, nil, nil) }
+        withReadyContext { context in libpulse.pa_ext_stream_restore_delete(context, &pointers, nil, nil) }
     }
 }
 

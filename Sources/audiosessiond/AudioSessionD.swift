@@ -78,8 +78,8 @@ struct AudioSessionD: ParsableCommand {
         do {
             daemon = try AudioSessionDaemon(options: options, logger: logger)
         } catch {
-            logger.critical("cannot start: the policy rules are invalid:\n\(error)")
-            throw ExitCode(2)
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(error.exitStatus)
         }
         daemon.runUntilTerminated()
     }

@@ -5,7 +5,7 @@ import Testing
 /// What keeps an idle daemon idle (issue 8: no periodic wake-ups, a small RSS), checked on the
 /// real binary with the session bus API, MPRIS and a playing stream: no libdispatch thread
 /// (its pool monitor ticks once a second forever once a pool thread exists), no full
-/// Foundation or ICU mapped, and the signals it waits for with `sigwaitinfo` still work.
+/// Foundation, ICU or libpulse mapped, and the signals it waits for with `sigwaitinfo` still work.
 /// The wake-up and RSS numbers themselves are measured by scripts/idle-cost.sh and `make bench`.
 @Suite("audiosessiond at rest", .serialized)
 struct IdleDaemonTests {
@@ -28,6 +28,11 @@ struct IdleDaemonTests {
         #expect(dispatchThreads.isEmpty, "libdispatch threads: \(threads)")
         let maps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
         for library in ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"] {
+            #expect(!maps.contains(library), "\(library) is mapped")
+        }
+        // libpulse is loaded only to attach to a PulseAudio server: on PipeWire neither it nor
+        // the libraries it pulls in (libsndfile, codecs, X11) are mapped.
+        for library in ["libpulse.so", "libpulsecommon", "libsndfile.so", "libX11.so"] {
             #expect(!maps.contains(library), "\(library) is mapped")
         }
 

@@ -51,6 +51,7 @@ struct GraphCommand: AsyncParsableCommand {
 
     /// PulseAudio's state once read, or nil when no server answers in time.
     static func pulseSnapshot(server: String?, timeout: Duration) async -> PulseSnapshot? {
+        guard PulseLibrary.load() == nil else { return nil }  // no libpulse: no PulseAudio to ask
         var logger = Logger(label: "audiosessionctl")
         logger.logLevel = .critical
         let connection = PulseConnection(configuration: .init(server: server, applicationName: "audiosessionctl"), logger: logger)

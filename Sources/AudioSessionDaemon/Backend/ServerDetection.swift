@@ -1,10 +1,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PulseAudioServer
 
 /// Which server the daemon attaches to when not told (`--backend auto`): PipeWire when its
 /// socket answers (pipewire-pulse is PipeWire, and the native backend does more there), else
-/// PulseAudio when its socket answers, else PipeWire (the daemon waits for it).
+/// PulseAudio when its socket answers and libpulse can be loaded, else PipeWire (the daemon
+/// waits for it).
 enum ServerDetection {
     static func choose(
         _ choice: BackendChoice, options: DaemonOptions, environment: [String: String]
@@ -17,7 +19,12 @@ enum ServerDetection {
         let pipeWire = pipeWireSocket(remote: options.remote, environment: environment)
         if let pipeWire, accepts(pipeWire) { return (.pipewire, "PipeWire answers at \(pipeWire)") }
         let pulse = pulseSocket(server: options.pulseServer, environment: environment)
-        if let pulse, accepts(pulse) { return (.pulseaudio, "no PipeWire; PulseAudio answers at \(pulse)") }
+        if let pulse, accepts(pulse) {
+            if let problem = PulseLibrary.load() {
+                return (.pipewire, "no PipeWire; PulseAudio answers at \(pulse), but libpulse cannot be loaded (\(problem)); waiting for PipeWire")
+            }
+            return (.pulseaudio, "no PipeWire; PulseAudio answers at \(pulse)")
+        }
         return (.pipewire, "neither PipeWire nor PulseAudio answers yet; waiting for PipeWire")
     }
 
