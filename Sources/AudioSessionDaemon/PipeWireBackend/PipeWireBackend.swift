@@ -285,37 +285,52 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private func backendStream(_ node: Node) -> BackendStream? {
         guard let direction = GraphEndpoints.streamDirection(of: node) else { return nil }
         let client = snapshot.client(of: node)
-        let properties = mergedProperties(of: node, client: client)
+        let merge = mergedProperties(of: node, client: client)
         let activity: StreamActivity =
             node.isCorked ? .pausedByUser : (node.state == .running ? .playing : .idle)
-        let appName = properties["application.name"] ?? properties["application.process.binary"] ?? node.name
-        let sandboxAppID = properties["pipewire.access.portal.app_id"].flatMap { $0.isEmpty ? nil : $0 }
         return BackendStream(
-            id: StreamID(direction, node.id), client: node.clientID ?? 0, properties: properties,
-            activity: activity, appName: appName, processID: client.flatMap { vouched.pid(of: $0) }, sandboxAppID: sandboxAppID,
-            statedProcessID: properties["application.process.id"].flatMap { Int32($0) },
-            hardwareRequest: NodeHardwareRequest.request(from: properties),
-            namedSession: properties["audiosession.id"].flatMap { UInt64($0) },
+            id: StreamID(direction, node.id), client: node.clientID ?? 0, properties: merge.merged,
+            activity: activity, appName: merge.appName ?? node.name, processID: client.flatMap { vouched.pid(of: $0) },
+            sandboxAppID: merge.sandboxAppID, statedProcessID: merge.statedProcessID,
+            hardwareRequest: merge.hardwareRequest, namedSession: merge.namedSession,
             capturesMonitor: GraphEndpoints.capturesMonitor(node, in: snapshot))
     }
 
-    /// The stream's properties over its client's, merged again only when either changed: a
-    /// stream's state and volume change far more often than its properties (a hundred
-    /// streams cut off and back in per call), and the merge was a tenth of the daemon's time.
-    private func mergedProperties(of node: Node, client: Client?) -> [String: String] {
+    /// The stream's properties over its client's, and what is read from them, merged and read
+    /// again only when either changed: a stream's state and volume change far more often than
+    /// its properties (a hundred streams cut off and back in per call), and the merge was a
+    /// tenth of the daemon's time, the parse of `node.latency` another twentieth.
+    private func mergedProperties(of node: Node, client: Client?) -> PropertyMerge {
         let clientProperties = client?.properties ?? [:]
         if let cached = propertyMerges[node.id], cached.node == node.properties, cached.client == clientProperties {
-            return cached.merged  // equal dictionaries sharing storage compare in O(1)
+            return cached  // equal dictionaries sharing storage compare in O(1)
         }
         let merged = clientProperties.merging(node.properties) { _, nodeValue in nodeValue }
-        propertyMerges[node.id] = PropertyMerge(node: node.properties, client: clientProperties, merged: merged)
-        return merged
+        let merge = PropertyMerge(node: node.properties, client: clientProperties, merged: merged)
+        propertyMerges[node.id] = merge
+        return merge
     }
 
     private struct PropertyMerge {
         let node: [String: String]
         let client: [String: String]
         let merged: [String: String]
+        let appName: String?
+        let sandboxAppID: String?
+        let statedProcessID: Int32?
+        let hardwareRequest: StreamHardwareRequest?
+        let namedSession: UInt64?
+
+        init(node: [String: String], client: [String: String], merged: [String: String]) {
+            self.node = node
+            self.client = client
+            self.merged = merged
+            appName = merged["application.name"] ?? merged["application.process.binary"]
+            sandboxAppID = merged["pipewire.access.portal.app_id"].flatMap { $0.isEmpty ? nil : $0 }
+            statedProcessID = merged["application.process.id"].flatMap { Int32($0) }
+            hardwareRequest = NodeHardwareRequest.request(from: merged)
+            namedSession = merged["audiosession.id"].flatMap { UInt64($0) }
+        }
     }
 
     // MARK: - Actions out

@@ -49,6 +49,14 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// Called for every decision after it is carried out: the D-Bus service tells explicit
     /// sessions (interruption, route change, hints) and `monitor` watchers from here.
     var decisionObserver: ((PolicyDecision) -> Void)?
+    /// Decisions of an audio server event not yet handed to ``decisionObserver``: they are in
+    /// the loop's next turn, after what the event's step sent to the server has gone out. A call
+    /// that cuts off a hundred streams is heard before the bus thread wakes to announce it (on
+    /// two cores it took the core the loop needed). Order is kept: a later decision made outside
+    /// a server event hands these over first.
+    private var unannounced: [PolicyDecision] = []
+    /// An audio server event is being handled (its decisions are announced later).
+    private var handlingServerEvent = false
     /// Hands a media control (`Play`, `Next`, ...) to an explicit session's app; false when the
     /// session is not one (the D-Bus service sets it).
     var remoteCommandHandler: ((String, SessionID) -> Bool)?
@@ -96,7 +104,12 @@ final class PolicyCoordinator: @unchecked Sendable {
     func handle(_ event: BackendEvent) {
         loop.assertConfined("the policy coordinator")
         openSteps += 1
-        defer { endStep() }
+        let outerServerEvent = handlingServerEvent
+        handlingServerEvent = true
+        defer {
+            handlingServerEvent = outerServerEvent
+            endStep()
+        }
         switch event {
         case .attached, .portAppeared, .portRemoved, .portAvailabilityChanged, .portChanged, .defaultChanged:
             routes.devicesChanged = true  // the policy's default devices may have moved (Routes/RouteExecution.swift)
@@ -480,7 +493,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         for decision in decisions {
             carryOut(decision)
             playerControl?.mprisCarryOut(decision)
-            decisionObserver?(decision)
+            announce(decision)
             if case .nowPlayingChanged = decision { nowPlayingTouched = true }
             if let id = decision.session, id == engine.nowPlaying { nowPlayingTouched = true }
         }
@@ -488,6 +501,26 @@ final class PolicyCoordinator: @unchecked Sendable {
         // Links last: a session paused for its lost route in the same step is held before its
         // new route could link it (routes: Routes/RouteExecution.swift).
         routes.applyPendingRoutes()
+    }
+
+    /// Hands `decision` to the observer: later in the loop's turn when it comes of an audio
+    /// server event (``unannounced``), else now.
+    private func announce(_ decision: PolicyDecision) {
+        guard decisionObserver != nil else { return }
+        guard handlingServerEvent else {
+            announceUnannounced()
+            decisionObserver?(decision)
+            return
+        }
+        unannounced.append(decision)
+        if unannounced.count == 1 { loop.performLater { [weak self] in self?.announceUnannounced() } }
+    }
+
+    private func announceUnannounced() {
+        guard !unannounced.isEmpty else { return }
+        let decisions = unannounced
+        unannounced.removeAll()
+        for decision in decisions { decisionObserver?(decision) }
     }
 
     /// One open step is done; after the outermost, the journal is written (once, however many

@@ -65,6 +65,24 @@ struct EnforcementUnitTests {
         #expect(loop.timers.isEmpty, "done: no more steps")
     }
 
+    @Test func everySteppedRampAdvancesOnOneClock() {
+        for stream in 1...100 { ramps.ramp(StreamID(.playback, UInt32(stream)), to: 0.3, over: .milliseconds(250)) }
+        #expect(backend.gains.count == 100, "every first step is written at once")
+        #expect(loop.timers.count == 1, "one timer for all of them, not \(loop.timers.count)")
+        loop.advance(by: .milliseconds(5))
+        ramps.ramp(101, to: 0.0, over: .milliseconds(100))  // one started between two ticks
+        #expect(loop.timers.count == 1)
+        loop.advance(by: .milliseconds(100))
+        let halfway = backend.gains[1] ?? 1.0
+        #expect(backend.gains[101].map { $0 < 0.1 } == true, "the late ramp keeps its own shape: \(String(describing: backend.gains[101]))")
+        #expect((2...100).allSatisfy { backend.gains[StreamID(.playback, UInt32($0))] == halfway }, "one batch: every ramp at the same step")
+        ramps.forget(1)
+        loop.advance(by: .milliseconds(200))
+        #expect((2...100).allSatisfy { backend.gains[StreamID(.playback, UInt32($0))].map { abs($0 - 0.3) < 1e-6 } == true })
+        #expect(backend.gains[101] == 0.0)
+        #expect(loop.timers.isEmpty, "the clock stops with the last ramp")
+    }
+
     // MARK: - Gain: our factor, the user's volume
 
     @Test func theUsersTakeoverForgetsOurFactorSoTheUnduckWritesNothing() {
