@@ -8,12 +8,12 @@ import Foundation
 /// `/.flatpak-info`, else the `app-flatpak-<id>-<n>.scope` systemd puts it in.
 public enum FlatpakAppID {
     public static func of(_ pid: Int32) -> String? {
-        if let info = try? String(contentsOfFile: "/proc/\(pid)/root/.flatpak-info", encoding: .utf8),
+        if let info = ProcFile.text("/proc/\(pid)/root/.flatpak-info"),
             let name = applicationName(inFlatpakInfo: info)
         {
             return name
         }
-        guard let cgroup = try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8) else { return nil }
+        guard let cgroup = ProcFile.text("/proc/\(pid)/cgroup") else { return nil }
         return applicationName(inCgroup: cgroup)
     }
 

@@ -26,13 +26,23 @@ public enum ProcessAncestry {
         chain(from: pid).map { ProcessEntry(pid: $0, executable: executable(of: $0) ?? "") }
     }
 
-    /// The parent pid from `/proc/<pid>/stat` (field 4, after the parenthesised command name).
-    public static func parent(of pid: Int32) -> Int32? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return nil }
+    /// The parent pid from `/proc/<pid>/stat`.
+    public static func parent(of pid: Int32) -> Int32? { status(of: pid)?.parent }
+
+    /// A process's parent and start time (clock ticks after boot): a pid the kernel gave to
+    /// another process since has another start time.
+    public struct Status: Equatable, Sendable {
+        public var parent: Int32
+        public var startTime: UInt64
+    }
+
+    /// Fields 4 (ppid) and 22 (starttime) of `/proc/<pid>/stat`, after the parenthesised command
+    /// name (which may hold spaces and parentheses itself).
+    public static func status(of pid: Int32) -> Status? {
+        guard let stat = ProcFile.text("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
-        return fields.count > 1 ? Int32(fields[1]) : nil
+        guard fields.count > 19, let parent = Int32(fields[1]), let start = UInt64(fields[19]) else { return nil }
+        return Status(parent: parent, startTime: start)
     }
 
     /// The target of `/proc/<pid>/exe` (another user's process: nil).

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
+import AppProcesses
 import PipeWireGraph
 
 /// The process a PipeWire client is, from what the kernel vouches for: its socket's peer
@@ -22,8 +18,7 @@ struct VouchedProcess {
 
     private mutating func isPulseBridge(_ pid: Int32) -> Bool {
         if let known = bridges[pid] { return known }
-        let commandLine = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")))
-            .map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let commandLine = ProcFile.text("/proc/\(pid)/cmdline") ?? ""
         // 0.3.x runs the pipewire-pulse binary; 1.x runs `pipewire -c pipewire-pulse.conf`.
         let bridge = commandLine.contains("pipewire-pulse")
         if bridges.count > 256 { bridges.removeAll() }  // pids are reused: a bounded memory

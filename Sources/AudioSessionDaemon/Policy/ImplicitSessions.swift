@@ -88,10 +88,5 @@ struct ImplicitSessions {
         (sessionStreams[session] ?? []).sorted().compactMap { streams[$0] }
     }
 
-    /// Whether any stream left comes from this process.
-    func hasStreams(ofProcess pid: Int32) -> Bool {
-        streams.values.contains { $0.stream.processID == pid }
-    }
-
     var sessionIDs: [SessionID] { apps.keys.sorted() }
 }

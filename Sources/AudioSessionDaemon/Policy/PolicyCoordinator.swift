@@ -324,7 +324,6 @@ final class PolicyCoordinator: @unchecked Sendable {
         routes.streamRemoved(id)
         if levels.unwatch(id) { backend.stopWatchingLevel(of: id) }
         guard let (record, sessionEmpty) = sessions.remove(stream: id) else { return }
-        if let pid = record.stream.processID, !sessions.hasStreams(ofProcess: pid) { appFacts.forget(pid) }
         if record.reportedActive { submit(.streamStopped(id)) }
         guard sessions.isImplicit(record.session) else { return }  // explicit sessions outlive their streams
         if sessionEmpty {
