@@ -155,6 +155,13 @@ def goals(results):
     if empty:
         rows.append(("RSS ≤ 12 MB idle", f"{kib(empty)} MiB (no streams), {kib(idle['rss_last_kib'])} MiB (10 streams)",
                      max(empty, idle["rss_last_kib"]) <= 12 * 1024))
+    wp_empty = get(results, "wireplumber", "rss_empty_kib")
+    wp_idle = get(results, "wireplumber", "idle")
+    if empty and idle and wp_empty and wp_idle:
+        rows.append(("RSS ≤ WirePlumber 0.4.13's in the same run",
+                     f"{kib(empty)} vs {kib(wp_empty)} MiB (no streams), "
+                     f"{kib(idle['rss_last_kib'])} vs {kib(wp_idle['rss_last_kib'])} MiB (10 streams)",
+                     empty <= wp_empty and idle["rss_last_kib"] <= wp_idle["rss_last_kib"]))
     lines = ["| goal | measured | met |", "|---|---|---|"]
     lines += [f"| {g} | {m} | {'yes' if ok else '**no**'} |" for g, m, ok in rows]
     return "\n".join(lines)
