@@ -229,6 +229,10 @@ struct NativeRampTests {
         let full = tap.peaks().suffix(20).sorted()[10]
         let chime = try chimeElsewhere(in: sandbox)
         try daemon.waitForLog("native volume ramp to \(duckLevel) over \(milliseconds) ms")
+        // The write has reached the server (its Props show the ramp's end), so the journal has
+        // it: it is written before anything of the step is sent. A SIGKILL right after the log
+        // line could otherwise come before either, and leave nothing to undo.
+        try watcher.waitForVolume(of: "music", duckLevel)
         return MidRamp(sandbox: sandbox, daemon: daemon, watcher: watcher, tap: tap, full: full, chime: chime)
     }
 
