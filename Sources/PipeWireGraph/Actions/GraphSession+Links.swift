@@ -33,10 +33,19 @@ extension GraphSession {
         case .queued:
             logger.debug("link destroy \(link) waits for a round-trip (\(linkDestroys.pending.count) waiting)")
         case .send:
-            _ = pws_registry_destroy(registry, link)
+            destroyAhead(link, registry: registry)
         case .sendThenRoundTrip:
-            _ = pws_registry_destroy(registry, link)
+            destroyAhead(link, registry: registry)
             awaitLinkDestroys()
+        }
+    }
+
+    /// A destroy that goes ahead of its burst leaves at once, on the urgent connection.
+    private func destroyAhead(_ link: GlobalID, registry: OpaquePointer) {
+        if let urgent, urgent.isUsable {
+            urgent.destroy(link)
+        } else {
+            _ = pws_registry_destroy(registry, link)
         }
     }
 
