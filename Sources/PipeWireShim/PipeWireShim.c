@@ -57,16 +57,6 @@ void pws_loop_destroy_source(struct pw_loop *loop, struct spa_source *source) {
     pw_loop_destroy_source(loop, source);
 }
 
-struct pw_loop *pws_loop_new(void) { return pw_loop_new(NULL); }
-void pws_loop_destroy(struct pw_loop *loop) { pw_loop_destroy(loop); }
-int pws_loop_fd(struct pw_loop *loop) { return pw_loop_get_fd(loop); }
-void pws_loop_enter(struct pw_loop *loop) { pw_loop_enter(loop); }
-void pws_loop_leave(struct pw_loop *loop) { pw_loop_leave(loop); }
-int pws_loop_iterate(struct pw_loop *loop, int timeout) { return pw_loop_iterate(loop, timeout); }
-struct spa_source *pws_loop_add_io(struct pw_loop *loop, int fd, uint32_t mask, spa_source_io_func_t callback, void *data) {
-    return pw_loop_add_io(loop, fd, mask, false, callback, data);
-}
-
 struct pw_properties *pws_properties_new_empty(void) { return pw_properties_new(NULL, NULL); }
 
 /* ---- core / registry --------------------------------------------------------------- */

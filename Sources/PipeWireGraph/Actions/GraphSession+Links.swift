@@ -33,19 +33,10 @@ extension GraphSession {
         case .queued:
             logger.debug("link destroy \(link) waits for a round-trip (\(linkDestroys.pending.count) waiting)")
         case .send:
-            destroyAhead(link, registry: registry)
-        case .sendThenRoundTrip:
-            destroyAhead(link, registry: registry)
-            awaitLinkDestroys()
-        }
-    }
-
-    /// A destroy that goes ahead of its burst leaves at once, on the urgent connection.
-    private func destroyAhead(_ link: GlobalID, registry: OpaquePointer) {
-        if let urgent, urgent.isUsable {
-            urgent.destroy(link)
-        } else {
             _ = pws_registry_destroy(registry, link)
+        case .sendThenRoundTrip:
+            _ = pws_registry_destroy(registry, link)
+            awaitLinkDestroys()
         }
     }
 

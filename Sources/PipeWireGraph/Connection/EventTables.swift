@@ -16,15 +16,6 @@ enum EventTables {
         }
     }
 
-    /// The urgent connection only needs to notice that it died (its owner falls back).
-    nonisolated(unsafe) static let urgentCore: UnsafeMutablePointer<pw_core_events> = make { events in
-        events.version = UInt32(PW_VERSION_CORE_EVENTS)
-        events.error = { data, id, _, res, _ in
-            guard id == PW_ID_CORE, res == -EPIPE, let data else { return }
-            Unmanaged<UrgentConnection>.fromOpaque(data).takeUnretainedValue().broke()
-        }
-    }
-
     /// The export connection only needs to notice that it died.
     nonisolated(unsafe) static let exportCore: UnsafeMutablePointer<pw_core_events> = make { events in
         events.version = UInt32(PW_VERSION_CORE_EVENTS)

@@ -38,9 +38,6 @@ final class GraphSession: @unchecked Sendable {
     var ownedLinks: [PortPairing.Pair: OwnedLink] = [:]
     /// Link destroys not sent yet: they go out in growing batches, one per round-trip.
     var linkDestroys = PacedRequests<GlobalID>()
-    /// Where the destroys that go ahead of a burst are sent: written at once (nil: it could
-    /// not connect, the main connection serves).
-    var urgent: UrgentConnection?
     /// Owned links whose proxies are to be destroyed once the current callback returns.
     var retiredLinks: [OwnedLink] = []
     /// The mirror being built; published (copied) after each change.
@@ -158,8 +155,6 @@ final class GraphSession: @unchecked Sendable {
         reportProblem(nil)
         emit(.connected)
 
-        urgent = UrgentConnection(mainLoop: loopThread.loop, properties: properties)
-        if urgent == nil { logger.warning("no second connection for urgent requests: link destroys wait for the main one") }
         registry = pws_core_get_registry(newCore)
         if let registry {
             let hook = UnsafeMutablePointer<spa_hook>.allocate(capacity: 1)
@@ -211,8 +206,6 @@ final class GraphSession: @unchecked Sendable {
         for link in ownedLinks.values { link.destroy() }
         ownedLinks = [:]
         linkDestroys.reset()
-        urgent?.close()
-        urgent = nil
         destroyRetiredLinks()
         for proxy in bound.values { proxy.destroy() }
         bound = [:]

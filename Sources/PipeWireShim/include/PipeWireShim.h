@@ -24,14 +24,6 @@ int pws_loop_signal_event(struct pw_loop *loop, struct spa_source *source);
 struct spa_source *pws_loop_add_timer(struct pw_loop *loop, spa_source_timer_func_t callback, void *data);
 int pws_loop_arm_timer(struct pw_loop *loop, struct spa_source *source, uint64_t nanoseconds);
 void pws_loop_destroy_source(struct pw_loop *loop, struct spa_source *source);
-/* A loop of its own, nested in another through its fd (UrgentConnection). */
-struct pw_loop *pws_loop_new(void);
-void pws_loop_destroy(struct pw_loop *loop);
-int pws_loop_fd(struct pw_loop *loop);
-void pws_loop_enter(struct pw_loop *loop);
-void pws_loop_leave(struct pw_loop *loop);
-int pws_loop_iterate(struct pw_loop *loop, int timeout);
-struct spa_source *pws_loop_add_io(struct pw_loop *loop, int fd, uint32_t mask, spa_source_io_func_t callback, void *data);
 
 /* An empty property set (pw_properties_new is variadic). */
 struct pw_properties *pws_properties_new_empty(void);
