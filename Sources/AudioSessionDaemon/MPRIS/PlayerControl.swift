@@ -242,7 +242,10 @@ final class PlayerControl: @unchecked Sendable {
                 let elapsed = now - pause.began
                 logger.info("\(id): \(name) confirmed \(status.rawValue) \(Self.milliseconds(elapsed)) ms after the interruption began")
             } else if status == .stopped {
-                player.userTookOver = true  // its user stopped it: nothing to resume
+                // Its user stopped it, or it stopped itself (mpv does when its server goes
+                // away): nothing to resume.
+                player.userTookOver = true
+                logger.info("MPRIS: \(name), paused by us, is Stopped now: not ours to resume (\(id))")
             }
         case .playing:
             if player.awaitingPlay {
