@@ -2,6 +2,8 @@ import AppProcesses
 import Foundation
 import Testing
 
+@testable import AudioSessionDaemon
+
 /// What the daemon reads of a process in `/proc` (its parent, its start time, its files),
 /// read with plain system calls on the path of every new stream.
 @Suite("Process facts from /proc")
@@ -30,6 +32,12 @@ struct ProcessFactsTests {
         let status = try #require(ProcessAncestry.status(of: child.processIdentifier))
         #expect(status.parent == getpid(), "the parent read past the name '\(oddName.lastPathComponent)'")
         #expect(try #require(ProcessAncestry.status(of: getpid())).startTime <= status.startTime)
+    }
+
+    @Test func aCallerWithoutAnAppNameIsNamedByItsProcess() throws {
+        let comm = try String(contentsOfFile: "/proc/self/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(SessionService.processName(of: UInt32(getpid())) == comm)
+        #expect(SessionService.processName(of: 4_000_000_000) == "pid-4000000000", "no such process")
     }
 
     @Test func aMissingFileIsNilAndAPresentOneIsRead() {

@@ -122,7 +122,7 @@ extension SessionService {
 
     /// `/proc/<pid>/comm`: the app name of a caller that did not give one.
     static func processName(of pid: UInt32) -> String {
-        let comm = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
+        let comm = ProcFile.text("/proc/\(pid)/comm") ?? ""
         let name = comm.trimmingWhitespace()
         return name.isEmpty ? "pid-\(pid)" : name
     }

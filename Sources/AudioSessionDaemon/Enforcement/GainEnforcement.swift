@@ -133,8 +133,8 @@ final class GainEnforcement: @unchecked Sendable {
     private func tick() {
         clock = nil
         let now = loop.now
-        for (stream, state) in ramps.sorted(by: { $0.key < $1.key }) where !advance(stream, state, at: now) {
-            ramps[stream] = nil
+        for (stream, state) in ramps.sorted(by: { $0.key < $1.key }) {
+            if !advance(stream, state, at: now) { ramps[stream] = nil }
         }
         armClock()
     }
