@@ -45,6 +45,41 @@ struct IdleDaemonTests {
         #expect(daemon.log.contains("received SIGINT, shutting down"))
     }
 
+    /// Start-up's code is unmapped a second after the first attach (StartupCode), and what the
+    /// daemon runs afterwards comes back from the page cache: a stream played later is linked.
+    @Test func startUpsCodeIsUnmappedOnceAttachedAndWhatRunsLaterComesBack() throws {
+        let sandbox = try PrivatePipeWire()
+        let daemon = try DaemonProcess(in: sandbox, arguments: ["--no-bus"])
+        try daemon.waitForLog("attached to PipeWire")
+        let pid = daemon.process.pid
+        let before = try residentCode(of: pid)
+        try daemon.waitForLog("start-up code unmapped")
+        let after = try residentCode(of: pid)
+        #expect(after < before / 2, "resident code \(before) KiB at attach, \(after) KiB after the release")
+
+        let tone = try sandbox.testTone()
+        _ = try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+        kill(pid, SIGTERM)
+        #expect(try daemon.process.waitForExit(timeout: .seconds(5)) == 0)
+    }
+
+    /// Rss, in KiB, of the executable mappings of the process's own binary.
+    private func residentCode(of pid: Int32) throws -> Int {
+        let binary = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+        var resident = 0
+        var inCode = false
+        for line in try String(contentsOfFile: "/proc/\(pid)/smaps", encoding: .utf8).split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let range = fields.first, range.contains("-"), fields.count >= 5 {
+                inCode = fields[1] == "r-xp" && fields.count == 6 && fields[5] == binary
+            } else if inCode, fields.first == "Rss:", fields.count >= 2, let kib = Int(fields[1]) {
+                resident += kib
+            }
+        }
+        return resident
+    }
+
     private func threadNames(of pid: Int32) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").map { tid in
             try String(contentsOfFile: "/proc/\(pid)/task/\(tid)/comm", encoding: .utf8)

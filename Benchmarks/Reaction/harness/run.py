@@ -224,7 +224,9 @@ class Run:
         """Every daemon with a steady graph of 10 playing streams, watched side by side."""
         try:
             stacks = [self.new_stack(manager) for manager in managers]
-            time.sleep(1)
+            # At rest: past every daemon's start-up (audiosessiond unmaps its start-up code a
+            # second after it attached), the same wait for all.
+            time.sleep(3)
             for stack in stacks:
                 self.results["systems"][stack.manager]["rss_empty_kib"] = ProcessSample(stack.daemon.pid).rss_kib
             farms = {stack.manager: self.bench.start_farms(stack, 10) for stack in stacks}
