@@ -379,12 +379,29 @@ final class StreamLinker: @unchecked Sendable {
     /// linker waits for ``endEvent(in:)``.
     func beginEvent() { pending = PendingWork() }
 
-    /// The event is handled: each stream it touched is reconciled once.
+    /// How many of an event's streams are reconciled before its handling ends. libpipewire
+    /// sends a connection's requests only once it has handled every message it read: a call
+    /// that holds 100 streams has its first streams unlinked on the wire while the other 97
+    /// are worked out in the loop's next turn (each costs a few microseconds).
+    static let reconciledAtOnce = 4
+
+    /// The event is handled: each stream it touched is reconciled once, the first few now and
+    /// the rest in the loop's next turn (``reconciledAtOnce``).
     func endEvent(in snapshot: GraphSnapshot) {
         guard let work = pending else { return }
         pending = nil
         guard ready else { return }
-        for stream in work.streams { reconcileNow(streamID: stream, in: snapshot) }
+        guard work.streams.count > Self.reconciledAtOnce else { return finish(work, streams: work.streams[...], in: snapshot) }
+        for stream in work.streams.prefix(Self.reconciledAtOnce) { reconcileNow(streamID: stream, in: snapshot) }
+        let rest = work.streams.dropFirst(Self.reconciledAtOnce)
+        graph.performLater { [weak self] in
+            guard let self, self.ready else { return }
+            self.finish(work, streams: rest, in: self.graph.snapshot)
+        }
+    }
+
+    private func finish(_ work: PendingWork, streams: ArraySlice<GlobalID>, in snapshot: GraphSnapshot) {
+        for stream in streams { reconcileNow(streamID: stream, in: snapshot) }
         if work.defaults || work.everyStream { publishEffectiveDefaults(in: snapshot) }
         if work.everyStream { reconcileEveryStream(in: snapshot, except: work.queued) }
     }

@@ -55,6 +55,8 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// two cores it took the core the loop needed). Order is kept: a later decision made outside
     /// a server event hands these over first.
     private var unannounced: [PolicyDecision] = []
+    /// A Now Playing refresh waits for the loop's next turn (``refreshNowPlaying()``).
+    private var nowPlayingRefreshQueued = false
     /// An audio server event is being handled (its decisions are announced later).
     private var handlingServerEvent = false
     /// Hands a media control (`Play`, `Next`, ...) to an explicit session's app; false when the
@@ -496,7 +498,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             if case .nowPlayingChanged = decision { nowPlayingTouched = true }
             if let id = decision.session, id == engine.nowPlaying { nowPlayingTouched = true }
         }
-        if nowPlayingTouched { nowPlayingPlayer?.refresh() }
+        if nowPlayingTouched { refreshNowPlaying() }
         // Links last: a session paused for its lost route in the same step is held before its
         // new route could link it (routes: Routes/RouteExecution.swift).
         routes.applyPendingRoutes()
@@ -513,6 +515,21 @@ final class PolicyCoordinator: @unchecked Sendable {
         }
         unannounced.append(decision)
         if unannounced.count == 1 { loop.performLater { [weak self] in self?.announceUnannounced() } }
+    }
+
+    /// The Now Playing player's properties (a D-Bus signal, ~0.2 ms): like announcements, later
+    /// in the loop's turn when they change with an audio server event, after our reaction to it
+    /// has been sent.
+    private func refreshNowPlaying() {
+        guard let player = nowPlayingPlayer else { return }
+        guard handlingServerEvent else { return player.refresh() }
+        guard !nowPlayingRefreshQueued else { return }
+        nowPlayingRefreshQueued = true
+        loop.performLater { [weak self] in
+            guard let self else { return }
+            self.nowPlayingRefreshQueued = false
+            self.nowPlayingPlayer?.refresh()
+        }
     }
 
     private func announceUnannounced() {
