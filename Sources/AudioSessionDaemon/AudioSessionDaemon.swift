@@ -137,6 +137,7 @@ public final class AudioSessionDaemon: Sendable {
             logger.warning("\(attachment.server.displayName) did not confirm the final restore in time")
         }
         attachment.stop()
+        LogOutput.standardError.release()  // what the stopped loop's last turn logged
     }
 
     private static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {

@@ -35,7 +35,7 @@ public struct DaemonLogHandler: LogHandler {
             line += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         }
         line += "\n"
-        _ = Array(line.utf8).withUnsafeBytes { writeAll(2, $0) }  // a log line that cannot be written is lost
+        LogOutput.standardError.write(line)
     }
 
     /// sd-daemon(3) priorities: what journald reads from the `<N>` prefix.

@@ -108,6 +108,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         openSteps += 1
         let outerServerEvent = handlingServerEvent
         handlingServerEvent = true
+        if LogOutput.standardError.hold() { loop.performLater { LogOutput.standardError.release() } }
         defer {
             handlingServerEvent = outerServerEvent
             endStep()
