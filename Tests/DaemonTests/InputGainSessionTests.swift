@@ -129,6 +129,7 @@ struct InputGainSessionTests {
         defer { rig.stop() }
         var daemon = try rig.startDaemon()
         var memo = try await Recorder(on: rig)
+        try await memo.eventually("IsInputGainSettable", is: .bool(true))  // the daemon has read the source's volume
         try await memo.call("SetInputGain", [.double(0.5)])
         try rig.setVolume(Self.usersVolume)
         try await memo.call("SetActive", [.bool(true), .uint32(0)])
@@ -140,6 +141,7 @@ struct InputGainSessionTests {
         daemon = try rig.startDaemon()
         memo = try await Recorder(on: rig)
         defer { memo.connection.close() }
+        try await memo.eventually("IsInputGainSettable", is: .bool(true))
         try await memo.call("SetInputGain", [.double(0.5)])
         try await memo.call("SetActive", [.bool(true), .uint32(0)])
         try rig.waitUntilVolume(is: 0.125)

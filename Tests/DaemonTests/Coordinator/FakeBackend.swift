@@ -113,8 +113,17 @@ extension PolicyCoordinator {
 }
 
 extension URL {
-    /// A state directory of its own for one test (created when something is journalled).
+    /// A state directory of its own for one test (created when something is journalled), in
+    /// this test process's directory, which is removed when the process exits.
     static func temporaryStateDirectory() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("audiosession-test-state-\(UUID().uuidString)")
+        TestStateDirectories.root.appendingPathComponent(UUID().uuidString)
     }
+}
+
+private enum TestStateDirectories {
+    static let root: URL = {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("audiosession-test-state-\(getpid())")
+        atexit { try? FileManager.default.removeItem(at: TestStateDirectories.root) }
+        return root
+    }()
 }
