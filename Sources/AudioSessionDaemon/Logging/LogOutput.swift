@@ -5,9 +5,9 @@ import Synchronization
 
 /// Where the daemon's log lines go: standard error, at once — but the lines the loop thread
 /// logs while it reacts to an audio server event wait, and go out in one write in the loop's
-/// next turn, after the server has been sent our reaction. A write to a log file costs
-/// 10–30 µs (ext4 journals the file's times), and a call that holds the music logs half a
-/// dozen lines before anything it asked for is sent.
+/// next turn, after the server has been sent our reaction. A line written to the bench's log
+/// file cost 10–35 µs on the loop (formatting and `write`), and a call that holds the music
+/// logs half a dozen lines before anything it asked for is sent.
 public final class LogOutput: Sendable {
     /// Standard error: the terminal, a file, or the journal's stream under systemd.
     public static let standardError = LogOutput(descriptor: 2)
