@@ -99,6 +99,28 @@ struct farm_stream {
     uint64_t gap_ns;
 };
 
+/* A stereo F32 stream at the bench's rate and quantum, connected (autoconnect): a victim of
+ * the farm or the bench's capture of the sink's monitor. */
+static int connect_stream(struct pw_core *core, struct pw_stream **stream, struct spa_hook *listener,
+                          const struct pw_stream_events *events, void *data, enum pw_direction direction,
+                          const char *name, const char *role, const char *app) {
+    char latency[32];
+    snprintf(latency, sizeof(latency), "%d/%d", quantum, RATE);
+    struct pw_properties *props = pw_properties_new(
+        PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, direction == PW_DIRECTION_OUTPUT ? "Playback" : "Capture",
+        PW_KEY_MEDIA_ROLE, role, PW_KEY_NODE_NAME, name, PW_KEY_NODE_LATENCY, latency, PW_KEY_APP_NAME, app, NULL);
+    *stream = pw_stream_new(core, name, props);
+    pw_stream_add_listener(*stream, listener, events, data);
+    uint8_t buffer[1024];
+    struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
+    const struct spa_pod *params[1];
+    params[0] = spa_format_audio_raw_build(&builder, SPA_PARAM_EnumFormat,
+        &SPA_AUDIO_INFO_RAW_INIT(.format = SPA_AUDIO_FORMAT_F32, .channels = CHANNELS, .rate = RATE,
+                                 .position = { SPA_AUDIO_CHANNEL_FL, SPA_AUDIO_CHANNEL_FR }));
+    return pw_stream_connect(*stream, direction, PW_ID_ANY,
+                             PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS | PW_STREAM_FLAG_RT_PROCESS, params, 1);
+}
+
 static void farm_process(void *data) {
     struct farm_stream *s = data;
     uint64_t t = now_ns();
@@ -174,8 +196,6 @@ static int run_farm(int argc, char **argv) {
     int total = 0;
     for (int a = 0; a + 2 < argc; a += 3) total += atoi(argv[a + 1]);
     struct farm_stream *streams = calloc((size_t)total, sizeof(*streams));
-    char latency[32];
-    snprintf(latency, sizeof(latency), "%d/%d", quantum, RATE);
     int n = 0;
     for (int a = 0; a + 2 < argc; a += 3) {
         int count = atoi(argv[a + 1]);
@@ -185,19 +205,8 @@ static int run_farm(int argc, char **argv) {
             snprintf(s->name, sizeof(s->name), "%s-%d", argv[a], i);
             s->amplitude = amplitude;
             s->gap_ns = 3ull * (uint64_t)quantum * 1000000000ull / RATE;
-            struct pw_properties *props = pw_properties_new(
-                PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, "Playback", PW_KEY_MEDIA_ROLE, "Music",
-                PW_KEY_NODE_NAME, s->name, PW_KEY_NODE_LATENCY, latency, PW_KEY_APP_NAME, "hold-methods-farm", NULL);
-            s->stream = pw_stream_new(core, s->name, props);
-            pw_stream_add_listener(s->stream, &s->listener, &farm_events, s);
-            uint8_t buffer[1024];
-            struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
-            const struct spa_pod *params[1];
-            params[0] = spa_format_audio_raw_build(&builder, SPA_PARAM_EnumFormat,
-                &SPA_AUDIO_INFO_RAW_INIT(.format = SPA_AUDIO_FORMAT_F32, .channels = CHANNELS, .rate = RATE,
-                                         .position = { SPA_AUDIO_CHANNEL_FL, SPA_AUDIO_CHANNEL_FR }));
-            int res = pw_stream_connect(s->stream, PW_DIRECTION_OUTPUT, PW_ID_ANY,
-                PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS | PW_STREAM_FLAG_RT_PROCESS, params, 1);
+            int res = connect_stream(core, &s->stream, &s->listener, &farm_events, s, PW_DIRECTION_OUTPUT, s->name,
+                                     "Music", "hold-methods-farm");
             if (res < 0) { fprintf(stderr, "hold-methods farm: connect: %s\n", spa_strerror(res)); return 1; }
         }
     }
@@ -371,21 +380,8 @@ static const struct pw_stream_events cap_events = {
 };
 
 static void create_capture(struct bench *b) {
-    char latency[32];
-    snprintf(latency, sizeof(latency), "%d/%d", quantum, RATE);
-    struct pw_properties *props = pw_properties_new(
-        PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, "Capture", PW_KEY_MEDIA_ROLE, "Production",
-        PW_KEY_NODE_NAME, "hold-capture", PW_KEY_NODE_LATENCY, latency, PW_KEY_APP_NAME, "hold-methods-observer", NULL);
-    b->cap = pw_stream_new(b->core_obs, "hold-capture", props);
-    pw_stream_add_listener(b->cap, &b->cap_listener, &cap_events, b);
-    uint8_t buffer[1024];
-    struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
-    const struct spa_pod *params[1];
-    params[0] = spa_format_audio_raw_build(&builder, SPA_PARAM_EnumFormat,
-        &SPA_AUDIO_INFO_RAW_INIT(.format = SPA_AUDIO_FORMAT_F32, .channels = CHANNELS, .rate = RATE,
-                                 .position = { SPA_AUDIO_CHANNEL_FL, SPA_AUDIO_CHANNEL_FR }));
-    pw_stream_connect(b->cap, PW_DIRECTION_INPUT, PW_ID_ANY,
-                      PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS | PW_STREAM_FLAG_RT_PROCESS, params, 1);
+    connect_stream(b->core_obs, &b->cap, &b->cap_listener, &cap_events, b, PW_DIRECTION_INPUT, "hold-capture",
+                   "Production", "hold-methods-observer");
 }
 
 /* --- requests ----------------------------------------------------------------------- */
