@@ -28,11 +28,10 @@ enum StartupCode {
     /// The main program's executable mappings (`r-xp` lines of `/proc/self/maps` naming the
     /// file `/proc/self/exe` points to); page-aligned, as the kernel lists them.
     private static func executableSegment() -> (start: UnsafeMutableRawPointer, length: Int)? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0, let bytes = ProcFile.bytes("/proc/self/maps", limit: 1 << 20) else { return nil }
+        guard let executable = ProcessAncestry.executable(of: getpid()),
+            let bytes = ProcFile.bytes("/proc/self/maps", limit: 1 << 20)
+        else { return nil }
         let maps = String(decoding: bytes, as: UTF8.self)
-        let executable = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         for line in maps.split(separator: "\n") {
             let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
             guard fields.count == 6, fields[1] == "r-xp", fields[5].drop(while: { $0 == " " }) == executable else { continue }
