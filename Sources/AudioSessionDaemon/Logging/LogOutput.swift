@@ -38,6 +38,7 @@ public final class LogOutput: Sendable {
 
     /// The calling thread's lines wait for ``release()``; false if they already did (the
     /// caller that got true releases them).
+    @discardableResult
     func hold() -> Bool {
         waiting.withLock { waiting in
             guard waiting.thread == nil else { return false }

@@ -55,8 +55,11 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// two cores it took the core the loop needed). Order is kept: a later decision made outside
     /// a server event hands these over first.
     private var unannounced: [PolicyDecision] = []
-    /// A Now Playing refresh waits for the loop's next turn (``refreshNowPlaying()``).
-    private var nowPlayingRefreshQueued = false
+    /// The Now Playing player's properties changed with an audio server event: refreshed in
+    /// ``serverEventsHandled()``.
+    private var nowPlayingStale = false
+    /// ``serverEventsHandled()`` is queued for the loop's next turn.
+    private var serverEventsPending = false
     /// An audio server event is being handled (its decisions are announced later).
     private var handlingServerEvent = false
     /// Hands a media control (`Play`, `Next`, ...) to an explicit session's app; false when the
@@ -108,7 +111,11 @@ final class PolicyCoordinator: @unchecked Sendable {
         openSteps += 1
         let outerServerEvent = handlingServerEvent
         handlingServerEvent = true
-        if LogOutput.standardError.hold() { loop.performLater { LogOutput.standardError.release() } }
+        if !serverEventsPending {
+            serverEventsPending = true
+            LogOutput.standardError.hold()
+            loop.performLater { [weak self] in self?.serverEventsHandled() }
+        }
         defer {
             handlingServerEvent = outerServerEvent
             endStep()
@@ -514,8 +521,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             decisionObserver?(decision)
             return
         }
-        unannounced.append(decision)
-        if unannounced.count == 1 { loop.performLater { [weak self] in self?.announceUnannounced() } }
+        unannounced.append(decision)  // in serverEventsHandled()
     }
 
     /// The Now Playing player's properties (a D-Bus signal, ~0.2 ms): like announcements, later
@@ -524,12 +530,18 @@ final class PolicyCoordinator: @unchecked Sendable {
     private func refreshNowPlaying() {
         guard let player = nowPlayingPlayer else { return }
         guard handlingServerEvent else { return player.refresh() }
-        guard !nowPlayingRefreshQueued else { return }
-        nowPlayingRefreshQueued = true
-        loop.performLater { [weak self] in
-            guard let self else { return }
-            self.nowPlayingRefreshQueued = false
-            self.nowPlayingPlayer?.refresh()
+        nowPlayingStale = true
+    }
+
+    /// The loop's turn after audio server events: what they sent has gone out, and now what
+    /// describes them does — their log lines, their decisions on the bus, Now Playing.
+    private func serverEventsHandled() {
+        serverEventsPending = false
+        LogOutput.standardError.release()
+        announceUnannounced()
+        if nowPlayingStale {
+            nowPlayingStale = false
+            nowPlayingPlayer?.refresh()
         }
     }
 
