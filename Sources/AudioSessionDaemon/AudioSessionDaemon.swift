@@ -62,12 +62,12 @@ public final class AudioSessionDaemon: Sendable {
     public func start() {
         let coordinator = self.coordinator
         let logger = self.logger
-        let startup = StartupRelease(loop: loop, logger: logger)
+        let rest = QuietCodeRelease(loop: loop, logger: logger)
         if options.servesBus {
             let sessionAPI = self.sessionAPI  // D-Bus session API (issue 7): refreshed after each event
-            attachment.start { coordinator.handle($0); sessionAPI.graphEventHandled(); startup.saw($0) }
+            attachment.start { coordinator.handle($0); sessionAPI.graphEventHandled(); rest.saw($0) }
         } else {
-            attachment.start { coordinator.handle($0); startup.saw($0) }
+            attachment.start { coordinator.handle($0); rest.saw($0) }
         }
         // --- MPRIS players (session bus) and logind (system bus): MPRIS/, Login/ ---
         if options.servesBus {

@@ -45,21 +45,29 @@ struct IdleDaemonTests {
         #expect(daemon.log.contains("received SIGINT, shutting down"))
     }
 
-    /// Start-up's code is unmapped a second after the first attach (StartupCode), and what the
-    /// daemon runs afterwards comes back from the page cache: a stream played later is linked.
-    @Test func startUpsCodeIsUnmappedOnceAttachedAndWhatRunsLaterComesBack() throws {
+    /// The daemon's code is unmapped a second after the first attach (QuietCodeRelease), what
+    /// it runs afterwards comes back from the page cache (a stream played later is linked), and
+    /// that code is unmapped again once the graph has been quiet for a second.
+    @Test func codeIsUnmappedAtRestAndWhatRunsLaterComesBack() throws {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox, arguments: ["--no-bus"])
         try daemon.waitForLog("attached to PipeWire")
         let pid = daemon.process.pid
         let before = try residentCode(of: pid)
-        try daemon.waitForLog("start-up code unmapped")
-        let after = try residentCode(of: pid)
-        #expect(after < before / 2, "resident code \(before) KiB at attach, \(after) KiB after the release")
+        try daemon.waitForLog("code unmapped at rest")
+        let released = try residentCode(of: pid)
+        #expect(released < before / 2, "resident code \(before) KiB at attach, \(released) KiB after the release")
 
         let tone = try sandbox.testTone()
         _ = try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
         try sandbox.waitUntilLinked("music", to: ["headphones"])
+        let reacted = try residentCode(of: pid)
+        #expect(reacted > released, "the reaction's code came back: \(released) → \(reacted) KiB")
+        var now = reacted
+        try waitUntil(timeout: .seconds(10), "the reaction's code is unmapped again (resident \(reacted) KiB, now \(now))") {
+            now = try residentCode(of: pid)
+            return now < reacted / 2
+        }
         kill(pid, SIGTERM)
         #expect(try daemon.process.waitForExit(timeout: .seconds(5)) == 0)
     }

@@ -1,0 +1,120 @@
+import AppProcesses
+import Logging
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon's own code, unmapped while the daemon rests.
+///
+/// The daemon runs code from all over its static executable (the Swift runtime's conformance
+/// scans, the rules, the bus, a reaction's many small functions), and the kernel maps up to
+/// 64 KiB around every page it faults in: after start-up ~11 MiB of the binary's text is
+/// resident, after a few reactions ~8 MiB, in a daemon that then runs none of it for minutes.
+/// `MADV_DONTNEED` on the executable segment (read-only, never written, so nothing is lost)
+/// unmaps it: what runs next comes back from the page cache on its first use (minor faults),
+/// and the rest is ordinary cache the kernel may reclaim, no longer pinned by a mapping.
+/// Shared libraries are left alone: their pages stay cached for the other processes that map
+/// them.
+enum ExecutableCode {
+    /// Unmaps the executable's code segment; the process's resident bytes before and after,
+    /// or nil when the segment was not found or madvise refused.
+    static func release() -> (before: Int, after: Int)? {
+        guard let segment = executableSegment() else { return nil }
+        let before = residentBytes()
+        guard madvise(segment.start, segment.length, MADV_DONTNEED) == 0 else { return nil }
+        return (before, residentBytes())
+    }
+
+    /// The main program's executable mappings (`r-xp` lines of `/proc/self/maps` naming the
+    /// file `/proc/self/exe` points to); page-aligned, as the kernel lists them.
+    private static func executableSegment() -> (start: UnsafeMutableRawPointer, length: Int)? {
+        guard let executable = ProcessAncestry.executable(of: getpid()),
+            let bytes = ProcFile.bytes("/proc/self/maps", limit: 1 << 20)
+        else { return nil }
+        let maps = String(decoding: bytes, as: UTF8.self)
+        for line in maps.split(separator: "\n") {
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count == 6, fields[1] == "r-xp", fields[5].drop(while: { $0 == " " }) == executable else { continue }
+            let bounds = fields[0].split(separator: "-")
+            guard bounds.count == 2, let start = UInt(String(bounds[0]), radix: 16), let end = UInt(String(bounds[1]), radix: 16),
+                end > start,
+                let pointer = UnsafeMutableRawPointer(bitPattern: start)
+            else { return nil }
+            return (pointer, Int(end - start))
+        }
+        return nil
+    }
+
+    /// The process's resident set (`/proc/self/statm`'s second field, in pages).
+    private static func residentBytes() -> Int {
+        let fields = ProcFile.text("/proc/self/statm")?.split(separator: " ") ?? []
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}
+
+/// When the daemon rests: once it is attached, whenever the audio server has sent nothing for
+/// ``quiet``. Then ``ExecutableCode`` is released, once per rest: start-up's code a moment
+/// after the first attach, a burst of reactions' code a moment after the burst.
+///
+/// The price is paid by the first reaction after a rest, which faults its code back in (see
+/// BENCHMARKS.md for what that costs); reactions within a burst run on mapped code.
+final class QuietCodeRelease: Sendable {
+    /// Long enough that a burst of events (a call starting, a player's streams) is one burst,
+    /// short beside the minutes a desktop's daemon rests.
+    static let quiet: Duration = .seconds(1)
+
+    private struct State {
+        var attached = false
+        var lastEvent = ContinuousClock.now
+        var pending = false
+        var releases = 0
+    }
+
+    private let loop: DaemonLoop
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    init(loop: DaemonLoop, logger: Logger) {
+        self.loop = loop
+        self.logger = logger
+    }
+
+    /// Called with every backend event, on the loop: cheap (a clock read) unless no release is
+    /// pending yet.
+    func saw(_ event: BackendEvent) {
+        let now = ContinuousClock.now
+        let arm = state.withLock { state -> Bool in
+            if !state.attached {
+                guard case .attached = event else { return false }
+                state.attached = true
+            }
+            state.lastEvent = now
+            guard !state.pending else { return false }
+            state.pending = true
+            return true
+        }
+        if arm { release(after: Self.quiet) }
+    }
+
+    /// Waits out the quiet; an event meanwhile moves the deadline instead of adding a timer.
+    private func release(after delay: Duration) {
+        _ = loop.schedule(after: delay) { [self] in
+            let now = ContinuousClock.now
+            let (wait, count) = state.withLock { state -> (Duration?, Int) in
+                let since = now - state.lastEvent
+                if since < Self.quiet { return (Self.quiet - since, state.releases) }
+                state.pending = false
+                state.releases += 1
+                return (nil, state.releases)
+            }
+            if let wait { return release(after: wait) }
+            guard let resident = ExecutableCode.release() else {
+                return logger.debug("code left mapped: the executable's segment was not found")
+            }
+            let line: Logger.Message = "code unmapped at rest: resident \(resident.before / 1024) → \(resident.after / 1024) KiB"
+            if count == 1 { logger.info(line) } else { logger.debug(line) }
+        }
+    }
+}
