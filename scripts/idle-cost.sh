@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What an idle audiosessiond costs (issue 8): wake-ups per second per thread and what its RSS
+# What an idle audiosessiond costs: wake-ups per second per thread and what its RSS
 # is made of, with a steady graph (a few streams playing, nothing changing).
 #
 #   scripts/idle-cost.sh                    the release daemon, session bus API on (private dbus-daemon)

@@ -25,7 +25,7 @@ public final class AudioSessionDaemon: Sendable {
     private let rulesDirectories: [String]
     /// Watches the rules directories from `start()` to `stop()`; nil when inotify is unavailable.
     private let watcher = Mutex<RulesWatcher?>(nil)
-    // --- D-Bus session API (issue 7): served beside the server connection, stopped first ----
+    // --- D-Bus session API: served beside the server connection, stopped first ----
     private let sessionAPI = SessionAPIHost()
 
     /// Which server the daemon attached to.
@@ -64,7 +64,7 @@ public final class AudioSessionDaemon: Sendable {
         let logger = self.logger
         let rest = QuietCodeRelease(loop: loop, logger: logger)
         if options.servesBus {
-            let sessionAPI = self.sessionAPI  // D-Bus session API (issue 7): refreshed after each event
+            let sessionAPI = self.sessionAPI  // D-Bus session API: refreshed after each event
             attachment.start { coordinator.handle($0); sessionAPI.graphEventHandled(); rest.saw($0) }
         } else {
             attachment.start { coordinator.handle($0); rest.saw($0) }
@@ -76,7 +76,7 @@ public final class AudioSessionDaemon: Sendable {
             logger.info("--no-bus: no MPRIS pause (interruptions hold streams), no logind lock or sleep")
         }
         // --- end MPRIS and logind ---
-        // --- D-Bus session API (issue 7) ---
+        // --- D-Bus session API ---
         if options.servesBus {
             let sessionAPI = self.sessionAPI
             sessionAPI.start(
@@ -114,7 +114,7 @@ public final class AudioSessionDaemon: Sendable {
     /// Undoes everything the daemon changed (media players it paused, then the server), then
     /// detaches.
     public func stop() {
-        sessionAPI.stop()  // D-Bus session API (issue 7): no calls reach a stopping coordinator
+        sessionAPI.stop()  // D-Bus session API: no calls reach a stopping coordinator
         watcher.withLock { $0 }?.stop()
         let coordinator = self.coordinator
         let attachment = self.attachment

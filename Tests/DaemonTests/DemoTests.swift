@@ -16,7 +16,7 @@ struct DemoTests {
         let status = try demo.waitForExit(timeout: .seconds(60))
         let output = demo.output
         #expect(status == 0, "demo failed: \(output)\n\(demo.errorOutput)")
-        // Act 1 (issue 6): a sound card with a headphone jack, route changes with their reasons
+        // Act 1: a sound card with a headphone jack, route changes with their reasons
         // and previous routes, and the music pausing when the headphones are pulled.
         for line in [
             "Act 1 — routes", "audiosessiond attached", "music → card-output (Speakers route)", "plugs in the headphones",
@@ -26,7 +26,7 @@ struct DemoTests {
             "unplugs the headphones",
             "route change for music: oldDeviceUnavailable (2); previous route in[] out[Headphones:card-output:analog-output-headphones]",
             "paused: its output went away", "music paused: unlinked", "exited with status 0", "demo done",
-            // Act 2 (issue 5): enforcement with real clients, each seen by the demo's own observers.
+            // Act 2: enforcement with real clients, each seen by the demo's own observers.
             "Act 2 — enforcement", "watches MPRIS players on the private bus", "playerctl: Playing",
             "music ducked: volume 1.00 → 0.30 ", "music back: volume 0.30 → 1.00 ",
             "playerctl: mpv Paused", "playerctl: mpv Playing again", "shouldResume",

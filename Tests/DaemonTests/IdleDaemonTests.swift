@@ -2,7 +2,7 @@ import Foundation
 import PipeWireSandbox
 import Testing
 
-/// What keeps an idle daemon idle (issue 8: no periodic wake-ups, a small RSS), checked on the
+/// What keeps an idle daemon idle (no periodic wake-ups, a small RSS), checked on the
 /// real binary with the session bus API, MPRIS and a playing stream: no libdispatch thread
 /// (its pool monitor ticks once a second forever once a pool thread exists), no full
 /// Foundation, ICU or libpulse mapped, and the signals it waits for with `sigwaitinfo` still work.

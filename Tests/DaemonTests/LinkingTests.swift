@@ -6,7 +6,7 @@ import Testing
 /// clients, and `pw-link` / `pw-dump` as independent oracles.
 @Suite("audiosessiond links streams", .serialized)
 struct LinkingTests {
-    /// Issue 6 changed the music's part: a playback session whose device goes away is paused
+    /// Route changes give the music another part: a playback session whose device goes away is paused
     /// (unlinked) instead of moving to the speakers; a game (ambient) still moves.
     @Test func streamsAreLinkedToTheDefaultSinkAndMusicPausesWhenItGoes() throws {
         let sandbox = try PrivatePipeWire()

@@ -2,7 +2,7 @@ import Foundation
 import PipeWireSandbox
 import Testing
 
-/// Nothing left behind over MPRIS (issue 5): a media player the daemon paused for a call plays
+/// Nothing left behind over MPRIS: a media player the daemon paused for a call plays
 /// again when the daemon stops (SIGTERM), or when it is restarted after a `kill -9` — unless
 /// the call still goes on (then the restarted daemon adopts the pause and the call's end plays
 /// it), or its user paused it themselves. A real mpv with mpv-mpris on a private bus, the

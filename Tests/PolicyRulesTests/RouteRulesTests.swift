@@ -2,7 +2,7 @@ import SessionPolicy
 import Testing
 @testable import PolicyRules
 
-/// Issue 6's rules knobs: which new devices take over, for which categories, and port types
+/// The route rules' knobs: which new devices take over, for which categories, and port types
 /// named by rules.
 @Suite struct RouteRulesTests {
     @Test func takeoverDefaultsIgnoreHDMIAndDisplayPortForEveryCategory() throws {

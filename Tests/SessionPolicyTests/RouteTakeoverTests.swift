@@ -1,7 +1,7 @@
 import Testing
 @testable import SessionPolicy
 
-/// Issue 6: which new devices take over (an ignore list, per category), the user's default
+/// Which new devices take over (an ignore list, per category), the user's default
 /// choice as an override that never pauses, and route changes of implicit sessions.
 @Suite struct RouteTakeoverTests {
     static let speaker = Port(uid: "speaker", nodeID: 1, type: .builtInSpeaker, direction: .output)

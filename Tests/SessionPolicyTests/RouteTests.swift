@@ -28,7 +28,7 @@ import Testing
         h.send(.deviceAdded(Self.usb))
         #expect(h.engine.route(for: player)?.outputs == [Self.usb])
         let choose = h.send(.defaultDeviceChanged(.output, uid: "headphones"))
-        #expect(choose.routeReasons(player) == [.override])  // the user's choice (issue 6)
+        #expect(choose.routeReasons(player) == [.override])  // the user's choice
         #expect(h.engine.route(for: player)?.outputs == [Self.headphones])
         let unplug = h.send(.deviceRemoved(uid: "headphones"))
         #expect(unplug.routeReasons(player) == [.oldDeviceUnavailable])

@@ -71,7 +71,7 @@ struct RunCommandTests {
         }
     }
 
-    /// Issue 5 through the CLI: silent mode silences an ambient app's stream and gives it back.
+    /// Enforcement through the CLI: silent mode silences an ambient app's stream and gives it back.
     @Test func silentModeSilencesAnAmbientStreamAndRestoresIt() throws {
         let sandbox = try ServiceSandbox()
         defer { sandbox.stop() }

@@ -2,7 +2,7 @@ import Foundation
 import PipeWireGraph
 import PipeWireSandbox
 
-/// The demo's second act, enforcement (issue 5), with real clients on a fresh private PipeWire
+/// The demo's second act, enforcement, with real clients on a fresh private PipeWire
 /// and a private session bus: mpv plays music (with MPRIS); a notification ducks it with a ramp
 /// and gives it back; a call pauses mpv over MPRIS and its end plays it again; a game's effects
 /// mix; silent mode silences the game only; a low-latency app forces a small quantum and a high
