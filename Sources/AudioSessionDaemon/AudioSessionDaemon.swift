@@ -21,6 +21,8 @@ public final class AudioSessionDaemon: Sendable {
     private let attachment: ServerAttachment
     private var loop: DaemonLoop { attachment.loop }
     private let coordinator: PolicyCoordinator
+    /// Unmaps the daemon's code while it rests; told of the server's events and other work.
+    private let rest: QuietCodeRelease
     private let rules: LiveRules
     private let rulesDirectories: [String]
     /// Watches the rules directories from `start()` to `stop()`; nil when inotify is unavailable.
@@ -53,8 +55,10 @@ public final class AudioSessionDaemon: Sendable {
             if let problem = PulseLibrary.load() { throw .serverLibraryMissing("--backend pulseaudio needs libpulse: \(problem)") }
             attachment = PulseAudioAttachment(options: options, logger: logger)
         }
+        rest = QuietCodeRelease(loop: attachment.loop, logger: logger)
         coordinator = PolicyCoordinator(
-            ruleSet: rules.ruleSet, backend: attachment.backend, loop: attachment.loop, stateDirectory: options.stateDirectory,
+            ruleSet: rules.ruleSet, backend: attachment.backend, loop: ActivityNotingLoop(attachment.loop, rest: rest),
+            stateDirectory: options.stateDirectory,
             linkingMode: options.linking, logger: logger)
     }
 
@@ -62,7 +66,7 @@ public final class AudioSessionDaemon: Sendable {
     public func start() {
         let coordinator = self.coordinator
         let logger = self.logger
-        let rest = QuietCodeRelease(loop: loop, logger: logger)
+        let rest = self.rest
         if options.servesBus {
             let sessionAPI = self.sessionAPI  // D-Bus session API: refreshed after each event
             attachment.start { coordinator.handle($0); sessionAPI.graphEventHandled(); rest.saw($0) }

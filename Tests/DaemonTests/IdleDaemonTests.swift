@@ -53,39 +53,23 @@ struct IdleDaemonTests {
         let daemon = try DaemonProcess(in: sandbox, arguments: ["--no-bus"])
         try daemon.waitForLog("attached to PipeWire")
         let pid = daemon.process.pid
-        let before = try residentCode(of: pid)
+        let before = try ResidentCode.kibibytes(of: pid)
         try daemon.waitForLog("code unmapped at rest")
-        let released = try residentCode(of: pid)
+        let released = try ResidentCode.kibibytes(of: pid)
         #expect(released < before / 2, "resident code \(before) KiB at attach, \(released) KiB after the release")
 
         let tone = try sandbox.testTone()
         _ = try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
         try sandbox.waitUntilLinked("music", to: ["headphones"])
-        let reacted = try residentCode(of: pid)
+        let reacted = try ResidentCode.kibibytes(of: pid)
         #expect(reacted > released, "the reaction's code came back: \(released) → \(reacted) KiB")
         var now = reacted
         try waitUntil(timeout: .seconds(10), "the reaction's code is unmapped again (resident \(reacted) KiB, now \(now))") {
-            now = try residentCode(of: pid)
+            now = try ResidentCode.kibibytes(of: pid)
             return now < reacted / 2
         }
         kill(pid, SIGTERM)
         #expect(try daemon.process.waitForExit(timeout: .seconds(5)) == 0)
-    }
-
-    /// Rss, in KiB, of the executable mappings of the process's own binary.
-    private func residentCode(of pid: Int32) throws -> Int {
-        let binary = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
-        var resident = 0
-        var inCode = false
-        for line in try String(contentsOfFile: "/proc/\(pid)/smaps", encoding: .utf8).split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            if let range = fields.first, range.contains("-"), fields.count >= 5 {
-                inCode = fields[1] == "r-xp" && fields.count == 6 && fields[5] == binary
-            } else if inCode, fields.first == "Rss:", fields.count >= 2, let kib = Int(fields[1]) {
-                resident += kib
-            }
-        }
-        return resident
     }
 
     private func threadNames(of pid: Int32) throws -> [String] {

@@ -57,7 +57,7 @@ enum ExecutableCode {
     }
 
     /// The process's resident set: `/proc/self/statm`'s second field, in pages.
-    private static func residentBytes() -> Int {
+    static func residentBytes() -> Int {
         let fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return 0 }
         defer { close(fd) }
@@ -79,9 +79,13 @@ enum ExecutableCode {
     }
 }
 
-/// When the daemon rests: once it is attached, whenever the audio server has sent nothing for
-/// ``quiet``. Then ``ExecutableCode`` is released, once per rest: start-up's code a moment
+/// When the daemon rests: once it is attached, whenever the audio server has sent nothing and
+/// no other thread has handed the loop work (``ActivityNotingLoop``) for ``quiet``. Then ``ExecutableCode`` is released, once per rest: start-up's code a moment
 /// after the first attach, a burst of reactions' code a moment after the burst.
+///
+/// Code can also come back with neither (a timer's work, the release's own log line), so a
+/// second after a release the resident size is read again, and a release whose size grew back
+/// by more than ``regrowth`` is repeated, a few times at most: one more wake-up per rest.
 ///
 /// The price is paid by the first reaction after a rest, which faults its code back in (see
 /// BENCHMARKS.md for what that costs); reactions within a burst run on mapped code.
@@ -89,6 +93,10 @@ final class QuietCodeRelease: Sendable {
     /// Long enough that a burst of events (a call starting, a player's streams) is one burst,
     /// short beside the minutes a desktop's daemon rests.
     static let quiet: Duration = .seconds(1)
+    /// Four of the kernel's 64 KiB fault-around windows: less is not worth a release.
+    static let regrowth = 256 * 1024
+    /// Repeated releases after one rest, at most: code that runs every second stays mapped.
+    static let repeats = 3
 
     private struct State {
         var attached = false
@@ -107,14 +115,18 @@ final class QuietCodeRelease: Sendable {
     }
 
     /// Called with every backend event, on the loop: cheap (a clock read) unless no release is
-    /// pending yet.
+    /// pending yet. Nothing is released before the first attach.
     func saw(_ event: BackendEvent) {
+        if case .attached = event { state.withLock { $0.attached = true } }
+        noteActivity()
+    }
+
+    /// Called when the loop runs work another thread handed it (a D-Bus call, an MPRIS
+    /// signal, a rules reload): the daemon is not at rest either.
+    func noteActivity() {
         let now = ContinuousClock.now
         let arm = state.withLock { state -> Bool in
-            if !state.attached {
-                guard case .attached = event else { return false }
-                state.attached = true
-            }
+            guard state.attached else { return false }
             state.lastEvent = now
             guard !state.pending else { return false }
             state.pending = true
@@ -143,6 +155,21 @@ final class QuietCodeRelease: Sendable {
             } else {
                 logger.debug("code unmapped at rest (\(count) times): resident \(resident.before / 1024) → \(resident.after / 1024) KiB")
             }
+            recheck(since: resident.after, repeats: Self.repeats)
+        }
+    }
+
+    /// A second after a release with no activity since: releases again if the code came back
+    /// anyway.
+    private func recheck(since resident: Int, repeats: Int) {
+        guard repeats > 0 else { return }
+        _ = loop.schedule(after: Self.quiet) { [self] in
+            guard !state.withLock({ $0.pending }),  // activity arms its own release
+                ExecutableCode.residentBytes() > resident + Self.regrowth,
+                let again = ExecutableCode.release()
+            else { return }
+            logger.debug("code unmapped again, with no activity: resident \(again.before / 1024) → \(again.after / 1024) KiB")
+            recheck(since: again.after, repeats: repeats - 1)
         }
     }
 }
