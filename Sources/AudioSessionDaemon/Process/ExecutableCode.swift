@@ -80,12 +80,10 @@ enum ExecutableCode {
 }
 
 /// When the daemon rests: once it is attached, whenever the audio server has sent nothing and
-/// no other thread has handed the loop work (``ActivityNotingLoop``) for ``quiet``. Then ``ExecutableCode`` is released, once per rest: start-up's code a moment
-/// after the first attach, a burst of reactions' code a moment after the burst.
-///
-/// Code can also come back with neither (a timer's work, the release's own log line), so a
-/// second after a release the resident size is read again, and a release whose size grew back
-/// by more than ``regrowth`` is repeated, a few times at most: one more wake-up per rest.
+/// no other thread has handed the loop work (``ActivityNotingLoop``) for ``quiet``. Then
+/// ``ExecutableCode`` is released, once per rest: start-up's code a moment after the first
+/// attach, a burst of reactions' code a moment after the burst. No timer runs at rest: the
+/// release is the last thing until the next activity.
 ///
 /// The price is paid by the first reaction after a rest, which faults its code back in (see
 /// BENCHMARKS.md for what that costs); reactions within a burst run on mapped code.
@@ -93,10 +91,6 @@ final class QuietCodeRelease: Sendable {
     /// Long enough that a burst of events (a call starting, a player's streams) is one burst,
     /// short beside the minutes a desktop's daemon rests.
     static let quiet: Duration = .seconds(1)
-    /// Four of the kernel's 64 KiB fault-around windows: less is not worth a release.
-    static let regrowth = 256 * 1024
-    /// Repeated releases after one rest, at most: code that runs every second stays mapped.
-    static let repeats = 3
 
     private struct State {
         var attached = false
@@ -155,21 +149,6 @@ final class QuietCodeRelease: Sendable {
             } else {
                 logger.debug("code unmapped at rest (\(count) times): resident \(resident.before / 1024) → \(resident.after / 1024) KiB")
             }
-            recheck(since: resident.after, repeats: Self.repeats)
-        }
-    }
-
-    /// A second after a release with no activity since: releases again if the code came back
-    /// anyway.
-    private func recheck(since resident: Int, repeats: Int) {
-        guard repeats > 0 else { return }
-        _ = loop.schedule(after: Self.quiet) { [self] in
-            guard !state.withLock({ $0.pending }),  // activity arms its own release
-                ExecutableCode.residentBytes() > resident + Self.regrowth,
-                let again = ExecutableCode.release()
-            else { return }
-            logger.debug("code unmapped again, with no activity: resident \(again.before / 1024) → \(again.after / 1024) KiB")
-            recheck(since: again.after, repeats: repeats - 1)
         }
     }
 }
