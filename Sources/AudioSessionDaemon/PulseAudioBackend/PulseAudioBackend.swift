@@ -30,10 +30,9 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     private let defaults: DefaultDeviceChoice
     /// The mute we last wrote per stream: a different one reported is its user's.
     private var writtenMute: [StreamID: Bool] = [:]
-    /// Streams we changed whose change the server has not reported yet. The server saves a
-    /// change into the stream's stream-restore record in the same dispatch that reports it to
-    /// clients: once reported, a record written back stays written.
-    private var unreported: Set<StreamID> = []
+    /// Changes we made that the server has not reported yet: once reported, a stream-restore
+    /// record written back stays written.
+    private var unreported = UnreportedChanges()
     /// Runs once ``unreported`` is empty (the exit's write-back).
     private var whenReported: (() -> Void)?
     private var ports = PortTracker<DeviceID>()
@@ -77,7 +76,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             if let stream = self.stream(id) { _ = self.startedAsItsUserHadIt(stream) }
         }
         parking.willMove = { [unowned self] stream in
-            self.unreported.insert(Self.id(of: stream))
+            self.unreported.moved(Self.id(of: stream))
             self.restoreRecords.willChange(stream)
         }
         parking.refused = { [unowned self] id in self.onEvent?(.holdRefused(id)) }
@@ -143,7 +142,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             if let backend = backendStream(stream) { onEvent?(.streamAppeared(backend)) }
             parking.adopt(stream, in: snapshot)
         case .streamChanged(let stream, let previous) where attached:
-            unreported.remove(Self.id(of: stream))
+            unreported.reported(Self.id(of: stream), volume: stream.channelVolumes, muted: stream.muted)
             guard let backend = backendStream(stream) else { return }
             if stream.channelVolumes != previous.channelVolumes, let volume = reportedVolume(of: stream) {
                 if written[backend.id]?.volume(at: stream.channelVolumes.max() ?? 0) == nil { restoreRecords.userChanged(stream) }
@@ -156,7 +155,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             let id = Self.id(of: stream)
             written[id] = nil
             writtenMute[id] = nil
-            unreported.remove(id)
+            unreported.forget(id)
             sessionRoutes.forget(id)
             parking.forget(id)
             restoreRecords.streamGone(stream)
@@ -200,7 +199,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             if volumes != stream.channelVolumes {
                 logger.debug("pulse: \(stream.kind.rawValue) \(stream.index) started at a volume of ours (its record); back to \(loudest)")
                 written[id, default: WrittenVolumes()].wrote(PulseVolume.linear([loudest]), as: loudest)
-                unreported.insert(id)
+                unreported.write(volume: volumes, of: id, current: stream.channelVolumes)
                 connection.setVolume(volumes, of: stream.kind, stream.index)
                 corrected.channelVolumes = volumes
             }
@@ -208,7 +207,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         let muted = before?.muted ?? false
         if stream.muted != muted {
             writtenMute[id] = muted
-            unreported.insert(id)
+            unreported.write(muted: muted, of: id, current: stream.muted)
             connection.setMute(muted, of: stream.kind, stream.index)
             corrected.muted = muted
         }
@@ -371,7 +370,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         written[id, default: WrittenVolumes()].wrote(volume, as: step)
         restoreRecords.willChange(stream)
         let channels = PulseVolume.scaled(stream.channelVolumes, toLoudest: step)
-        if channels != stream.channelVolumes { unreported.insert(id) }
+        unreported.write(volume: channels, of: id, current: stream.channelVolumes)
         connection.setVolume(channels, of: Self.kind(id), id.rawValue)
     }
 
@@ -384,7 +383,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     func writeMute(_ muted: Bool, of id: StreamID) {
         guard let stream = stream(id) else { return }
         writtenMute[id] = muted
-        if muted != stream.muted { unreported.insert(id) }
+        unreported.write(muted: muted, of: id, current: stream.muted)
         restoreRecords.willChange(stream)
         connection.setMute(muted, of: Self.kind(id), id.rawValue)
     }
@@ -501,7 +500,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// there already: a move of ours still on its way may take it elsewhere (the server does
     /// nothing for a move to where a stream is).
     private func move(_ stream: PulseStream, toDeviceNamed name: String?, index: UInt32) {
-        unreported.insert(Self.id(of: stream))
+        unreported.moved(Self.id(of: stream))
         restoreRecords.willChange(stream)
         if let name {
             connection.move(stream.kind, stream.index, toDeviceNamed: name)
