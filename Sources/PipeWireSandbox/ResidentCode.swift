@@ -18,3 +18,14 @@ public enum ResidentCode {
         return resident
     }
 }
+
+extension ResidentCode {
+    /// Waits until the process's resident code is below half of `kibibytes`: a release of it.
+    public static func waitUntilReleased(from kibibytes: Int, of pid: Int32, timeout: Duration, _ what: String) throws {
+        var now = kibibytes
+        try waitUntil(timeout: timeout, "\(what) is unmapped again (resident \(kibibytes) KiB, now \(now))") {
+            now = try ResidentCode.kibibytes(of: pid)
+            return now < kibibytes / 2
+        }
+    }
+}

@@ -63,11 +63,7 @@ struct IdleDaemonTests {
         try sandbox.waitUntilLinked("music", to: ["headphones"])
         let reacted = try ResidentCode.kibibytes(of: pid)
         #expect(reacted > released, "the reaction's code came back: \(released) → \(reacted) KiB")
-        var now = reacted
-        try waitUntil(timeout: .seconds(10), "the reaction's code is unmapped again (resident \(reacted) KiB, now \(now))") {
-            now = try ResidentCode.kibibytes(of: pid)
-            return now < reacted / 2
-        }
+        try ResidentCode.waitUntilReleased(from: reacted, of: pid, timeout: .seconds(10), "the reaction's code")
         kill(pid, SIGTERM)
         #expect(try daemon.process.waitForExit(timeout: .seconds(5)) == 0)
     }

@@ -32,10 +32,6 @@ struct RestTests {
         let grown = try ResidentCode.kibibytes(of: pid)
         #expect(grown > released, "the calls' code came back: \(released) → \(grown) KiB")
 
-        var now = grown
-        try waitUntil(timeout: .seconds(5), "the calls' code is unmapped again (resident \(grown) KiB, now \(now))") {
-            now = try ResidentCode.kibibytes(of: pid)
-            return now < grown / 2
-        }
+        try ResidentCode.waitUntilReleased(from: grown, of: pid, timeout: .seconds(5), "the calls' code")
     }
 }
