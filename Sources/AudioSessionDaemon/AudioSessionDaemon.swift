@@ -19,7 +19,9 @@ public final class AudioSessionDaemon: Sendable {
     private let logger: Logger
     /// The server, its loop (where the policy's state lives and reactions run) and its backend.
     private let attachment: ServerAttachment
-    private var loop: DaemonLoop { attachment.loop }
+    /// The loop as the policy's side sees it (``ActivityNotingLoop``): a rules reload handed
+    /// to it is activity, as a D-Bus call is.
+    private var loop: DaemonLoop { coordinator.loop }
     private let coordinator: PolicyCoordinator
     /// Unmaps the daemon's code while it rests; told of the server's events and other work.
     private let rest: QuietCodeRelease
