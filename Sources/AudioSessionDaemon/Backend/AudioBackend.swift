@@ -62,6 +62,10 @@ protocol AudioBackend: AnyObject {
     func hold(_ stream: StreamID)
     /// Puts a held stream back on its device.
     func release(_ stream: StreamID)
+    /// Holds asked while the backend handles a server event wait to be sent at its end: the
+    /// coordinator then leaves the rest of that event's decisions for the loop's next turn, so
+    /// the silence goes out first (PipeWire's client sends nothing until the event is handled).
+    var holdsWaiting: Bool { get }
     /// Links a stream to exactly these device nodes (its session's route: one output, or every
     /// output of a multiRoute session), unless the stream or a mixer named its own target.
     func route(_ stream: StreamID, to devices: [DeviceID])
@@ -91,6 +95,7 @@ protocol AudioBackend: AnyObject {
 
 extension AudioBackend {
     var routesItself: String? { nil }
+    var holdsWaiting: Bool { false }
 }
 
 /// What happened on the audio server, in the policy's terms.

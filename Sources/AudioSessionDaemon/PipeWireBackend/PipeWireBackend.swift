@@ -551,4 +551,6 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     }
 
     func release(_ stream: StreamID) { linker.release(stream.rawValue, in: snapshot) }
+
+    var holdsWaiting: Bool { linker.holdsWaiting }
 }

@@ -80,6 +80,8 @@ final class StreamLinker: @unchecked Sendable {
         var queued: Set<GlobalID> = []
         var everyStream = false
         var defaults = false
+        /// Among `streams`, some are to be held.
+        var holds = false
 
         mutating func add(_ stream: GlobalID) {
             if queued.insert(stream).inserted { streams.append(stream) }
@@ -309,10 +311,14 @@ final class StreamLinker: @unchecked Sendable {
         linkSignatures[stream] = nil
         if pending != nil {
             pending?.add(stream)  // reconciling a held stream unlinks it
+            pending?.holds = true
             return
         }
         unlinkEverything(of: stream, in: snapshot)
     }
+
+    /// Holds wait for the end of the graph event being handled (``endEvent(in:)``).
+    var holdsWaiting: Bool { pending?.holds == true }
 
     /// The device a stream plays on because it named it (not its session's route), if any.
     func pinnedDevice(of stream: GlobalID) -> GlobalID? { pinned[stream] }

@@ -21,8 +21,9 @@ final class PolicyCoordinator: @unchecked Sendable {
     private(set) var engineEvents: UInt64 = 0
     private(set) var ruleSet: RuleSet
     unowned let backend: AudioBackend
-    /// The loop this runs on, and its clock: the only source of time and timers.
-    let loop: DaemonLoop
+    /// The loop this runs on, and its clock: the only source of time and timers. Its work
+    /// carries out the decisions left for later first (``deferred``).
+    let loop: CatchingUpLoop
     let logger: Logger
     var sessions = ImplicitSessions()
     /// How an app's streams make its classification (what a call is comes from the rules).
@@ -55,6 +56,11 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// two cores it took the core the loop needed). Order is kept: a later decision made outside
     /// a server event hands these over first.
     private var unannounced: [PolicyDecision] = []
+    /// Decisions of an audio server event left for the loop's next turn, because holds asked
+    /// before them wait to be sent (``AudioBackend/holdsWaiting``): a call that cuts off a
+    /// hundred streams has the first ones cut off before the rest are worked out. Carried out
+    /// before anything else reaches the coordinator (``catchUp()``).
+    private var deferred: [PolicyDecision] = []
     /// The Now Playing player's properties changed with an audio server event: refreshed in
     /// ``serverEventsHandled()``.
     private var nowPlayingStale = false
@@ -87,6 +93,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         ruleSet: RuleSet, backend: AudioBackend, loop: DaemonLoop, stateDirectory: URL, linkingMode: LinkingMode = .always,
         timing: EnforcementTiming = .standard, logger: Logger
     ) {
+        let loop = CatchingUpLoop(loop)
         self.loop = loop
         self.timing = timing
         enforcement = Enforcement(backend: backend, loop: loop, stateDirectory: stateDirectory, timing: timing, logger: logger)
@@ -97,6 +104,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         self.backend = backend
         self.logger = logger
         backend.usePortTypeRule { [ruleSet] in ruleSet.portType(properties: $0) }
+        loop.catchUp = { [unowned self] in catchUp() }
     }
 
     var now: Timestamp { loop.now }
@@ -120,6 +128,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             handlingServerEvent = outerServerEvent
             endStep()
         }
+        catchUp()
         switch event {
         case .attached, .portAppeared, .portRemoved, .portAvailabilityChanged, .portChanged, .defaultChanged:
             routes.devicesChanged = true  // the policy's default devices may have moved (Routes/RouteExecution.swift)
@@ -495,11 +504,19 @@ final class PolicyCoordinator: @unchecked Sendable {
     }
 
     func carryOut(_ decisions: [PolicyDecision]) {
+        catchUp()  // what was decided before goes first
         engineEvents &+= 1  // every engine step (events, reconfiguration) ends here
         openSteps += 1
         defer { endStep() }
         var nowPlayingTouched = false
-        for decision in decisions {
+        for (index, decision) in decisions.enumerated() {
+            // After a decision that left holds waiting (or one whose own step left decisions
+            // for later), the rest wait too, in order.
+            if index > 0, !deferred.isEmpty || (handlingServerEvent && backend.holdsWaiting) {
+                if deferred.isEmpty { loop.performLater { [weak self] in self?.catchUp() } }
+                deferred += decisions[index...]
+                break
+            }
             carryOut(decision)
             playerControl?.mprisCarryOut(decision)
             announce(decision)
@@ -508,8 +525,17 @@ final class PolicyCoordinator: @unchecked Sendable {
         }
         if nowPlayingTouched { refreshNowPlaying() }
         // Links last: a session paused for its lost route in the same step is held before its
-        // new route could link it (routes: Routes/RouteExecution.swift).
-        routes.applyPendingRoutes()
+        // new route could link it (routes: Routes/RouteExecution.swift). With decisions left
+        // for later, after those.
+        if deferred.isEmpty { routes.applyPendingRoutes() }
+    }
+
+    /// Carries out the decisions left for later (``deferred``), in order, before anything else.
+    func catchUp() {
+        guard !deferred.isEmpty else { return }
+        let decisions = deferred
+        deferred = []
+        carryOut(decisions)
     }
 
     /// Hands `decision` to the observer: later in the loop's turn when it comes of an audio
@@ -562,7 +588,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     private func carryOut(_ decision: PolicyDecision) {
         switch decision {
         case .interruptionBegan(let id, let reason, let method):
-            logger.info("\(id) interrupted (\(reason), by \(method.wireName))")
+            logger.info("\(id) interrupted (\(reason.wireName), by \(method.wireName))")
             update(id) {
                 $0.interruption = method
                 $0.enforcedAfterGrace = false

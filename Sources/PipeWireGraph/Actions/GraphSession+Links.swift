@@ -26,7 +26,9 @@ extension GraphSession {
         }
     }
 
-    /// Destroys a link; paced with the other destroys of the moment (``PacedRequests``).
+    /// Destroys a link; paced with the other destroys of the moment (``PacedRequests``). The
+    /// destroys going ahead are written before the events behind them are handled
+    /// (``sendAhead()``): they cut a stream off.
     func unlink(_ link: GlobalID) {
         guard let registry else { return }
         switch linkDestroys.admit(link) {
@@ -34,9 +36,11 @@ extension GraphSession {
             logger.debug("link destroy \(link) waits for a round-trip (\(linkDestroys.pending.count) waiting)")
         case .send:
             _ = pws_registry_destroy(registry, link)
+            sendAhead()
         case .sendThenRoundTrip:
             _ = pws_registry_destroy(registry, link)
             awaitLinkDestroys()
+            sendAhead()
         }
     }
 

@@ -38,6 +38,9 @@ final class GraphSession: @unchecked Sendable {
     var ownedLinks: [PortPairing.Pair: OwnedLink] = [:]
     /// Link destroys not sent yet: they go out in growing batches, one per round-trip.
     var linkDestroys = PacedRequests<GlobalID>()
+    /// The core paused so that what was requested goes out first, until the loop's next turn
+    /// (``sendAhead()``).
+    var pausedForSending: OpaquePointer?
     /// Owned links whose proxies are to be destroyed once the current callback returns.
     var retiredLinks: [OwnedLink] = []
     /// The mirror being built; published (copied) after each change.
@@ -206,6 +209,7 @@ final class GraphSession: @unchecked Sendable {
         for link in ownedLinks.values { link.destroy() }
         ownedLinks = [:]
         linkDestroys.reset()
+        pausedForSending = nil
         destroyRetiredLinks()
         for proxy in bound.values { proxy.destroy() }
         bound = [:]

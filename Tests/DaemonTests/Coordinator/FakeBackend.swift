@@ -79,7 +79,14 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
         selectedDataSources[device] = source
     }
     func stopWriting() {}
-    func hold(_ stream: StreamID) { actions.append(.hold(stream)) }
+    /// As the PipeWire backend: holds asked during a server event wait for its end, so
+    /// ``holdsWaiting`` says so once one was asked (a test's "event" never ends).
+    var holdsWaitForTheEvent = false
+    private(set) var holdsWaiting = false
+    func hold(_ stream: StreamID) {
+        actions.append(.hold(stream))
+        if holdsWaitForTheEvent { holdsWaiting = true }
+    }
     func release(_ stream: StreamID) { actions.append(.release(stream)) }
     func route(_ stream: StreamID, to devices: [DeviceID]) { actions.append(.route(stream, devices)) }
     func preferDefaultDevices(output: DeviceID?, input: DeviceID?) {}
