@@ -86,11 +86,32 @@ public final class ManagedProcess: @unchecked Sendable {
         if kill(-pid, signal) != 0 { kill(pid, signal) }
     }
 
-    /// Waits for a process that is expected to exit on its own.
+    /// Waits for a process that is expected to exit on its own. When it does not, the error
+    /// says what each of its threads was doing (a daemon that hangs on SIGTERM: blocked in a
+    /// futex, or running).
     public func waitForExit(timeout: Duration) throws -> Int32 {
-        try waitUntil(timeout: timeout, poll: .milliseconds(2), "\(executable) exits") { !isRunning }
+        do {
+            try waitUntil(timeout: timeout, poll: .milliseconds(2), "\(executable) exits") { !isRunning }
+        } catch SandboxError.timeout(let message) {
+            throw SandboxError.timeout("\(message); its threads: \(threadStates())")
+        }
         ProcessRegistry.shared.unregister(pid)
         return state.withLock { $0 } ?? -1
+    }
+
+    /// Each thread's name, state and kernel wait channel (`/proc/PID/task/*`).
+    func threadStates() -> String {
+        let tasks = "/proc/\(pid)/task"
+        let ids = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
+        return ids.sorted().map { id in
+            func read(_ file: String) -> String {
+                ((try? String(contentsOfFile: "\(tasks)/\(id)/\(file)", encoding: .utf8)) ?? "?")
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            let stat = read("stat")
+            let state = stat.split(separator: ")").last?.split(separator: " ").first.map(String.init) ?? "?"
+            return "\(id) '\(read("comm"))' \(state) in \(read("wchan"))"
+        }.joined(separator: ", ")
     }
 
     /// Runs a command to completion and returns its standard output; throws on failure.

@@ -83,6 +83,20 @@ extension PipeWireIntegration {
             }
         }
 
+        /// A process that does not exit in time is described thread by thread (what a daemon
+        /// stuck on SIGTERM was doing).
+        @Test func aProcessThatDoesNotExitIsDescribedThreadByThread() throws {
+            let sleeper = try ManagedProcess(
+                "sleep", ["30"], environment: ProcessInfo.processInfo.environment,
+                logDirectory: FileManager.default.temporaryDirectory)
+            defer { sleeper.terminate() }
+            #expect {
+                try sleeper.waitForExit(timeout: .milliseconds(50))
+            } throws: { error in
+                "\(error)".contains("exits; its threads: \(sleeper.pid) 'sleep' S in ")
+            }
+        }
+
         /// The message is made at the deadline: what the condition saw last is in it (a log,
         /// "now …"), not what there was when the wait began.
         @Test func waitUntilsMessageSaysWhatWasSeenLast() {

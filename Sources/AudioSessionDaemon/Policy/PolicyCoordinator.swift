@@ -104,7 +104,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         self.backend = backend
         self.logger = logger
         backend.usePortTypeRule { [ruleSet] in ruleSet.portType(properties: $0) }
-        loop.catchUp = { [unowned self] in catchUp() }
+        loop.catchUp = { [weak self] in self?.catchUp() }
     }
 
     var now: Timestamp { loop.now }
