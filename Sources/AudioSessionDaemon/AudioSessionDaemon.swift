@@ -19,8 +19,9 @@ public final class AudioSessionDaemon: Sendable {
     private let logger: Logger
     /// The server, its loop (where the policy's state lives and reactions run) and its backend.
     private let attachment: ServerAttachment
-    /// The loop as the policy's side sees it (``ActivityNotingLoop``): a rules reload handed
-    /// to it is activity, as a D-Bus call is.
+    /// The loop as the policy's side sees it (``CatchingUpLoop`` over ``ActivityNotingLoop``):
+    /// a rules reload handed to it is activity, as a D-Bus call is, and finds the decisions the
+    /// coordinator left for later carried out.
     private var loop: DaemonLoop { coordinator.loop }
     private let coordinator: PolicyCoordinator
     /// Unmaps the daemon's code while it rests; told of the server's events and other work.
