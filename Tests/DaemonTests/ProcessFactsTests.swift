@@ -1,11 +1,12 @@
 import AppProcesses
 import Foundation
+import SessionPolicy
 import Testing
 
 @testable import AudioSessionDaemon
 
 /// What the daemon reads of a process in `/proc` (its parent, its start time, its files),
-/// read with plain system calls on the path of every new stream.
+/// read with plain system calls on the path of a new stream, once per connection.
 @Suite("Process facts from /proc")
 struct ProcessFactsTests {
     @Test func aProcessHasItsParentAndAStartTime() throws {
@@ -38,6 +39,31 @@ struct ProcessFactsTests {
         let comm = try String(contentsOfFile: "/proc/self/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(SessionService.processName(of: UInt32(getpid())) == comm)
         #expect(SessionService.processName(of: 4_000_000_000) == "pid-4000000000", "no such process")
+    }
+
+    @Test func aConnectionsProcessIsReadOnceAndAnotherConnectionsIsCheckedAgain() {
+        var reads = 0
+        var reader = AppFactsReader { pid in
+            reads += 1
+            return ProcessAncestry.status(of: pid)
+        }
+        func stream(_ node: UInt32, connection: UInt64?) -> BackendStream {
+            BackendStream(
+                id: StreamID(.playback, node), client: 40, connectionSerial: connection, properties: [:], activity: .idle,
+                appName: "softphone", processID: getpid())
+        }
+        let first = reader.facts(for: stream(70, connection: 7))
+        #expect(first.lineage.first?.pid == getpid())
+        #expect(reader.facts(for: stream(71, connection: 7)) == first)
+        #expect(reads == 1, "a connection's next stream is the same process: no read")
+        #expect(reader.facts(for: stream(72, connection: 8)) == first)
+        #expect(reads == 2, "a pid on another connection may be another process: read again")
+        _ = reader.facts(for: stream(73, connection: nil))
+        _ = reader.facts(for: stream(74, connection: nil))
+        #expect(reads == 4, "without a connection serial every stream is checked")
+        reader.forgetAll()
+        _ = reader.facts(for: stream(75, connection: 7))
+        #expect(reads == 5, "after the server came back, connections are new")
     }
 
     @Test func aMissingFileIsNilAndAPresentOneIsRead() {

@@ -1,3 +1,4 @@
+import Foundation
 import SessionPolicy
 import Testing
 @testable import PolicyRules
@@ -141,6 +142,30 @@ struct ClassifyTests {
         #expect(config.roleClassifications["music"]?.category == .playback)
         #expect(config.roleClassifications.count == 1)
         #expect(config.defaultClassification.category == .soloAmbient)
+    }
+
+    @Test("the daemon's classification without explanation is the explained one's")
+    func unexplainedIsTheSame() throws {
+        let refusing = try ruleSet("""
+            audiosession.rules = [
+              { matches = [ { a = x } ] actions = { classify = { category = playback } } }
+              { matches = [ { b = y } ] actions = { classify = { options = [ defaultToSpeaker mixWithOthers ] class = assistant } } }
+            ]
+            """)
+        let shipped = try RuleSetLoader.load(
+            paths: try FileManager.default.contentsOfDirectory(atPath: shippedRulesDirectory)
+                .filter { $0.hasSuffix(".conf") }.sorted().map { shippedRulesDirectory + "/" + $0 })
+        let streams: [[String: String]] = [
+            [:], ["media.role": ""], ["media.role": "Music"], ["media.role": "Communication"], ["media.role": "phone"],
+            ["media.role": "Notification", "application.name": "Ducker"], ["application.name": "Player"],
+            ["application.process.binary": "zoom"], ["application.process.binary": "firefox", "media.role": "Movie"],
+            ["a": "x", "b": "y"], ["b": "y"], ["audiosession.category": "playAndRecord", "audiosession.mode": "voiceChat"],
+        ]
+        for set in [try ruleSet(Self.rules), refusing, shipped] {
+            for properties in streams {
+                #expect(set.classification(of: properties) == set.classify(properties: properties).classification, "\(properties)")
+            }
+        }
     }
 
     @Test("classification is deterministic")

@@ -167,6 +167,44 @@ def goals(results):
     return "\n".join(lines)
 
 
+REFLEX_STACKS = [("audiosessiond", "PipeWire 0.3.65"), ("audiosessiond-1.4", "PipeWire 1.4.2")]
+
+
+def reflex_section(results):
+    """The floor of any out-of-process policy: the observer cuts a victim off itself."""
+    out = ["### The floor of an out-of-process policy: a link destroyed on sight\n",
+           "A client that already knows what to cut off and destroys one victim's link in the very callback that "
+           "announces the call (`pw-reaction react reflex`: the observer itself, through its own registry, no bind, "
+           "no decision), beside audiosessiond on the same stack, which holds the other victims and gives every link "
+           "back. No policy peer can act sooner; what is left is the server's own work (the link's teardown, a "
+           "blocking hop to its data thread, the announcement) while it mixes the streams and handles the call's set-up. "
+           "audiosessiond's column is its interrupt p50 in the table above.\n",
+           "| PipeWire | streams | trials | p50 ms | p90 ms | p99 ms | max ms | audiosessiond p50 ms | audiosessiond − floor (p50) ms |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = 0
+    for system, stack in REFLEX_STACKS:
+        for streams, entry in sorted((get(results, system, "reflex") or {}).items(), key=lambda kv: int(kv[0])):
+            floor = entry.get("a_first_us")
+            ours = get(results, system, "scales", streams, "a_first_us")
+            gap = ms(ours["p50"] - floor["p50"]) if floor and ours else "–"
+            trials = f"{entry['trials']}" + (f" ({entry['timeouts']} timed out)" if entry["timeouts"] else "")
+            out.append(f"| {stack} | {streams} | {trials} | " + " | ".join(stat_cells(floor)) +
+                       f" | {ms(ours and ours['p50'])} | {gap} |")
+            rows += 1
+    return "\n".join(out) + "\n" if rows else ""
+
+
+def reflex_note(results):
+    """Where the latency goal stands against the floor, in words."""
+    floor = get(results, "audiosessiond", "reflex", "100", "a_first_us")
+    if not floor:
+        return ""
+    reach = "below" if floor["p50"] > 500 else "within"
+    return (f"\nThe reflex floor at 100 streams (the section above) is {ms(floor['p50'])} ms p50 and "
+            f"{ms(floor['p99'])} ms p99: the 0.5 ms p50 goal is {reach} what an out-of-process policy can reach on "
+            "this server and machine.\n")
+
+
 def section(results, plot_path, command):
     m = results["machine"]
     scales = results["scales"]
@@ -278,6 +316,7 @@ def section(results, plot_path, command):
             rel = ratio(ours and ours["p50"], sync["p50"]) if system == "audiosessiond" else ""
             out.append(f"| {name} | {sync['n']} | " + " | ".join(stat_cells(sync)) + f" | {rel} |")
     out.append("")
+    out.append(reflex_section(results))
 
     out.append("### Daemon cost\n")
     out.append("| system | RSS, no streams MiB | RSS, 10 streams MiB | RSS at 500 streams MiB | idle CPU ms / min | idle wake-ups / s | CPU ms per interrupt trial (1 / 100 / 500 streams) |")
@@ -354,6 +393,7 @@ def section(results, plot_path, command):
 
     out.append("### Goals\n")
     out.append(goals(results))
+    out.append(reflex_note(results))
     out.append("")
     return "\n".join(out)
 

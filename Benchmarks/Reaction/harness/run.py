@@ -28,17 +28,24 @@ PROFILES = {
     # (the trials done by then are the result, and the table says how many), seconds of idle
     # and churn. "full" takes about 13 minutes of measurement on the 2-core machine.
     "full": {"trials": {1: 200, 10: 200, 100: 200, 500: 50}, "duck": {1: 200, 100: 20},
+             # the reflex floor, on audiosessiond's stacks (see REFLEX_SYSTEMS)
+             "reflex": {1: 100, 10: 100, 100: 100}, "reflex_1.4": {1: 50, 10: 50, 100: 50},
              "cap_interrupt": 45, "cap_duck": 180, "idle": 60, "churn": 60,
              # the PipeWire 1.4.2 pair: fewer trials, so the whole run stays near 20 minutes
              "trials_1.4": {1: 100, 10: 100, 100: 100}, "duck_1.4": {1: 50, 100: 10},
              "cap_interrupt_1.4": 30, "cap_duck_1.4": 60},
     "quick": {"trials": {1: 20, 10: 20, 100: 20}, "duck": {1: 10},
               "cap_interrupt": 30, "cap_duck": 30, "idle": 10, "churn": 10,
-              "trials_1.4": {1: 10, 10: 10}, "duck_1.4": {1: 5}, "cap_interrupt_1.4": 20, "cap_duck_1.4": 20},
+              "trials_1.4": {1: 10, 10: 10}, "duck_1.4": {1: 5}, "cap_interrupt_1.4": 20, "cap_duck_1.4": 20,
+              "reflex": {1: 10, 100: 10}, "reflex_1.4": {1: 5}},
 }
 # the systems measured on PipeWire 1.4.2 (from the backport prefix)
 ON_1_4 = ("audiosessiond-1.4", "wireplumber-0.5")
 CHURN = {"steady": 100, "alive": 20, "rate": 10.0}
+# where the reflex floor is measured: an interrupt whose first victim the observer cuts off
+# itself as it sees the call (pw-reaction's `reflex`), beside audiosessiond, which holds the
+# other victims and gives every link back
+REFLEX_SYSTEMS = ("audiosessiond", "audiosessiond-1.4")
 
 
 def log(message):
@@ -132,6 +139,10 @@ class Run:
             stats = (summary or {}).get(column)
             return f"{stats[quantile] / 1000:.3f}" if stats else "-"
         scale, duck = system["scales"].get(str(streams)), system["duck"].get(str(streams))
+        reflex = system.get("reflex", {}).get(str(streams))
+        if reflex:
+            log(f"{manager}, {streams} streams, {reflex['trials']} reflex trials: first victim p50 "
+                f"{ms(reflex, 'a_first_us')} p90 {ms(reflex, 'a_first_us', 'p90')} ms")
         if scale:
             log(f"{manager}, {streams} streams, {scale['trials']} interrupts: first victim p50 {ms(scale, 'a_first_us')} "
                 f"p90 {ms(scale, 'a_first_us', 'p90')} ms, every victim p50 {ms(scale, 'a_all_us')} ms, "
@@ -270,6 +281,13 @@ class Run:
                                       duration=self.profile["cap_interrupt_1.4" if on_1_4 else "cap_interrupt"])
         system["scales"][str(streams)] = self.summary(rows, cost, "interrupt")
         self.check_alive(stack, f"interrupt, {streams} streams")
+        reflex_trials = self.profile["reflex_1.4" if on_1_4 else "reflex"].get(streams)
+        if manager in REFLEX_SYSTEMS and reflex_trials and stack.daemon.poll() is None:
+            log(f"{manager}: {streams} streams, the reflex floor")
+            rows, cost = self.bench.react(stack, "reflex", reflex_trials, streams, f"reflex-{streams}",
+                                          duration=self.profile["cap_interrupt_1.4" if on_1_4 else "cap_interrupt"])
+            system.setdefault("reflex", {})[str(streams)] = self.summary(rows, cost, "interrupt")
+            self.check_alive(stack, f"reflex, {streams} streams")
         duck_trials = self.profile["duck_1.4" if on_1_4 else "duck"].get(streams)
         # PulseAudio's role-ducking changes a volume factor no client can see: not timed
         if duck_trials and manager != "pulseaudio" and stack.daemon.poll() is None:

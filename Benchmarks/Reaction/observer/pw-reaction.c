@@ -19,6 +19,12 @@
  *   interrupt  a_first / a_all: the first / every victim lost a link (cork = unlink, both
  *              in WirePlumber 0.4 and audiosessiond; node state flickers with graph changes)
  *              c_first / c_all: the first / every victim has all its links back
+ *   reflex     an interrupt whose first victim the observer cuts off itself: on the trigger's
+ *              `global` it destroys one link of a victim through its own registry, in that
+ *              same callback, knowing already what to destroy (chosen before the trial). No
+ *              policy peer can act sooner, so a_first is the floor of any out-of-process
+ *              policy on this server and graph. The session manager reacts as in `interrupt`
+ *              and gives every link back when the trigger goes (c_*).
  *   duck       b_first: the first Props change lowering a victim's effective gain (the
  *              victim's own volume times the node it plays into: WirePlumber 0.4 ducks the
  *              endpoint node's monitorVolumes, WirePlumber 0.5 the volume of the role loopback's
@@ -296,7 +302,7 @@ static int run_sync(int trials) {
 /* ------------------------------------------------------------------------------------ */
 /* react: the observer and the trial loop                                               */
 
-enum scenario { INTERRUPT, DUCK };
+enum scenario { INTERRUPT, DUCK, REFLEX };
 enum phase { WAIT_BASELINE, GAP, WAIT_TRIGGER, WAIT_EFFECT, WAIT_TRIGGER_GONE, WAIT_RESTORE, DONE };
 
 struct node {
@@ -343,6 +349,7 @@ struct react {
     struct play_stream *trigger;
     char trigger_name[128];
     uint32_t trigger_id;
+    uint32_t reflex_link;   /* REFLEX: the victim link destroyed on the trigger's global */
     uint64_t t0, t1;
     /* per-trial results, ns after t0 (effect) or t1 (restore); 0 = not yet */
     uint64_t a_first, a_all, b_first, b_full, c_first, c_all;
@@ -463,13 +470,22 @@ static bool ready_for_trial(struct react *r) {
     return true;
 }
 
+/* REFLEX: a link of one victim, taken in turn, chosen before the trigger exists. */
+static uint32_t reflex_candidate(struct react *r) {
+    uint32_t victim = r->victims[r->trial % r->victim_count];
+    for (uint32_t id = 0; id < MAX_IDS; id++)
+        if (r->links[id].present && r->links[id].out_node == victim) return id;
+    return SPA_ID_INVALID;
+}
+
 static void begin_trial(struct react *r) {
     r->a_first = r->a_all = r->b_first = r->b_full = r->c_first = r->c_all = 0;
+    r->reflex_link = r->scenario == REFLEX ? reflex_candidate(r) : SPA_ID_INVALID;
     r->t0 = r->t1 = 0;
     r->timed_out = false;
     snprintf(r->trigger_name, sizeof(r->trigger_name), "bench-trigger-%d", r->trial);
     r->trigger = play_stream_new(r->app.core_b, r->trigger_name,
-                                 r->scenario == INTERRUPT ? "Communication" : "Notification", NULL, 0.05f);
+                                 r->scenario == DUCK ? "Notification" : "Communication", NULL, 0.05f);
     r->phase = WAIT_TRIGGER;
     r->deadline = now_ns() + 5000000000ull;
     arm_timer(r, r->deadline);
@@ -551,7 +567,7 @@ static void advance(struct react *r) {
         int affected = 0, at_level = 0;
         for (int i = 0; i < r->victim_count; i++) {
             uint32_t id = r->victims[i];
-            if (r->scenario == INTERRUPT) {
+            if (r->scenario != DUCK) {
                 if (victim_affected(r, id)) affected++;
             } else {
                 float g = effective_gain(r, id);
@@ -559,7 +575,7 @@ static void advance(struct react *r) {
                 if (g <= r->duck_level * 1.05f) at_level++;
             }
         }
-        if (r->scenario == INTERRUPT) {
+        if (r->scenario != DUCK) {
             if (affected > 0 && !r->a_first) r->a_first = t - r->t0;
             if (affected == r->victim_count && !r->a_all) r->a_all = t - r->t0;
             if (r->a_all) { end_trigger(r); break; }
@@ -584,7 +600,7 @@ static void advance(struct react *r) {
         int first = 0, all = 0;
         for (int i = 0; i < r->victim_count; i++) {
             uint32_t id = r->victims[i];
-            if (r->scenario == INTERRUPT) {
+            if (r->scenario != DUCK) {
                 struct node *v = &r->nodes[id];
                 if (v->links_out > 0) first++;
                 if (victim_restored_links(r, id)) all++;
@@ -728,6 +744,8 @@ static void on_global(void *data, uint32_t id, uint32_t permissions, const char 
             n->trigger = true;
             r->trigger_id = id;
             if (r->phase == WAIT_TRIGGER) {
+                if (r->reflex_link != SPA_ID_INVALID && r->links[r->reflex_link].present)
+                    pw_registry_destroy(r->registry, r->reflex_link);
                 r->t0 = t;
                 r->phase = WAIT_EFFECT;
                 r->deadline = t + 3000000000ull;
@@ -805,6 +823,7 @@ static int run_react(enum scenario scenario, int trials, const char *prefix, int
     r->hold_ns = (uint64_t)hold_ms * 1000000ull;
     r->duck_level = 0.3f;
     r->trigger_id = SPA_ID_INVALID;
+    r->reflex_link = SPA_ID_INVALID;
     r->nodes = calloc(MAX_IDS, sizeof(struct node));
     r->links = calloc(MAX_IDS, sizeof(struct link));
     r->victims = calloc(MAX_IDS, sizeof(uint32_t));
@@ -842,7 +861,7 @@ static void usage(void) {
     fprintf(stderr,
             "usage: pw-reaction farm COUNT ROLE PREFIX [SINK,SINK...]\n"
             "       pw-reaction churn RATE ALIVE ROLE PREFIX\n"
-            "       pw-reaction react interrupt|duck TRIALS PREFIX COUNT [SETTLE_MS [HOLD_MS]]\n"
+            "       pw-reaction react interrupt|duck|reflex TRIALS PREFIX COUNT [SETTLE_MS [HOLD_MS]]\n"
             "       pw-reaction sync TRIALS\n");
     exit(64);
 }
@@ -861,6 +880,7 @@ int main(int argc, char *argv[]) {
         enum scenario s;
         if (strcmp(argv[2], "interrupt") == 0) s = INTERRUPT;
         else if (strcmp(argv[2], "duck") == 0) s = DUCK;
+        else if (strcmp(argv[2], "reflex") == 0) s = REFLEX;
         else usage();
         return run_react(s, atoi(argv[3]), argv[4], atoi(argv[5]), argc >= 7 ? atoi(argv[6]) : 30,
                          argc == 8 ? atoi(argv[7]) : 0);

@@ -173,6 +173,10 @@ struct BackendStream: Hashable, Sendable {
     var id: StreamID
     /// The app connection it belongs to (PipeWire client id, pulse client index).
     var client: UInt32
+    /// That connection's number for as long as the server runs (PipeWire `object.serial`, pulse
+    /// client index; a client id is reused): a connection's process never changes, so the
+    /// process read for one of its streams holds for the next ones.
+    var connectionSerial: UInt64? = nil
     /// The stream's own properties over its client's: what rules match on.
     var properties: [String: String]
     var activity: StreamActivity

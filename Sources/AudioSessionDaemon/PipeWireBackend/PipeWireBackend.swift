@@ -289,7 +289,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         let activity: StreamActivity =
             node.isCorked ? .pausedByUser : (node.state == .running ? .playing : .idle)
         return BackendStream(
-            id: StreamID(direction, node.id), client: node.clientID ?? 0, properties: merge.merged,
+            id: StreamID(direction, node.id), client: node.clientID ?? 0, connectionSerial: client?.serial,
+            properties: merge.merged,
             activity: activity, appName: merge.appName ?? node.name, processID: client.flatMap { vouched.pid(of: $0) },
             sandboxAppID: merge.sandboxAppID, statedProcessID: merge.statedProcessID,
             hardwareRequest: merge.hardwareRequest, namedSession: merge.namedSession,

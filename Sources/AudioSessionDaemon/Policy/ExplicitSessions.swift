@@ -72,9 +72,9 @@ extension PolicyCoordinator {
     /// (`audiosession.category`, `audiosession.mode`), so a `voiceChat` session is a call
     /// whatever profile is in force, and integrators can tune it like any other rule.
     func classifyExplicit(_ id: SessionID, category: Category, mode: Mode, options: CategoryOptions) {
-        let ruled = ruleSet.classify(properties: [
+        let ruled = ruleSet.classification(of: [
             "audiosession.category": category.wireName, "audiosession.mode": mode.wireName,
-        ]).classification
+        ])
         let classification = Classification(
             category: category, mode: mode, options: options, priorityClass: ruled.priorityClass,
             interaction: ruled.interaction)

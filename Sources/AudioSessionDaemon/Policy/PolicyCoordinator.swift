@@ -244,7 +244,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// What the rules say of a stream alone, and which app it belongs to.
     private func classify(_ stream: BackendStream) -> ImplicitSessions.StreamClassificationFacts {
         ImplicitSessions.StreamClassificationFacts(
-            classification: ruleSet.classify(properties: stream.properties).classification,
+            classification: ruleSet.classification(of: stream.properties),
             identity: AppIdentity(appFacts.facts(for: stream)))
     }
 

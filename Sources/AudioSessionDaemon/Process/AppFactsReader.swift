@@ -3,7 +3,8 @@ import SessionPolicy
 
 /// Reads what an app's identity is made of — its sandbox's app id, its process and their
 /// ancestors' executables — once per process: a process that opens stream after stream (a
-/// softphone's calls, a game's sounds) costs one read of its `stat` per stream after the first.
+/// softphone's calls, a game's sounds) costs nothing more on the connection it was read for,
+/// and one read of its `stat` on another connection (whose pid may be another process's).
 struct AppFactsReader {
     private struct Known {
         /// Which process this is: its pid may be given to another one after it exits.
@@ -13,14 +14,27 @@ struct AppFactsReader {
     }
 
     private var known: [Int32: Known] = [:]
+    /// The pid each connection was read as (``BackendStream/connectionSerial``): while the
+    /// connection exists its process does, so the pid is still that process.
+    private var readConnections: [UInt64: Int32] = [:]
     /// Processes remembered at most (a bounded memory: pids come and go).
     static let limit = 256
+    /// How a process's parent and start time are read (`/proc/<pid>/stat`).
+    private let readStatus: (Int32) -> ProcessAncestry.Status?
+
+    init(readStatus: @escaping (Int32) -> ProcessAncestry.Status? = ProcessAncestry.status(of:)) {
+        self.readStatus = readStatus
+    }
 
     mutating func facts(for stream: BackendStream) -> AppFacts {
         guard let pid = stream.processID, pid > 1 else {
             return AppFacts(sandboxAppID: stream.sandboxAppID, connection: stream.client)
         }
-        let status = ProcessAncestry.status(of: pid)
+        if let serial = stream.connectionSerial, readConnections[serial] == pid, let process = known[pid] {
+            return AppFacts(
+                sandboxAppID: stream.sandboxAppID ?? process.sandboxAppID, lineage: process.lineage, connection: stream.client)
+        }
+        let status = readStatus(pid)
         let process: Known
         if let cached = known[pid], let status, cached.startTime == status.startTime {
             process = cached
@@ -30,9 +44,16 @@ struct AppFactsReader {
             if known.count >= Self.limit { known.removeAll() }
             if status != nil { known[pid] = process }  // a process already gone is not remembered
         }
+        if status != nil, let serial = stream.connectionSerial {
+            if readConnections.count >= Self.limit { readConnections.removeAll() }
+            readConnections[serial] = pid
+        }
         return AppFacts(
             sandboxAppID: stream.sandboxAppID ?? process.sandboxAppID, lineage: process.lineage, connection: stream.client)
     }
 
-    mutating func forgetAll() { known.removeAll() }
+    mutating func forgetAll() {
+        known.removeAll()
+        readConnections.removeAll()
+    }
 }

@@ -328,7 +328,8 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         let statedPID = properties["application.process.id"].flatMap { Int32($0) }
         let capturesMonitor = stream.kind == .sourceOutput && snapshot.sources[parking.ownDevice(of: stream)]?.monitorOf != nil
         return BackendStream(
-            id: Self.id(of: stream), client: stream.client ?? 0, properties: properties,
+            id: Self.id(of: stream), client: stream.client ?? 0, connectionSerial: stream.client.map(UInt64.init),
+            properties: properties,
             activity: stream.corked ? .pausedByUser : .playing, appName: appName, processID: statedPID,
             statedProcessID: statedPID, hardwareRequest: nil,
             namedSession: properties["audiosession.id"].flatMap { UInt64($0) }, capturesMonitor: capturesMonitor)

@@ -9,6 +9,8 @@ public struct Client: Sendable, Equatable, Identifiable {
     public var securityPID: Int32? { properties["pipewire.sec.pid"].flatMap { Int32($0) } }
     /// `application.process.id`: the pid the client states (any client can state any).
     public var statedPID: Int32? { properties["application.process.id"].flatMap { Int32($0) } }
+    /// `object.serial`: unlike `id`, never given to another connection while the server runs.
+    public var serial: UInt64? { properties["object.serial"].flatMap { UInt64($0) } }
     public var applicationName: String?
     public var processBinary: String?
     public var properties: [String: String]

@@ -29,45 +29,57 @@ public struct RuleSet: Hashable, Sendable {
     /// An empty `media.role` is no role (`pw-cat --media-role ""` and some pulse clients
     /// send one), so `media.role = null` rules see it as absent.
     public func classify(properties: [String: String]) -> StreamClassification {
-        var properties = properties
+        apply(to: properties, explaining: true)
+    }
+
+    /// The classification ``classify(properties:)`` gives, without what says why (the matched
+    /// rules, their conditions, each field's origin): the daemon's path for every new stream.
+    public func classification(of properties: [String: String]) -> Classification {
+        apply(to: properties, explaining: false).classification
+    }
+
+    private func apply(to given: [String: String], explaining: Bool) -> StreamClassification {
+        var properties = given
         if properties["media.role"]?.isEmpty == true { properties["media.role"] = nil }
         var result = Classification.unconfigured
         var matched: [RuleMatch] = []
         var origins: [StreamClassification.Field: RuleReference] = [:]
+        func note(_ fields: [StreamClassification.Field], from rule: ClassificationRule) {
+            if explaining { for field in fields { origins[field] = rule.origin } }
+        }
         for rule in rules {
             guard let clause = rule.firstMatchingClause(properties) else { continue }
             let action = rule.classify
-            var applied: [String] = []
             if let category = action.category {
                 result.category = category
                 result.mode = action.mode ?? .default
                 result.options = action.options ?? []
-                origins[.category] = rule.origin
-                origins[.mode] = rule.origin
-                origins[.options] = rule.origin
-                applied.append("category=\(category.wireName)")
+                note([.category, .mode, .options], from: rule)
             } else {
-                if let mode = action.mode { result.mode = mode; origins[.mode] = rule.origin }
-                if let options = action.options { result.options = options; origins[.options] = rule.origin }
+                if let mode = action.mode { result.mode = mode; note([.mode], from: rule) }
+                if let options = action.options { result.options = options; note([.options], from: rule) }
             }
-            if let mode = action.mode { applied.append("mode=\(mode.wireName)") }
-            if let options = action.options { applied.append("options=[\(options.wireNames.joined(separator: " "))]") }
-            if let name = action.priorityClassName, let priorityClass = configuration.priorityClass(named: name) {
+            let priorityClass = action.priorityClassName.flatMap(configuration.priorityClass(named:))
+            if let priorityClass {
                 result.priorityClass = priorityClass
-                origins[.priorityClass] = rule.origin
-                applied.append("class=\(name)")
+                note([.priorityClass], from: rule)
             }
             if let interaction = action.interaction {
                 result.interaction = interaction
-                origins[.interaction] = rule.origin
-                applied.append("interaction=\(interaction.wireName)")
+                note([.interaction], from: rule)
             }
-            matched.append(RuleMatch(rule: rule.origin, clauseLine: clause.line, conditions: clause.explain(properties), applied: applied))
+            if explaining {
+                matched.append(RuleMatch(
+                    rule: rule.origin, clauseLine: clause.line, conditions: clause.explain(properties),
+                    applied: action.appliedDescription(priorityClassKnown: priorityClass != nil)))
+            }
         }
         var notes: [String] = []
         let refused = result.options.refused(by: result.category)
         if !refused.isEmpty {
-            notes.append("dropped option \(refused.wireNames.joined(separator: ", ")): category \(result.category.wireName) does not accept it")
+            if explaining {
+                notes.append("dropped option \(refused.wireNames.joined(separator: ", ")): category \(result.category.wireName) does not accept it")
+            }
             result.options.subtract(refused)
         }
         return StreamClassification(classification: result, matchedRules: matched, origins: origins, notes: notes)
@@ -79,7 +91,7 @@ public struct RuleSet: Hashable, Sendable {
     /// (`media.role = Communication`). An app that captures from a microphone while it plays
     /// gets it (``AppComposition``), so integrators tune calls in one place.
     public var callClassification: Classification {
-        classify(properties: ["media.role": "Communication"]).classification
+        classification(of: ["media.role": "Communication"])
     }
 
     public func classify(node: [String: String], client: [String: String]) -> StreamClassification {
@@ -91,6 +103,20 @@ public struct RuleSet: Hashable, Sendable {
         self.rules = rules
         self.files = files
         self.portRules = portRules
+    }
+}
+
+extension ClassifyAction {
+    /// What a matched rule set, for `rules explain`: `category=... mode=... options=[...]
+    /// class=... interaction=...` (a class the configuration does not know is not set).
+    func appliedDescription(priorityClassKnown: Bool) -> [String] {
+        var applied: [String] = []
+        if let category { applied.append("category=\(category.wireName)") }
+        if let mode { applied.append("mode=\(mode.wireName)") }
+        if let options { applied.append("options=[\(options.wireNames.joined(separator: " "))]") }
+        if let priorityClassName, priorityClassKnown { applied.append("class=\(priorityClassName)") }
+        if let interaction { applied.append("interaction=\(interaction.wireName)") }
+        return applied
     }
 }
 
