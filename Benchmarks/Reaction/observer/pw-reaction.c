@@ -23,8 +23,9 @@
  *              `global` it destroys one link of a victim through its own registry, in that
  *              same callback, knowing already what to destroy (chosen before the trial). No
  *              policy peer can act sooner, so a_first is the floor of any out-of-process
- *              policy on this server and graph. The session manager reacts as in `interrupt`
- *              and gives every link back when the trigger goes (c_*).
+ *              policy on this server and graph. The session manager reacts as in `interrupt`;
+ *              the trigger stays until it has held every victim, and it gives every link back
+ *              when the trigger goes (c_*).
  *   duck       b_first: the first Props change lowering a victim's effective gain (the
  *              victim's own volume times the node it plays into: WirePlumber 0.4 ducks the
  *              endpoint node's monitorVolumes, WirePlumber 0.5 the volume of the role loopback's
@@ -578,7 +579,15 @@ static void advance(struct react *r) {
         if (r->scenario != DUCK) {
             if (affected > 0 && !r->a_first) r->a_first = t - r->t0;
             if (affected == r->victim_count && !r->a_all) r->a_all = t - r->t0;
-            if (r->a_all) { end_trigger(r); break; }
+            /* REFLEX: the trigger stays until the session manager has held every victim (no
+             * link left), so that it gives every link back when the trigger goes: with one
+             * victim, the observer's own cut would end the trial before the manager saw the
+             * call, and a link someone else removed from a stream it does not hold stays
+             * removed */
+            bool held = true;
+            for (int i = 0; r->scenario == REFLEX && i < r->victim_count; i++)
+                if (r->nodes[r->victims[i]].links_out > 0) held = false;
+            if (r->a_all && held) { end_trigger(r); break; }
         } else {
             if (affected > 0 && !r->b_first) r->b_first = t - r->t0;
             if (at_level == r->victim_count && !r->b_full) r->b_full = t - r->t0;
