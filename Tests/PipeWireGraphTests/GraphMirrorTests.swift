@@ -54,6 +54,33 @@ extension PipeWireIntegration {
             #expect(harness.events.contains(.removed(.node(harness.events.lastValue(ofNode: node.id)!))))
         }
 
+        /// PipeWire 1.x writes the driver a node follows into its properties (`node.driver-id`)
+        /// and rewrites it whenever the node is linked or unlinked: a hold and its release. The
+        /// mirror leaves it out, so a stream's properties change only when its app changes them.
+        @Test func aStreamsPropertiesStayTheSameWhenItIsUnlinkedAndLinkedAgain() throws {
+            let harness = try GraphHarness()
+            let (_, stream) = try harness.playStream(role: "Music")
+            let speaker = try #require(harness.graph.snapshot.node(named: "speaker"))
+            harness.graph.configurePorts(node: stream.id)
+            _ = try harness.waitForSnapshot("stream ports") { $0.ports(of: stream.id, direction: .output).count == 2 }
+            harness.graph.link(output: stream.id, input: speaker.id)
+            let linked = try harness.waitForSnapshot("linked and running") {
+                $0.links(from: stream.id, to: speaker.id).count == 2 && $0.nodes[stream.id]?.state == .running
+            }
+            let properties = try #require(linked.nodes[stream.id]).properties
+            harness.graph.unlinkAll(between: stream.id, and: speaker.id)
+            _ = try harness.waitForSnapshot("unlinked") { $0.links(from: stream.id, to: speaker.id).isEmpty }
+            harness.graph.link(output: stream.id, input: speaker.id)
+            _ = try harness.waitForSnapshot("linked and running again") {
+                $0.links(from: stream.id, to: speaker.id).count == 2 && $0.nodes[stream.id]?.state == .running
+            }
+            #expect(harness.graph.snapshot.nodes[stream.id]?.properties == properties)
+            let withDriver = harness.events.all.filter {
+                if case .changed(.node(let node)) = $0 { node.id == stream.id && node.properties["node.driver-id"] != nil } else { false }
+            }
+            #expect(withDriver.isEmpty)
+        }
+
         @Test func seesPropsChangedByAnotherClient() throws {
             let harness = try GraphHarness()
             let speaker = try harness.nodeWithProps()

@@ -136,6 +136,12 @@ extension GraphSession {
         if info.change_mask & ChangeMask.nodeProps != 0 || old == nil {
             var properties = proxy.globalProperties
             properties.merge([String: String](spaDict: info.props)) { $1 }
+            // Which driver the node follows: PipeWire 1.x rewrites it whenever a link comes or
+            // goes. It says nothing about the stream, and left in, a call that holds a hundred
+            // streams (and gives them back) changed a hundred streams' properties twice over,
+            // each classified and reconciled again.
+            properties[Node.driverIDProperty] = nil
+            if let old, old.properties == properties { properties = old.properties }  // same storage: O(1) compares
             node.properties = properties
             node.name = properties["node.name"] ?? ""
             node.mediaClass = properties["media.class"]

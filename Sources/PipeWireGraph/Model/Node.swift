@@ -37,6 +37,10 @@ public struct Node: Sendable, Equatable, Identifiable {
         self.outputPortCount = outputPortCount
     }
 
+    /// `node.driver-id`: the driver the node follows, which PipeWire 1.x rewrites in a node's
+    /// properties whenever a link comes or goes. The mirror leaves it out of ``properties``.
+    static let driverIDProperty = "node.driver-id"
+
     /// An application stream (`Stream/...`).
     public var isStream: Bool { mediaClass?.hasPrefix("Stream/") ?? false }
     /// A playback stream: it produces audio for a sink.
