@@ -21,12 +21,7 @@ extension PipeWireIntegration {
 
         @Test func jsonListsNodesWithRolesAndLinks() throws {
             let harness = try GraphHarness()
-            let (player, stream) = try harness.playStream(role: "Music")
-            let speaker = try #require(harness.graph.snapshot.node(named: "speaker"))
-            harness.graph.configurePorts(node: stream.id)
-            _ = try harness.waitForSnapshot("stream ports") { $0.ports(of: stream.id, direction: .output).count == 2 }
-            harness.graph.link(output: stream.id, input: speaker.id)
-            _ = try harness.waitForSnapshot("linked") { $0.links(from: stream.id, to: speaker.id).count == 2 }
+            let (player, stream, speaker) = try harness.playLinkedStream()
 
             let output = try harness.sandbox.run(Self.audiosessionctl, ["graph", "--json"])
             let json = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])

@@ -59,11 +59,7 @@ extension PipeWireIntegration {
         /// mirror leaves it out, so a stream's properties change only when its app changes them.
         @Test func aStreamsPropertiesStayTheSameWhenItIsUnlinkedAndLinkedAgain() throws {
             let harness = try GraphHarness()
-            let (_, stream) = try harness.playStream(role: "Music")
-            let speaker = try #require(harness.graph.snapshot.node(named: "speaker"))
-            harness.graph.configurePorts(node: stream.id)
-            _ = try harness.waitForSnapshot("stream ports") { $0.ports(of: stream.id, direction: .output).count == 2 }
-            harness.graph.link(output: stream.id, input: speaker.id)
+            let (_, stream, speaker) = try harness.playLinkedStream()
             let linked = try harness.waitForSnapshot("linked and running") {
                 $0.links(from: stream.id, to: speaker.id).count == 2 && $0.nodes[stream.id]?.state == .running
             }

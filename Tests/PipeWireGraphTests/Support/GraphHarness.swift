@@ -3,6 +3,7 @@ import Logging
 import PipeWireGraph
 import PipeWireSandbox
 import Synchronization
+import Testing
 
 /// A private PipeWire plus a PipeWireGraph connected to it, with every event recorded.
 final class GraphHarness: @unchecked Sendable {
@@ -49,6 +50,18 @@ final class GraphHarness: @unchecked Sendable {
             return condition(last)
         }
         return last
+    }
+
+    /// A `Music` stream given DSP ports and linked to `sink` by this graph, as a session manager
+    /// does; returns once both channels are linked.
+    func playLinkedStream(to sink: String = "speaker") throws -> (player: ManagedProcess, stream: Node, sink: Node) {
+        let (player, stream) = try playStream(role: "Music")
+        let device = try #require(graph.snapshot.node(named: sink))
+        graph.configurePorts(node: stream.id)
+        _ = try waitForSnapshot("stream ports") { $0.ports(of: stream.id, direction: .output).count == 2 }
+        graph.link(output: stream.id, input: device.id)
+        _ = try waitForSnapshot("linked") { $0.links(from: stream.id, to: device.id).count == 2 }
+        return (player, stream, device)
     }
 
     /// Starts `pw-cat` playing a tone with `role` and waits for its node in the mirror.
