@@ -60,6 +60,11 @@ def get(results, system, *path):
     return node
 
 
+def trials_cell(entry):
+    """How many trials ran, and how many of them timed out."""
+    return f"{entry['trials']}" + (f" ({entry['timeouts']} timed out)" if entry["timeouts"] else "")
+
+
 def latency_table(results, scenario_key, column, scales, systems, note_missing=True):
     lines = ["| streams | system | trials | p50 ms | p90 ms | p99 ms | max ms | p50 vs audiosessiond | p99 vs audiosessiond |",
              "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
@@ -70,7 +75,7 @@ def latency_table(results, scenario_key, column, scales, systems, note_missing=T
             if entry is None:
                 continue
             stats = entry.get(column)
-            trials = f"{entry['trials']}" + (f" ({entry['timeouts']} timed out)" if entry["timeouts"] else "")
+            trials = trials_cell(entry)
             rel50 = "1.0×" if system == reference(system) else ratio(stats and stats["p50"], ours and ours["p50"])
             rel99 = "1.0×" if system == reference(system) else ratio(stats and stats["p99"], ours and ours["p99"])
             lines.append(f"| {streams} | {name} | {trials} | " + " | ".join(stat_cells(stats)) + f" | {rel50} | {rel99} |")
@@ -187,7 +192,7 @@ def reflex_section(results):
             floor = entry.get("a_first_us")
             ours = get(results, system, "scales", streams, "a_first_us")
             gap = ms(ours["p50"] - floor["p50"]) if floor and ours else "–"
-            trials = f"{entry['trials']}" + (f" ({entry['timeouts']} timed out)" if entry["timeouts"] else "")
+            trials = trials_cell(entry)
             out.append(f"| {stack} | {streams} | {trials} | " + " | ".join(stat_cells(floor)) +
                        f" | {ms(ours and ours['p50'])} | {gap} |")
             rows += 1

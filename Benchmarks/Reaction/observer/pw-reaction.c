@@ -402,6 +402,12 @@ static bool victim_affected(struct react *r, uint32_t id) {
     return v->links_out < v->baseline_links;
 }
 
+static bool every_victim_unlinked(struct react *r) {
+    for (int i = 0; i < r->victim_count; i++)
+        if (r->nodes[r->victims[i]].links_out > 0) return false;
+    return true;
+}
+
 static bool victim_restored_links(struct react *r, uint32_t id) {
     struct node *v = &r->nodes[id];
     return v->links_out >= v->baseline_links;
@@ -584,9 +590,7 @@ static void advance(struct react *r) {
              * victim, the observer's own cut would end the trial before the manager saw the
              * call, and a link someone else removed from a stream it does not hold stays
              * removed */
-            bool held = true;
-            for (int i = 0; r->scenario == REFLEX && i < r->victim_count; i++)
-                if (r->nodes[r->victims[i]].links_out > 0) held = false;
+            bool held = r->scenario != REFLEX || every_victim_unlinked(r);
             if (r->a_all && held) { end_trigger(r); break; }
         } else {
             if (affected > 0 && !r->b_first) r->b_first = t - r->t0;
