@@ -199,6 +199,24 @@ def reflex_section(results):
     return "\n".join(out) + "\n" if rows else ""
 
 
+def unmeasured_phases(results):
+    """Phases that ran but gave no percentile: no trial ended within the time cap, or every one
+    timed out. Said in words, so that an empty row is not read as a missing run."""
+    lines = []
+    for system, name in SYSTEMS:
+        for key, scenario in (("scales", "interrupt"), ("duck", "duck"), ("reflex", "reflex")):
+            for streams, entry in sorted((get(results, system, key) or {}).items(), key=lambda item: int(item[0])):
+                trials, timeouts = entry["trials"], entry["timeouts"]
+                if trials and timeouts < trials:
+                    continue
+                cpu = entry.get("cpu_ms_per_trial")
+                cost = f"; the daemon's CPU per trial {cpu:.0f} ms" if cpu is not None else ""
+                what = ("no trial ended within the run's time cap" if not trials else
+                        f"{trials} trials within the run's time cap, every one timed out (the reaction or the restore not seen within 3 s)")
+                lines.append(f"{name}, {scenario} at {streams} streams: {what}{cost}")
+    return lines
+
+
 def reflex_note(results):
     """Where the latency goal stands against the floor, in words."""
     floor = get(results, "audiosessiond", "reflex", "100", "a_first_us")
@@ -375,6 +393,11 @@ def section(results, plot_path, command):
         out.append("**Phases that failed** (left out of the tables):\n")
         for name, e in errors:
             out.append(f"- {name}, {e['phase']}: {e['error']}")
+        out.append("")
+    unmeasured = unmeasured_phases(results)
+    if unmeasured:
+        out.append("**Phases that measured nothing** (their rows above are empty):\n")
+        out.extend(f"- {line}" for line in unmeasured)
         out.append("")
     retries = [(name, e) for system, name in SYSTEMS for e in (get(results, system, "retries") or [])]
     if retries:
