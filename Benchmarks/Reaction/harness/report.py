@@ -177,12 +177,13 @@ REFLEX_STACKS = [("audiosessiond", "PipeWire 0.3.65"), ("audiosessiond-1.4", "Pi
 
 def reflex_section(results):
     """The floor of any out-of-process policy: the observer cuts a victim off itself."""
-    out = ["### The floor of an out-of-process policy: a link destroyed on sight\n",
-           "A client that already knows what to cut off and destroys one victim's link in the very callback that "
-           "announces the call (`pw-reaction react reflex`: the observer itself, through its own registry, no bind, "
-           "no decision), beside audiosessiond on the same stack, which holds the other victims and gives every link "
-           "back. No policy peer can act sooner; what is left is the server's own work (the link's teardown, a "
-           "blocking hop to its data thread, the announcement) while it mixes the streams and handles the call's set-up. "
+    out = ["### The floor of an out-of-process policy: a victim unlinked on sight\n",
+           "A client that already knows what to cut off and destroys every link of one victim (what silences a "
+           "stream: two for these stereo streams) in the very callback that announces the call (`pw-reaction react "
+           "reflex`: the observer itself, through its own registry, no bind, no decision), beside audiosessiond on "
+           "the same stack, which holds the other victims and gives every link back. No policy peer can act sooner; "
+           "what is left is the server's own work (each link's teardown, a blocking hop to its data thread, the "
+           "announcement) while it mixes the streams and handles the call's set-up. "
            "audiosessiond's column is its interrupt p50 in the table above.\n",
            "| PipeWire | streams | trials | p50 ms | p90 ms | p99 ms | max ms | audiosessiond p50 ms | audiosessiond − floor (p50) ms |",
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]

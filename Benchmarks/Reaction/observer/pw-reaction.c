@@ -20,8 +20,9 @@
  *              in WirePlumber 0.4 and audiosessiond; node state flickers with graph changes)
  *              c_first / c_all: the first / every victim has all its links back
  *   reflex     an interrupt whose first victim the observer cuts off itself: on the trigger's
- *              `global` it destroys one link of a victim through its own registry, in that
- *              same callback, knowing already what to destroy (chosen before the trial). No
+ *              `global` it destroys every link of one victim (what silences a stream) through
+ *              its own registry, in that same callback, knowing already what to destroy
+ *              (chosen before the trial). No
  *              policy peer can act sooner, so a_first is the floor of any out-of-process
  *              policy on this server and graph. The session manager reacts as in `interrupt`;
  *              the trigger stays until it has held every victim, and it gives every link back
@@ -56,6 +57,7 @@
 #include <spa/utils/result.h>
 
 #define MAX_IDS 65536
+#define MAX_REFLEX_LINKS 16
 #define RATE 48000
 #define CHANNELS 2
 #define LATENCY "2048/48000"
@@ -350,7 +352,9 @@ struct react {
     struct play_stream *trigger;
     char trigger_name[128];
     uint32_t trigger_id;
-    uint32_t reflex_link;   /* REFLEX: the victim link destroyed on the trigger's global */
+    /* REFLEX: the victim's links destroyed on the trigger's global */
+    uint32_t reflex_links[MAX_REFLEX_LINKS];
+    int reflex_link_count;
     uint64_t t0, t1;
     /* per-trial results, ns after t0 (effect) or t1 (restore); 0 = not yet */
     uint64_t a_first, a_all, b_first, b_full, c_first, c_all;
@@ -477,17 +481,20 @@ static bool ready_for_trial(struct react *r) {
     return true;
 }
 
-/* REFLEX: a link of one victim, taken in turn, chosen before the trigger exists. */
-static uint32_t reflex_candidate(struct react *r) {
+/* REFLEX: every link of one victim (taken in turn), chosen before the trigger exists: a stream
+ * is cut off only once all of its links are gone, and each destroy costs the server a hop to
+ * its data thread, as it does a policy that silences the stream. */
+static void choose_reflex_links(struct react *r) {
+    r->reflex_link_count = 0;
+    if (r->scenario != REFLEX) return;
     uint32_t victim = r->victims[r->trial % r->victim_count];
-    for (uint32_t id = 0; id < MAX_IDS; id++)
-        if (r->links[id].present && r->links[id].out_node == victim) return id;
-    return SPA_ID_INVALID;
+    for (uint32_t id = 0; id < MAX_IDS && r->reflex_link_count < MAX_REFLEX_LINKS; id++)
+        if (r->links[id].present && r->links[id].out_node == victim) r->reflex_links[r->reflex_link_count++] = id;
 }
 
 static void begin_trial(struct react *r) {
     r->a_first = r->a_all = r->b_first = r->b_full = r->c_first = r->c_all = 0;
-    r->reflex_link = r->scenario == REFLEX ? reflex_candidate(r) : SPA_ID_INVALID;
+    choose_reflex_links(r);
     r->t0 = r->t1 = 0;
     r->timed_out = false;
     snprintf(r->trigger_name, sizeof(r->trigger_name), "bench-trigger-%d", r->trial);
@@ -757,8 +764,8 @@ static void on_global(void *data, uint32_t id, uint32_t permissions, const char 
             n->trigger = true;
             r->trigger_id = id;
             if (r->phase == WAIT_TRIGGER) {
-                if (r->reflex_link != SPA_ID_INVALID && r->links[r->reflex_link].present)
-                    pw_registry_destroy(r->registry, r->reflex_link);
+                for (int i = 0; i < r->reflex_link_count; i++)
+                    if (r->links[r->reflex_links[i]].present) pw_registry_destroy(r->registry, r->reflex_links[i]);
                 r->t0 = t;
                 r->phase = WAIT_EFFECT;
                 r->deadline = t + 3000000000ull;
@@ -836,7 +843,7 @@ static int run_react(enum scenario scenario, int trials, const char *prefix, int
     r->hold_ns = (uint64_t)hold_ms * 1000000ull;
     r->duck_level = 0.3f;
     r->trigger_id = SPA_ID_INVALID;
-    r->reflex_link = SPA_ID_INVALID;
+    r->reflex_link_count = 0;
     r->nodes = calloc(MAX_IDS, sizeof(struct node));
     r->links = calloc(MAX_IDS, sizeof(struct link));
     r->victims = calloc(MAX_IDS, sizeof(uint32_t));
