@@ -45,9 +45,10 @@ struct IdleDaemonTests {
         #expect(daemon.log.contains("received SIGINT, shutting down"))
     }
 
-    /// The daemon's code is unmapped a second after the first attach (QuietCodeRelease), what
-    /// it runs afterwards comes back from the page cache (a stream played later is linked), and
-    /// that code is unmapped again once the graph has been quiet for a second.
+    /// The daemon's code is unmapped a second after the first attach (QuietCodeRelease), with
+    /// the code that logging it ran; what it runs afterwards comes back from the page cache (a
+    /// stream played later is linked), and that code is unmapped again once the graph has been
+    /// quiet for a second.
     @Test func codeIsUnmappedAtRestAndWhatRunsLaterComesBack() throws {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox, arguments: ["--no-bus"])
@@ -56,7 +57,10 @@ struct IdleDaemonTests {
         let before = try ResidentCode.kibibytes(of: pid)
         try daemon.waitForLog("code unmapped at rest")
         let released = try ResidentCode.kibibytes(of: pid)
-        #expect(released < before / 2, "resident code \(before) KiB at attach, \(released) KiB after the release")
+        // A tenth, not a half: the release's own log line (string interpolation, the log
+        // handler) ran code that stayed resident (700–830 KiB here, 1.3 MiB of the release
+        // build on PipeWire 1.4.2) until the release was made again after it.
+        #expect(released < before / 10, "resident code \(before) KiB at attach, \(released) KiB after the release and its log line")
 
         let tone = try sandbox.testTone()
         _ = try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
