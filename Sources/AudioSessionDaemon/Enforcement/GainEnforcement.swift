@@ -88,7 +88,7 @@ final class GainEnforcement: @unchecked Sendable {
                 factors[stream] = factor
                 backend.writeVolume(rewrite, of: stream)
             case .external:
-                logger.info("stream \(stream): volume changed by someone else while ducked; theirs wins")
+                logger.info("stream \(stream): volume changed by someone else while ducked (to \(volume), ours \(factor.last.map { "\($0)" } ?? "none")); theirs wins")
                 factors[stream] = nil
                 backend.abandonVolumeRamp(of: stream)
                 journal.record(stream, identity: backend.identity(of: stream)) { $0.baseVolume = nil }

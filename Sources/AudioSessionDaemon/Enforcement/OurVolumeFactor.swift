@@ -18,7 +18,7 @@ struct OurVolumeFactor: Equatable {
     /// them, so an observed value is ours if it is any of these, not only the next.
     private var recent: [Float] = []
     /// The last value we wrote.
-    private var last: Float?
+    private(set) var last: Float?
 
     /// How many recent writes are remembered (a 500 ms ramp is 50 steps).
     static let recentLimit = 128
