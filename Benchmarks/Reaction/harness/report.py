@@ -221,7 +221,8 @@ def unmeasured_phases(results):
                 cpu = entry.get("cpu_ms_per_trial")
                 cost = f"; the daemon's CPU per trial {cpu:.0f} ms" if cpu is not None else ""
                 what = ("no trial ended within the run's time cap" if not trials else
-                        f"{trials} trials within the run's time cap, every one timed out (the reaction or the restore not seen within 3 s)")
+                        f"{trials} trial{'s' if trials > 1 else ''} within the run's time cap, "
+                        f"{'every one' if trials > 1 else 'which'} timed out (the reaction or the restore not seen within 3 s)")
                 lines.append(f"{name}, {scenario} at {streams} streams: {what}{cost}")
     return lines
 
