@@ -226,16 +226,15 @@ public final class PipeWireGraph: @unchecked Sendable {
         run { $0.setProps(node: node, volume: volume, mute: mute, channelVolumes: channelVolumes) }
     }
 
+    /// Sets a node's `softVolumes` and `softMute` in one write (``NodeProps``).
+    public func setSoftProps(node: GlobalID, volumes: [Float], mute: Bool) {
+        run { $0.setSoftProps(node: node, volumes: volumes, mute: mute) }
+    }
+
     /// Makes a device's route (its `EnumRoute` index) the active one of card profile device
     /// `profileDevice`, as a mixer's port switch does (not saved by the session manager).
     public func setRoute(device: GlobalID, index: Int, profileDevice: Int) {
         run { $0.setRoute(device: device, index: index, profileDevice: profileDevice) }
-    }
-
-    /// Sets the node's `Props.volume` through a ramp its converter carries out (one write);
-    /// check ``GraphSnapshot/rampsVolumeNatively(_:)`` first: older converters jump.
-    public func setVolume(node: GlobalID, _ volume: Float, ramp: NativeVolumeRamp) {
-        run { $0.setVolume(node: node, volume, ramp: ramp) }
     }
 
     /// Sets (or with `value == nil` removes) one key of the metadata object named `name`.

@@ -21,6 +21,17 @@ public struct PipeWireDump: @unchecked Sendable {
         public var volume: Double? { (props?["volume"] as? NSNumber)?.doubleValue }
         public var mute: Bool? { props?["mute"] as? Bool }
         public var channelVolumes: [Double]? { (props?["channelVolumes"] as? [NSNumber])?.map(\.doubleValue) }
+        /// A session manager's share (audiosessiond's ducks and policy mutes), which the
+        /// converter applies instead of `channelVolumes` and `mute` until those are written.
+        public var softMute: Bool? { props?["softMute"] as? Bool }
+        public var softVolumes: [Double]? { (props?["softVolumes"] as? [NSNumber])?.map(\.doubleValue) }
+        /// The soft volumes over the channel volumes (first channel, to 4 decimals, at most 1): a
+        /// duck of audiosessiond's as its factor; 1 where there is none (soft volumes above the
+        /// channel ones are the converter's defaults under a user's lower level: a duck only lowers).
+        public var softFactor: Double {
+            guard let soft = softVolumes?.first, let channel = channelVolumes?.first, channel > 0 else { return 1 }
+            return min(1, (soft / channel * 10_000).rounded() / 10_000)
+        }
 
         public func property(_ key: String) -> String? {
             switch properties[key] {

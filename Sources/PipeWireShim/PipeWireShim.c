@@ -158,23 +158,16 @@ int pws_node_set_props(struct pw_proxy *node, const float *volume, const bool *m
     return pw_node_set_param((struct pw_node *)node, SPA_PARAM_Props, 0, pod);
 }
 
-int pws_node_set_volume_ramp(struct pw_proxy *node, float volume, int32_t ramp_ms, int32_t step_samples,
-                             uint32_t scale) {
-    uint8_t buffer[256];
+int pws_node_set_soft_props(struct pw_proxy *node, const float *soft_volumes, uint32_t n_soft_volumes, bool soft_mute) {
+    uint8_t buffer[1024];
     struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
     struct spa_pod_frame f;
-    /* audioconvert 1.4 loops forever without a step (and takes volumeRampStepTime as
-     * microseconds despite its documentation), so the step always goes in samples. */
-    if (ramp_ms <= 0 || step_samples <= 0) return -EINVAL;
+    if (soft_volumes == NULL || n_soft_volumes == 0 || n_soft_volumes > PWS_MAX_CHANNELS) return -EINVAL;
     spa_pod_builder_push_object(&b, &f, SPA_TYPE_OBJECT_Props, SPA_PARAM_Props);
-    spa_pod_builder_prop(&b, SPA_PROP_volume, 0);
-    spa_pod_builder_float(&b, volume);
-    spa_pod_builder_prop(&b, PWS_PROP_volumeRampTime, 0);
-    spa_pod_builder_int(&b, ramp_ms);
-    spa_pod_builder_prop(&b, PWS_PROP_volumeRampStepSamples, 0);
-    spa_pod_builder_int(&b, step_samples);
-    spa_pod_builder_prop(&b, PWS_PROP_volumeRampScale, 0);
-    spa_pod_builder_id(&b, scale);
+    spa_pod_builder_prop(&b, SPA_PROP_softMute, 0);
+    spa_pod_builder_bool(&b, soft_mute);
+    spa_pod_builder_prop(&b, SPA_PROP_softVolumes, 0);
+    spa_pod_builder_array(&b, sizeof(float), SPA_TYPE_Float, n_soft_volumes, soft_volumes);
     struct spa_pod *pod = spa_pod_builder_pop(&b, &f);
     if (pod == NULL) return -ENOSPC;
     return pw_node_set_param((struct pw_node *)node, SPA_PARAM_Props, 0, pod);
@@ -297,6 +290,14 @@ bool pws_parse_props(const struct spa_pod *pod, struct pws_props *out) {
             out->n_channel_map = spa_pod_copy_array(&prop->value, SPA_TYPE_Id,
                                                     out->channel_map, PWS_MAX_CHANNELS);
             out->has_channel_map = true;
+            break;
+        case SPA_PROP_softMute:
+            out->has_soft_mute = spa_pod_get_bool(&prop->value, &out->soft_mute) == 0;
+            break;
+        case SPA_PROP_softVolumes:
+            out->n_soft_volumes = spa_pod_copy_array(&prop->value, SPA_TYPE_Float,
+                                                     out->soft_volumes, PWS_MAX_CHANNELS);
+            out->has_soft_volumes = true;
             break;
         default:
             break;

@@ -27,27 +27,17 @@ struct EnforcementTests {
         try sandbox.waitUntilLinked("music", to: ["headphones"])
         let chime = try play("Notification", as: "chime", in: sandbox, tone: tone)
         try watcher.waitForVolume(of: "music", duckLevel)
-        // A ramp, not a jump: values strictly between 1.0 and the duck level were written; or,
-        // on PipeWire 1.4 with its own pw-cat, one write the stream's converter ramps
-        // (NativeRampTests hears it).
-        let native = sandbox.installation != nil
+        // A ramp, not a jump: values strictly between 1.0 and the duck level were written
+        // (FadeTests hears it on the device).
         let down = watcher.volumes(of: "music")
-        if native {
-            try daemon.waitForLog("native volume ramp to \(duckLevel)")
-        } else {
-            #expect(down.filter { $0 < 1.0 && $0 > duckLevel }.count >= 3, "ramp steps: \(down)")
-        }
+        #expect(down.filter { $0 < 1.0 && $0 > duckLevel }.count >= 3, "ramp steps: \(down)")
         #expect(watcher.volume(of: "chime") ?? 1.0 == 1.0, "the ducker itself is not ducked")
         #expect(try sandbox.linkedDevices(of: "music") == ["headphones"], "a duck does not unlink")
 
         chime.terminate()
         try watcher.waitForVolume(of: "music", 1.0)
         let up = watcher.volumes(of: "music").drop { $0 != duckLevel }
-        if native {
-            try daemon.waitForLog("native volume ramp to 1.0")
-        } else {
-            #expect(up.filter { $0 > duckLevel && $0 < 1.0 }.count >= 3, "unduck ramps too: \(Array(up))")
-        }
+        #expect(up.filter { $0 > duckLevel && $0 < 1.0 }.count >= 3, "unduck ramps too: \(Array(up))")
         #expect(try daemon.terminate() == 0)
     }
 
@@ -66,7 +56,9 @@ struct EnforcementTests {
         #expect(try daemon.terminate() == 0)
     }
 
-    @Test func aUsersVolumeChangeDuringADuckWinsAndIsKept() throws {
+    /// The stream's own volume (an app's, or set with pw-cli) is never ours: one set during a
+    /// duck is heard under the duck, and stays after it and after the daemon.
+    @Test func aStreamsOwnVolumeSetDuringADuckIsKept() throws {
         let (sandbox, daemon, watcher, tone) = try start()
         _ = try play("Music", as: "music", in: sandbox, tone: tone)
         try sandbox.waitUntilLinked("music", to: ["headphones"])
@@ -74,15 +66,12 @@ struct EnforcementTests {
         try watcher.waitForVolume(of: "music", duckLevel)
         let music = try #require(watcher.node("music"))
         try sandbox.run("pw-cli", ["set-param", String(music.id), "Props", "{ volume: 0.8 }"])
-        try watcher.waitForVolume(of: "music", 0.8)
-        try daemon.waitForLog("volume changed by someone else while ducked")
+        try watcher.waitForVolume(of: "music", 0.8 * duckLevel)
         chime.terminate()
-        try daemon.waitForLog("gain → 1.0")
-        // The unduck happened after the user's change: their 0.8 stays.
-        _ = try sandbox.run("pw-cli", ["info", String(music.id)])
-        #expect(watcher.volume(of: "music") == 0.8)
+        try watcher.waitForVolume(of: "music", 0.8)
         #expect(try daemon.terminate() == 0)
-        #expect(watcher.volume(of: "music") == 0.8, "shutdown does not touch a volume that is the user's")
+        #expect(try sandbox.dump().node(named: "music")?.volume == 0.8, "shutdown does not touch a volume that is the stream's own")
+        #expect(try sandbox.dump().node(named: "music")?.softFactor == 1)
     }
 
     @Test func pulseUserVolumeIsNeverTouchedByADuck() throws {

@@ -49,11 +49,16 @@ struct FaultsAtLoadTests {
     struct Volume: Equatable, CustomStringConvertible {
         var volume: Float?
         var channels: [Float]
+        /// Our share (soft volumes over the channel volumes, soft mute over the user's mute).
+        var softFactor: Float
+        var softMuted: Bool
         init(_ props: NodeProps?) {
             volume = props?.volume
             channels = props?.channelVolumes ?? []
+            softFactor = props?.softFactor ?? 1
+            softMuted = props.map { $0.softMute == true && $0.mute != true } ?? false
         }
-        var description: String { "\(volume.map { "\($0)" } ?? "-") \(channels)" }
+        var description: String { "\(volume.map { "\($0)" } ?? "-") \(channels) soft ×\(softFactor)\(softMuted ? " muted" : "")" }
     }
 
     /// What the checks looked at, printed for the record.
@@ -167,6 +172,7 @@ struct FaultsAtLoadTests {
             }
             for node in watcher.graph.snapshot.nodes.values where node.name.hasPrefix("again-") {
                 let unity = node.props?.volume == 1 && node.props?.channelVolumes.allSatisfy { $0 == 1 } == true
+                    && node.props?.softFactor == 1
                 #expect(unity, "\(node.name) at its own volume: \(Volume(node.props))")
                 checked.volumes += 1
                 checked.links += 1

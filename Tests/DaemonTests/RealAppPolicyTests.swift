@@ -38,10 +38,10 @@ struct RealAppPolicyTests {
         }
         #expect(session?.classifiedBy == reason)
         #expect(session?.captureSilenced == false)
-        // Nothing wrote the microphone stream's volume: it is the app's own 1.0, unmuted.
+        // Nothing wrote the microphone stream's level: it is the app's own 1.0, unmuted.
         let streamID = try #require(session?.streams.first)
         let node = try #require(try rig.sandbox.dump().nodes.first { $0.id == streamID })
-        #expect(node.volume == 1.0 && node.mute == false, "\(node.props ?? [:])")
+        #expect(node.volume == 1.0 && node.mute == false && node.softFactor == 1 && node.softMute != true, "\(node.props ?? [:])")
         #expect(!rig.log.contains("capture silenced"))
         // `rules explain` groups the streams into apps as the daemon does, and says why.
         let explained = try ManagedProcess.run(

@@ -132,18 +132,11 @@ struct RouteChangeTests {
         #expect(LoggedRouteChange.all(in: daemon.log).last
             == LoggedRouteChange(reason: "oldDeviceUnavailable", previous: "in[] out[Virtual:headphones]", now: "in[] out[Virtual:speaker]"))
         #expect(try sandbox.linkedDevices(of: "music").isEmpty)
-        // The mute shows in the stream's Props, which PipeWire 1.4 only gives a stream once a
-        // session manager configured it: there, WirePlumberCoexistenceTests sees the mute.
-        if sandbox.installation == nil {
-            try waitUntil(timeout: .seconds(5), "the music is muted by the policy") {
-                try sandbox.dump().node(named: "music")?.mute == true
-            }
-        }
+        // Nobody links here, so the stream never learned its format: the mute, in its
+        // converter's soft mute over its user's level, goes out once that level is known (when
+        // something links it). WirePlumberCoexistenceTests sees it on a linked stream.
         #expect(try daemon.terminate() == 0)
-        // Nothing left behind: the mute is undone on exit.
-        if sandbox.installation == nil {
-            try waitUntil(timeout: .seconds(5), "the mute is undone") { try sandbox.dump().node(named: "music")?.mute == false }
-        }
+        #expect(try sandbox.dump().node(named: "music")?.softMute != true, "nothing left behind")
     }
 
     /// A stream that named its own target plays there: losing its session's route does not

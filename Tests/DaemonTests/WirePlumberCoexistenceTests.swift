@@ -76,12 +76,12 @@ struct WirePlumberCoexistenceTests {
         // leave it silent for good, 0.5 does not re-create them) and lifts it when it ends.
         let callStarted = ContinuousClock.now
         let call = try sandbox.play(role: "Communication", file: tone, extraArguments: ["-P", "{ node.name = call }"])
-        try waitUntil(timeout: .seconds(5), "music is muted by policy") { watcher.node("music")?.props?.mute == true }
+        try waitUntil(timeout: .seconds(5), "music is muted by policy") { watcher.node("music")?.props?.softMute == true }
         let muted = ContinuousClock.now - callStarted
         #expect(try waitUntilLinkedByWirePlumber("music", in: sandbox) == device)
         let callEnded = ContinuousClock.now
         call.terminate()
-        try waitUntil(timeout: .seconds(5), "music is unmuted") { watcher.node("music")?.props?.mute == false }
+        try waitUntil(timeout: .seconds(5), "music is unmuted") { watcher.node("music")?.props?.softMute == false }
         print("beside WirePlumber (\(sandbox.wirePlumberSeries)): call spawned → music muted \(muted.formatted(.units(allowed: [.milliseconds]))), call stopped → unmuted \((ContinuousClock.now - callEnded).formatted(.units(allowed: [.milliseconds])))")
         #expect(!daemon.log.contains("linking playback stream"), "the daemon linked nothing")
 
@@ -101,15 +101,90 @@ struct WirePlumberCoexistenceTests {
         let (sandbox, daemon, watcher, tone, device) = (desktop.sandbox, desktop.daemon, desktop.watcher, desktop.tone, desktop.device)
         defer { sandbox.stop() }
         let call = try sandbox.play(role: "Communication", file: tone, extraArguments: ["-P", "{ node.name = call }"])
-        try waitUntil(timeout: .seconds(5), "music is muted by policy") { watcher.node("music")?.props?.mute == true }
+        try waitUntil(timeout: .seconds(5), "music is muted by policy") { watcher.node("music")?.props?.softMute == true }
         kill(daemon.process.pid, SIGKILL)
         _ = try daemon.process.waitForExit(timeout: .seconds(5))
         call.terminate()
         #expect(try waitUntilLinkedByWirePlumber("music", in: sandbox) == device)
         let next = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
         try next.waitForLog("undoing what a previous run left behind")
-        try waitUntil(timeout: .seconds(5), "music is unmuted") { watcher.node("music")?.props?.mute == false }
+        try waitUntil(timeout: .seconds(5), "music is unmuted") { watcher.node("music")?.props?.softMute == false }
         #expect(try next.terminate() == 0)
+    }
+
+    /// What WirePlumber remembers of a pulse app with no role (its `restore-stream` state,
+    /// 0.4, or `stream-properties`, 0.5, keyed by application name): the lines for `app`, once
+    /// they were written.
+    func savedState(of app: String, in sandbox: PrivatePipeWire) -> String? {
+        let state = sandbox.directory.appendingPathComponent("state/wireplumber")
+        for file in ["stream-properties", "restore-stream"] {
+            guard let text = try? String(contentsOf: state.appendingPathComponent(file), encoding: .utf8) else { continue }
+            let lines = text.split(separator: "\n").filter { $0.contains("application.name:\(app)") }
+            if !lines.isEmpty { return lines.joined(separator: " ") }
+        }
+        return nil
+    }
+
+    /// The volumes a saved line holds (every number after "volume" keys, 0.4's `volume=1.0`
+    /// and `channelVolumes=1.0;1.0;` as 0.5's JSON), and its mute.
+    func savedLevels(_ line: String) -> (volumes: [Double], muted: Bool) {
+        let volumes = line.matches(of: /[vV]olumes?"?[:=]\[?([0-9.;, ]+)/).flatMap { match in
+            match.output.1.split(whereSeparator: { ";, ".contains($0) }).compactMap { Double($0) }
+        }
+        return (volumes, line.contains("\"mute\":true") || line.contains("mute=true"))
+    }
+
+    /// A player that stops while ducked, or while muted for a call, starts again at its user's
+    /// level: our share is in the converter's soft volumes and soft mute, which WirePlumber
+    /// never saves, so its state files never hold a duck or a policy mute of ours.
+    @Test func aPlayerStoppedWhileDuckedOrMutedStartsAgainAtItsUsersLevelAndWirePlumberSavedNone() throws {
+        let sandbox = try PrivatePipeWire()
+        defer { sandbox.stop() }
+        try startWirePlumber(in: sandbox)
+        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
+        try daemon.waitForLog(handedOver)
+        let watcher = try VolumeWatcher(sandbox)
+        let tone = try sandbox.testTone()
+        func startPlayer() throws -> (ManagedProcess, String) {
+            let player = try sandbox.paplay(role: nil, file: tone)
+            var name = ""
+            try waitUntil(timeout: .seconds(5), "paplay's stream appears") {
+                name = watcher.graph.snapshot.streams.first { $0.properties["application.process.id"] == String(player.pid) }?.name ?? ""
+                return !name.isEmpty
+            }
+            try waitUntilLinkedByWirePlumber(name, in: sandbox)
+            return (player, name)
+        }
+        func expectSavedAtUsersLevel(_ moment: String) throws {
+            var line = ""
+            try waitUntil(timeout: .seconds(10), "WirePlumber saved paplay's level \(moment) (now: \(line))") {
+                line = savedState(of: "paplay", in: sandbox) ?? ""
+                let saved = savedLevels(line)
+                return !saved.volumes.isEmpty && saved.volumes.allSatisfy { $0 == 1 } && !saved.muted
+            }
+        }
+
+        var (player, name) = try startPlayer()
+        let chime = try sandbox.play(role: "Notification", file: tone, extraArguments: ["-P", "{ node.name = chime }"])
+        try watcher.waitForVolume(of: name, duckLevel)
+        player.terminate()
+        try expectSavedAtUsersLevel("after it stopped while ducked")
+        chime.terminate()
+        (player, name) = try startPlayer()
+        let again = try #require(try sandbox.dump().node(named: name))
+        #expect(again.volume == 1 && again.channelVolumes?.allSatisfy { $0 == 1 } == true && again.mute == false, "\(again.props ?? [:])")
+        try watcher.waitForVolume(of: name, 1.0)
+
+        let call = try sandbox.play(role: "Communication", file: tone, extraArguments: ["-P", "{ node.name = call }"])
+        try waitUntil(timeout: .seconds(5), "paplay is muted by policy") { watcher.node(name)?.props?.softMute == true }
+        player.terminate()
+        try expectSavedAtUsersLevel("after it stopped while muted for a call")
+        call.terminate()
+        (player, name) = try startPlayer()
+        let third = try #require(try sandbox.dump().node(named: name))
+        #expect(third.mute == false && third.channelVolumes?.allSatisfy { $0 == 1 } == true, "\(third.props ?? [:])")
+        #expect(try daemon.terminate() == 0)
+        try expectSavedAtUsersLevel("after the daemon stopped")
     }
 
     /// Headphones unplugged beside WirePlumber: it moves the music to the speaker, the daemon
@@ -122,12 +197,12 @@ struct WirePlumberCoexistenceTests {
         try sandbox.destroyNode(named: device)
         try daemon.waitForLog("paused: its output went away (pause on unplug, by mute)")
         try waitUntil(timeout: .seconds(5), "the music is muted by the policy") {
-            try sandbox.dump().node(named: "music")?.mute == true
+            try sandbox.dump().node(named: "music")?.softMute == true
         }
         let moved = try waitUntilLinkedByWirePlumber("music", in: sandbox)
         #expect(moved != device)
         #expect(try daemon.terminate() == 0)
-        try waitUntil(timeout: .seconds(5), "the mute is undone") { try sandbox.dump().node(named: "music")?.mute == false }
+        try waitUntil(timeout: .seconds(5), "the mute is undone") { try sandbox.dump().node(named: "music")?.softMute == false }
         #expect(try waitUntilLinkedByWirePlumber("music", in: sandbox) == moved)
     }
 }

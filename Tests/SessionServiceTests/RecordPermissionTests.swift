@@ -45,7 +45,7 @@ struct RecordPermissionTests {
         try waitUntil(timeout: .seconds(15), "\(app) recorded a second; pw-cat: \(recorder.errorOutput); log:\n\(sandbox.log.suffix(1500))") {
             ((try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0) >= bytesPerSecond
         }
-        props(try sandbox.pipewire.dump().node(named: app)?.props.map { $0.filter { ["volume", "mute", "channelVolumes"].contains($0.key) } })
+        props(try sandbox.pipewire.dump().node(named: app)?.props.map { $0.filter { ["volume", "mute", "channelVolumes", "softVolumes", "softMute"].contains($0.key) } })
         recorder.terminate()
         let data = try Data(contentsOf: file)
         // 16-bit PCM after the "data" chunk header.

@@ -258,11 +258,6 @@ struct DemoEnforcementAct {
         guard let first = samples.first, let last = samples.last(where: { $0.volume == target }) else {
             return "volume \(level(target))"
         }
-        if samples.count == 1 {
-            // PipeWire ≥ 0.3.68 with a converter as new: one write, the converter ramps it.
-            return "volume \(level(start)) → \(level(target)) as one native ramp (the stream's converter steps it), "
-                + "written \(milliseconds(first.time - cause)) ms after \(what)"
-        }
         return "volume \(level(start)) → \(level(target)) in \(samples.count) steps over \(milliseconds(last.time - first.time)) ms, "
             + "the first \(milliseconds(first.time - cause)) ms after \(what)"
     }

@@ -7,7 +7,7 @@ import Synchronization
 /// happened is what PipeWire shows, not what the daemon claims. It also keeps every stream
 /// volume it saw, stamped on arrival, so a duck's ramp can be told from a jump.
 struct DemoObserver {
-    /// One `Props.volume` value as the observer received it.
+    /// One volume (`Props.volume` times the soft factor our ducks write) as the observer received it.
     struct VolumeSample: Sendable {
         var time: ContinuousClock.Instant
         var volume: Float
@@ -22,7 +22,7 @@ struct DemoObserver {
         graph.setObserver { event, _ in
             switch event {
             case .added(.node(let node)): sightings.appeared(node.id, at: .now)
-            case .changed(.node(let node)): if let volume = node.props?.volume { sightings.record(volume, of: node.id, at: .now) }
+            case .changed(.node(let node)): if let volume = node.props?.duckedVolume { sightings.record(volume, of: node.id, at: .now) }
             case .removed(.node(let node)): sightings.forget(node.id)  // PipeWire reuses ids
             default: break
             }
@@ -52,8 +52,8 @@ struct DemoObserver {
         snapshot.streams.first { $0.properties["application.process.id"] == String(pid) }
     }
 
-    /// A node's `Props.volume` now (1.0 when it has not said: nobody changed it).
-    func volume(of node: GlobalID) -> Float { snapshot.nodes[node]?.props?.volume ?? 1.0 }
+    /// A node's volume (`Props.volume` times our soft factor) now (1.0 when it has not said: nobody changed it).
+    func volume(of node: GlobalID) -> Float { snapshot.nodes[node]?.props?.duckedVolume ?? 1.0 }
 
     /// Waits until a node's volume is `expected`; returns when the observer saw it.
     @discardableResult

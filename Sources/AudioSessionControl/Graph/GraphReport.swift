@@ -16,6 +16,10 @@ struct GraphReport: Codable, Equatable {
         var mute: Bool?
         var channelVolumes: [Float]?
         var channels: [String]?
+        /// A session manager's share over the user's volume and mute (audiosessiond's ducks and
+        /// policy mutes), when it differs from them.
+        var softVolumes: [Float]?
+        var softMute: Bool?
         var isDefault: Bool?
         /// For streams: the nodes they are linked to, by name.
         var linkedTo: [String]?
@@ -87,6 +91,8 @@ struct GraphReport: Codable, Equatable {
                 processID: client?.pid ?? node.properties["application.process.id"].flatMap { Int32($0) },
                 state: node.state.description, volume: node.props?.volume, mute: node.props?.mute,
                 channelVolumes: node.props?.channelVolumes, channels: node.props?.channelMap,
+                softVolumes: node.props.flatMap { $0.softVolumes.isEmpty || $0.softVolumes == $0.channelVolumes ? nil : $0.softVolumes },
+                softMute: node.props.flatMap { $0.softMute == true && $0.mute != true ? true : nil },
                 isDefault: node.isStream ? nil : isDefault,
                 linkedTo: node.isStream ? Array(Set(linked)).sorted() : nil)
         }
@@ -161,6 +167,10 @@ struct GraphReport: Codable, Equatable {
             text += " [" + channels.map { String(format: "%.2f", $0) }.joined(separator: " ") + "]"
         }
         if node.mute == true { text += " muted" }
+        if let soft = node.softVolumes {
+            text += " ducked to [" + soft.map { String(format: "%.2f", $0) }.joined(separator: " ") + "]"
+        }
+        if node.softMute == true { text += " muted by policy" }
         return text
     }
 }

@@ -9,11 +9,12 @@ import SessionPolicy
 protocol AudioBackend: AnyObject {
     // MARK: Raw reads and writes: what enforcement (Enforcement/) builds on
 
-    /// The stream's own volume as the server reports it now (its single volume control, never
-    /// the per-channel volumes its user sets); nil when the stream is gone, or when a write
-    /// would not hold yet (PipeWire: before its Props are known and its ports configured).
+    /// The volume enforcement moves (``OurVolumeFactor``): on PipeWire our own gain over the
+    /// user's volume (``SoftShare``: 1 where we set none); on PulseAudio the stream's volume as
+    /// the server reports it now. Nil when the stream is gone, or when a write would not hold
+    /// yet (PipeWire: before its Props are known and its ports configured).
     func volume(of stream: StreamID) -> Float?
-    /// Whether the stream is muted now; nil when it is gone.
+    /// Whether the stream's user (or app) muted it; nil when it is gone.
     func isMuted(_ stream: StreamID) -> Bool?
     /// The stream's identity that is never reused (PipeWire `object.serial`): what the journal
     /// matches after a crash, when ids may belong to other streams. Nil when it is gone.
@@ -21,15 +22,8 @@ protocol AudioBackend: AnyObject {
     /// What the server is forced to run at now (nil: its own choice).
     var forcedQuantum: Int? { get }
     var forcedSampleRate: Int? { get }
-    /// Whether the server can carry out a volume ramp on this stream by itself (PipeWire ≥
-    /// 0.3.68 volume-ramp Props, in the server and in the converter that owns the stream).
-    func rampsVolumeNatively(_ stream: StreamID) -> Bool
+    /// Sets the stream's volume at once (fades are stepped by ``GainEnforcement``).
     func writeVolume(_ volume: Float, of stream: StreamID)
-    /// Moves the stream's volume to `volume` along `ramp` in one write the server steps
-    /// through on its own clock; only when ``rampsVolumeNatively(_:)`` says it can.
-    func rampVolume(to volume: Float, along ramp: DuckingRamp, of stream: StreamID)
-    /// Someone else set the stream's volume: a ramp of ours that has not started yet must not.
-    func abandonVolumeRamp(of stream: StreamID)
     func writeMute(_ muted: Bool, of stream: StreamID)
     /// Forces the server's quantum (frames) or sample rate; nil: back to the server's choice.
     func forceQuantum(_ frames: Int?)

@@ -64,35 +64,9 @@ final class Enforcement: @unchecked Sendable {
         guard !leftovers.isEmpty else { return }
         logger.info("undoing what a previous run left behind (\(leftovers.streams.count) streams)")
         restore(leftovers)
-        restoreAgainAfterRamps(leftovers)
         journal.forgetDeviceSettings()
         journal.saveNow()
     }
-
-    /// A ramp the previous run had the server start may still run: PipeWire 1.4's converter
-    /// does not hear the volume just restored while it does, and may report the ramp's target
-    /// again. Once it would have ended, the base is written once more — unless the stream's
-    /// volume is neither ours nor the base (its user's: written again so that it is heard).
-    private func restoreAgainAfterRamps(_ leftovers: EnforcementJournal) {
-        let now = WallClock.secondsSince1970()
-        for (key, entry) in leftovers.streams {
-            guard let base = entry.baseVolume, let end = entry.nativeRampEnd, let target = entry.nativeRampTarget, end > now,
-                let stream = EnforcementJournal.stream(ofKey: key)
-            else { continue }
-            let wait = Duration.milliseconds(Int64(((end - now) * 1000).rounded(.up))) + Self.rampSettleDelay
-            _ = loop.schedule(after: wait) { [weak self] in
-                guard let self, self.isAttached, self.backend.identity(of: stream) == entry.serial,
-                    let volume = self.backend.volume(of: stream)
-                else { return }
-                let settled = volume == target || volume == base ? base : volume
-                self.logger.info("stream \(stream): the previous run's ramp has ended; volume \(settled) written again")
-                self.backend.writeVolume(settled, of: stream)
-            }
-        }
-    }
-
-    /// How long after a ramp's nominal end the server is taken to be done with it.
-    static let rampSettleDelay: Duration = .milliseconds(250)
 
     /// The server went away; a new one has none of our stream changes: nothing to undo there.
     /// A device's volume or route is another matter: a session manager that saves them (the

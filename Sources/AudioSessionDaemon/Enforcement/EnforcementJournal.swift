@@ -25,12 +25,6 @@ struct EnforcementJournal: JournalContents {
         var baseVolume: Float?
         /// We muted it (and it was not muted before).
         var mutedByPolicy = false
-        /// A ramp the server runs for us (PipeWire ≥ 0.3.68): when it ends (wall-clock seconds
-        /// since 1970) and the volume it goes to. PipeWire 1.4's converter does not hear a
-        /// volume written while its ramp runs, so a restore then is written again once the ramp
-        /// would have ended.
-        var nativeRampEnd: Double?
-        var nativeRampTarget: Float?
     }
 
     /// An input device put at a session's gain.

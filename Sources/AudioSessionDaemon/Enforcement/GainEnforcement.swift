@@ -6,12 +6,15 @@ import SessionPolicy
 /// ``OurVolumeFactor`` over the stream's own volume; tells its own writes from its user's, and
 /// lets the user's win.
 ///
-/// Where the backend can ramp a stream itself (PipeWire ≥ 0.3.68), the whole ramp is one
-/// backend call and the server steps it on its own clock. Elsewhere (PipeWire 0.3.65) the
-/// daemon steps it on one clock: a single timer advances every running ramp, so a duck of a
-/// hundred streams is one wake-up and one batch of writes per step, not a hundred timers. Every
-/// base volume it would have to put back is in the journal before the write that changes it
-/// goes out.
+/// Every fade is stepped by the daemon on one clock, with plain volume writes, on every server:
+/// a single timer advances every running ramp, so a duck of a hundred streams is one wake-up
+/// and one batch of writes per step, not a hundred timers. A plain write is heard at the next
+/// cycle and the last one wins, so a fade can turn around at any step, from the level actually
+/// applied. (PipeWire's converter can ramp by itself from 0.3.68, but up to 1.4 it rejects a
+/// ramp while another runs, stops one step short, and overwrites a plain write with its next
+/// step: a duck undone mid-ramp could stay ducked. docs/architecture.md has the measurements.)
+/// Every base volume it would have to put back is in the journal before the write that changes
+/// it goes out.
 ///
 /// Confined to the daemon's loop.
 final class GainEnforcement: @unchecked Sendable {
@@ -59,11 +62,6 @@ final class GainEnforcement: @unchecked Sendable {
             return
         }
         let ramp = DuckingRamp(from: from, to: target, duration: duration, step: step)
-        if backend.rampsVolumeNatively(stream) {
-            current[stream] = target
-            writeNatively(stream, along: ramp)
-            return
-        }
         // Start one step in: the first write is the first audible step, not a no-op at t=0.
         // It goes out at once; the later steps on the clock, with every other ramp's.
         let now = loop.now
@@ -90,7 +88,6 @@ final class GainEnforcement: @unchecked Sendable {
             case .external:
                 logger.info("stream \(stream): volume changed by someone else while ducked (to \(volume), ours \(factor.last.map { "\($0)" } ?? "none")); theirs wins")
                 factors[stream] = nil
-                backend.abandonVolumeRamp(of: stream)
                 journal.record(stream, identity: backend.identity(of: stream)) { $0.baseVolume = nil }
                 stopRamp(stream)
                 current[stream] = 1.0  // until the policy asks again
@@ -170,39 +167,18 @@ final class GainEnforcement: @unchecked Sendable {
             return
         }
         deferred[stream] = nil
-        backend.abandonVolumeRamp(of: stream)  // a newer decision (silencing is immediate)
         let volume = volumeWritten(for: factor, of: stream, now: volumeNow)
         backend.writeVolume(volume, of: stream)
     }
 
-    private func writeNatively(_ stream: StreamID, along ramp: DuckingRamp) {
-        guard !undone else { return }
-        guard let volumeNow = backend.volume(of: stream) else {
-            deferred[stream] = ramp.to
-            return
-        }
-        deferred[stream] = nil
-        // The one value written is the target, so its echo is recognised as ours and anything
-        // else as the user's.
-        // A restore after a crash must know the ramp may still run (EnforcementJournal).
-        let end = WallClock.secondsSince1970() + ramp.duration.seconds
-        let volume = volumeWritten(for: ramp.to, of: stream, now: volumeNow, nativeRampEnd: end)
-        backend.rampVolume(to: volume, along: ramp, of: stream)
-    }
-
-    /// The volume to write for `factor`, with its base journalled (in one entry change, with the
-    /// end of the native ramp that writes it, if one does).
-    private func volumeWritten(for factor: Double, of stream: StreamID, now volumeNow: Float, nativeRampEnd: Double? = nil) -> Float {
+    /// The volume to write for `factor`, with its base journalled.
+    private func volumeWritten(for factor: Double, of stream: StreamID, now volumeNow: Float) -> Float {
         var ours = factors[stream] ?? OurVolumeFactor(base: volumeNow)
         let volume = ours.volume(for: factor)
         factors[stream] = ours
         journal.record(stream, identity: backend.identity(of: stream)) {
             // At factor 1.0 the stream is at its base: nothing of ours is left to undo.
             $0.baseVolume = factor == 1.0 ? nil : ours.base
-            if let nativeRampEnd {
-                $0.nativeRampEnd = $0.baseVolume == nil ? nil : nativeRampEnd
-                $0.nativeRampTarget = $0.baseVolume == nil ? nil : volume
-            }
         }
         return volume
     }

@@ -5,12 +5,13 @@
 /// factor 1.0 restores the base exactly. A value we did not write (someone set the stream's
 /// volume while it was ducked) becomes the new base and wins: we stop adjusting that stream
 /// until the policy asks again. The one exception is the stream's own base value coming back
-/// (PipeWire's pw_stream re-applies its controls when its format is negotiated, which undoes
-/// a duck that started before the stream ran): we write our value again.
+/// (the stream, or the server for it, applied its own volume again over a duck): we write our
+/// value again.
 ///
-/// The backend's volume is the stream's single volume control (PipeWire `Props.volume`), never
-/// its per-channel volumes (the user's per-stream volume, which pavucontrol and pulse clients
-/// show).
+/// The backend's volume is never the user's per-stream volume that pavucontrol and pulse
+/// clients show: on PipeWire it is our gain over it, kept apart by the converter's soft volumes
+/// (``SoftShare``), so its base is 1 and every report is ours; on PulseAudio it is the stream's
+/// volume, which the user shares with us.
 struct OurVolumeFactor: Equatable {
     /// The stream's own volume, ours to put back.
     private(set) var base: Float

@@ -40,9 +40,8 @@ final class PipeWireAttachment: ServerAttachment, @unchecked Sendable {
         graph.start()
     }
 
-    /// Our links and nodes die with our connection; volumes given back while a native ramp
-    /// ran are written again once it is done.
-    func undoBackendState(then done: @escaping @Sendable () -> Void) { pipeWireBackend.settleRampsBeforeExit(then: done) }
+    /// Our links and nodes die with our connection: nothing is left to undo here.
+    func undoBackendState(then done: @escaping @Sendable () -> Void) { done() }
 
     func flush(_ done: @escaping @Sendable () -> Void) {
         let graph = self.graph

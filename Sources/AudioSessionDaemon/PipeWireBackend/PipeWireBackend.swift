@@ -28,14 +28,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private var lastHardware: GraphHardware?
     /// Each stream's merged properties, with what they were merged from.
     private var propertyMerges: [GlobalID: PropertyMerge] = [:]
-    /// What we forced the graph's rate to (native ramps count their steps in it).
-    private var forcedRate: Int?
-    /// Streams whose converter runs a ramp of ours.
-    private var nativeRamps = NativeRampsInFlight()
-    /// How long after a native ramp's nominal end it is settled: the converter starts the ramp
-    /// at its next cycle (up to a quantum later), and a write that arrives while the ramp
-    /// still runs is overridden by the ramp's remaining steps.
-    static let nativeRampSettleDelay: Duration = .milliseconds(250)
+    /// Our share of streams' levels (ducks, policy mutes), where it is not the identity.
+    private var softShares: [GlobalID: SoftShare] = [:]
     private var ports = PortTracker<GlobalID>()
     /// Source nodes reported muted.
     private var mutedSources: Set<GlobalID> = []
@@ -51,8 +45,6 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// every change copy what it shares.
     private var snapshot: GraphSnapshot { graph.snapshot }
     private var attached = false
-    /// The daemon is exiting: a native ramp's settling that fires after that writes nothing.
-    private var stoppedWriting = false
     /// Samples what the graph's clock runs at when something may have changed it.
     private lazy var clockProbe = ClockProbe(graph: graph, loop: loop, logger: logger) { [weak self] clock in
         self?.onEvent?(.clockObserved(clock))
@@ -102,7 +94,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             attached = false
             ports.reset()
             propertyMerges.removeAll()
-            nativeRamps.removeAll()
+            softShares.removeAll()
             onEvent?(.lost)
         case .added(.node(let node)) where attached:
             if let stream = backendStream(node) { onEvent?(.streamAppeared(stream)) }
@@ -135,16 +127,16 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
                 reportDataSources(of: node, in: snapshot)
             }
             if let stream = backendStream(node) {
-                // Mid-ramp values of a converter's own ramp are neither ours nor the user's.
-                if let volume = node.props?.volume, !nativeRamps.reportsMidRamp(node.id) {
-                    onEvent?(.volumeReported(stream.id, volume))
+                keepSoftShare(of: node)
+                if SoftShare.UserLevel(node.props) != nil {
+                    onEvent?(.volumeReported(stream.id, softShares[node.id]?.gain ?? 1))
                 }
                 onEvent?(.streamChanged(stream))
             }
         case .removed(.node(let node)) where attached:
             if let direction = GraphEndpoints.streamDirection(of: node) {
                 propertyMerges[node.id] = nil
-                nativeRamps.forget(node.id)
+                softShares[node.id] = nil
                 onEvent?(.streamRemoved(StreamID(direction, node.id)))
             } else if GraphEndpoints.endpointDirection(of: node) != nil {
                 report(ports.removed(node.id))
@@ -355,13 +347,15 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
 
     // MARK: Raw reads and writes
 
+    /// Our gain over the user's channel volumes (``SoftShare``): 1 where we wrote none.
     func volume(of stream: StreamID) -> Float? {
         // Before its ports are configured, configuring them resets the converter's Props.
-        guard let node = snapshot.nodes[stream.rawValue], Self.hasPorts(node) else { return nil }
-        // After a mute during a native ramp, the Props show where the ramp was, not where it goes.
-        return nativeRamps.target(ifReportsMidRamp: stream.rawValue) ?? node.props?.volume
+        guard let node = snapshot.nodes[stream.rawValue], Self.hasPorts(node), SoftShare.UserLevel(node.props) != nil
+        else { return nil }
+        return softShares[stream.rawValue]?.gain ?? 1
     }
 
+    /// The user's mute (a policy mute of ours is in the soft mute, not here).
     func isMuted(_ stream: StreamID) -> Bool? {
         snapshot.nodes[stream.rawValue].map { $0.props?.mute == true }
     }
@@ -375,27 +369,34 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         snapshot.metadata["settings"]?.value(for: key, subject: 0).flatMap { Int($0) }.flatMap { $0 == 0 ? nil : $0 }
     }
 
-    func rampsVolumeNatively(_ stream: StreamID) -> Bool { snapshot.rampsVolumeNatively(stream.rawValue) }
-
     func writeVolume(_ volume: Float, of stream: StreamID) {
-        graph.setProps(node: stream.rawValue, volume: volume)
-        if stoppedWriting, rampsRunningAtExit[stream.rawValue] != nil { volumesGivenBackMidRamp[stream.rawValue] = volume }
+        softShares[stream.rawValue, default: SoftShare()].gain = volume
+        writeSoftShare(of: stream.rawValue)
     }
-
-    func rampVolume(to volume: Float, along ramp: DuckingRamp, of stream: StreamID) {
-        guard !nativeRamps.isRamping(stream.rawValue) else {
-            logger.debug("stream \(stream): native ramp to \(volume) waits for the running one")
-            nativeRamps.wait(WaitingRamp(volume: volume, ramp: ramp), for: stream.rawValue)
-            return
-        }
-        startNativeRamp(to: volume, along: ramp, of: stream.rawValue)
-    }
-
-    func abandonVolumeRamp(of stream: StreamID) { nativeRamps.dropWaiting(for: stream.rawValue) }
 
     func writeMute(_ muted: Bool, of stream: StreamID) {
-        nativeRamps.otherPropsWritten(stream.rawValue)
-        graph.setProps(node: stream.rawValue, mute: muted)
+        softShares[stream.rawValue, default: SoftShare()].muted = muted
+        writeSoftShare(of: stream.rawValue)
+    }
+
+    /// Writes our share over the stream's user level, once that is known (else at its report).
+    private func writeSoftShare(of id: GlobalID) {
+        guard var share = softShares[id], let node = snapshot.nodes[id], let user = SoftShare.UserLevel(node.props)
+        else { return }
+        let soft = share.write(over: user, running: node.state == .running)
+        softShares[id] = share
+        graph.setSoftProps(node: id, volumes: soft.volumes, mute: soft.mute)
+    }
+
+    /// A stream's Props or state changed: our share is written again where the user's write
+    /// (or the stream's own, as it starts) dropped it, and forgotten once it is the identity.
+    private func keepSoftShare(of node: Node) {
+        guard let share = softShares[node.id], let props = node.props else { return }
+        switch share.verdict(on: props, running: node.state == .running) {
+        case .rewrite: writeSoftShare(of: node.id)
+        case .done: softShares[node.id] = nil
+        case .keep: break
+        }
     }
 
     func forceQuantum(_ frames: Int?) {
@@ -403,7 +404,6 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     }
 
     func forceSampleRate(_ hertz: Int?) {
-        forcedRate = hertz
         graph.setMetadata("settings", subject: 0, key: "clock.force-rate", type: nil, value: String(hertz ?? 0))
     }
 
@@ -470,68 +470,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         graph.setRoute(device: card, index: Int(source), profileDevice: profileDevice)
     }
 
-    func stopWriting() {
-        stoppedWriting = true
-        rampsRunningAtExit = nativeRamps.ends
-        nativeRamps.removeAll()
-    }
-
-    /// The native ramps that still ran when the daemon stopped writing, by when they end, and
-    /// the volume each stream was given back meanwhile (``writeVolume(_:of:)``).
-    private var rampsRunningAtExit: [GlobalID: Timestamp] = [:]
-    private var volumesGivenBackMidRamp: [GlobalID: Float] = [:]
-
-    /// Before exit: PipeWire 1.4's converter does not hear a volume written while its ramp
-    /// runs, so a stream given back its volume mid-ramp has it written once more when the ramp
-    /// is done. `done` runs on the loop then (at once when no ramp runs).
-    func settleRampsBeforeExit(then done: @escaping @Sendable () -> Void) {
-        let pending = volumesGivenBackMidRamp
-        guard let last = pending.keys.compactMap({ rampsRunningAtExit[$0] }).max() else { return done() }
-        let wait = (last > loop.now ? last - loop.now : .zero) + Self.nativeRampSettleDelay
-        logger.info("waiting \(wait) for \(pending.count) native ramps to end before giving their volumes back again")
-        _ = loop.schedule(after: wait) { [weak self] in
-            guard let self else { return done() }
-            for (stream, volume) in pending.sorted(by: { $0.key < $1.key }) {
-                self.logger.info("stream \(stream): its ramp has ended; volume \(volume) given back again")
-                self.graph.setProps(node: stream, volume: volume)
-            }
-            done()
-        }
-    }
-
-    private func startNativeRamp(to volume: Float, along ramp: DuckingRamp, of stream: GlobalID) {
-        guard !stoppedWriting else { return }
-        // Steps as fine as the policy's, counted in samples at the graph's rate.
-        let rate = forcedRate ?? lastHardware?.sampleRate ?? 48000
-        let native = NativeVolumeRamp(duration: ramp.duration, step: ramp.step, sampleRate: rate, scale: .linear)
-        logger.debug("stream \(stream): native volume ramp to \(volume) over \(native.milliseconds) ms, \(native.stepSamples)-sample steps")
-        graph.setVolume(node: stream, volume, ramp: native)
-        let whenDone = loop.schedule(after: ramp.duration + Self.nativeRampSettleDelay) { [weak self] in
-            self?.nativeRampDone(stream)
-        }
-        nativeRamps.started(stream, target: volume, ends: loop.now.advanced(by: ramp.duration), whenDone: whenDone)
-    }
-
-    /// Once a native ramp has run: the ramp that waited for it starts (``NativeRampsInFlight``),
-    /// or else the volume the stream's Props show is written once more, so that what it
-    /// plays is exactly that: PipeWire 1.4's converter can stop a ramp one step short (1.0 →
-    /// 0.2 ends at 0.232), and drops a volume set while its ramp runs (the user's change
-    /// shows in the Props, is not heard). The value is ours (the target) or the user's,
-    /// whoever wrote last; either way it is the one the stream already reports.
-    ///
-    /// After a write of other Props during the ramp (a mute), the Props show where the ramp was
-    /// then: the ramp's target is written instead.
-    private func nativeRampDone(_ stream: GlobalID) {
-        guard !stoppedWriting else { return }
-        let (waiting, reached) = nativeRamps.finished(stream)
-        if let waiting {
-            startNativeRamp(to: waiting.volume, along: waiting.ramp, of: stream)  // settled in turn when it is done
-            return
-        }
-        guard let volume = reached ?? snapshot.nodes[stream]?.props?.volume else { return }
-        logger.debug("stream \(stream): native ramp settled at \(volume)")
-        graph.setProps(node: stream, volume: volume)
-    }
+    /// Nothing is written here on the backend's own initiative: every write is enforcement's.
+    func stopWriting() {}
 
     func hold(_ stream: StreamID) { linker.hold(stream.rawValue, in: snapshot) }
 

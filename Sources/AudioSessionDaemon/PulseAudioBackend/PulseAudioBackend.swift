@@ -363,8 +363,6 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     var forcedQuantum: Int? { nil }
     var forcedSampleRate: Int? { nil }
 
-    func rampsVolumeNatively(_ stream: StreamID) -> Bool { false }
-
     func writeVolume(_ volume: Float, of id: StreamID) {
         guard let stream = stream(id), stream.volumeWritable else { return }
         let step = PulseVolume.step(volume)
@@ -374,12 +372,6 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         unreported.write(volume: channels, of: id, current: stream.channelVolumes)
         connection.setVolume(channels, of: Self.kind(id), id.rawValue)
     }
-
-    func rampVolume(to volume: Float, along ramp: DuckingRamp, of stream: StreamID) {
-        writeVolume(volume, of: stream)  // never asked: rampsVolumeNatively is false
-    }
-
-    func abandonVolumeRamp(of stream: StreamID) {}
 
     func writeMute(_ muted: Bool, of id: StreamID) {
         guard let stream = stream(id) else { return }

@@ -25,11 +25,12 @@ extension GraphSession {
         if result < 0 { logger.warning("setProps on node \(node) failed: \(String(cString: strerror(-result)))") }
     }
 
-    func setVolume(node: GlobalID, _ volume: Float, ramp: NativeVolumeRamp) {
-        guard let proxy = boundProxy(node, .node, action: "setVolume(ramp)") else { return }
-        let result = pws_node_set_volume_ramp(
-            proxy.proxy, volume, ramp.milliseconds, Int32(clamping: ramp.stepSamples), ramp.scale.rawValue)
-        if result < 0 { logger.warning("setVolume(ramp) on node \(node) failed: \(String(cString: strerror(-result)))") }
+    func setSoftProps(node: GlobalID, volumes: [Float], mute: Bool) {
+        guard let proxy = boundProxy(node, .node, action: "setSoftProps") else { return }
+        let result = volumes.withUnsafeBufferPointer { buffer in
+            pws_node_set_soft_props(proxy.proxy, buffer.baseAddress, UInt32(buffer.count), mute)
+        }
+        if result < 0 { logger.warning("setSoftProps on node \(node) failed: \(String(cString: strerror(-result)))") }
     }
 
     func send(_ command: NodeCommand, to node: GlobalID) {

@@ -70,6 +70,12 @@ extension NodeProps {
                 raw.bindMemory(to: UInt32.self).prefix(Int(parsed.n_channel_map)).map(ChannelNames.name)
             }
         }
+        if parsed.has_soft_mute { softMute = parsed.soft_mute }
+        if parsed.has_soft_volumes {
+            softVolumes = withUnsafeBytes(of: parsed.soft_volumes) { raw in
+                Array(raw.bindMemory(to: Float.self).prefix(Int(parsed.n_soft_volumes)))
+            }
+        }
     }
 }
 

@@ -84,20 +84,46 @@ public enum NodeState: Sendable, Equatable, CustomStringConvertible {
 
 /// The node's `Props` param: the volumes audiosession reads and writes.
 ///
-/// `volume` is the stream's own factor (ducking uses it); `channelVolumes` are the user's.
+/// `volume` is the stream's own factor (the app's), `channelVolumes` and `mute` are the user's
+/// (what pulse clients and mixers set). `softVolumes` and `softMute` are what the converter
+/// applies instead of those two from the moment they are written until `channelVolumes` or
+/// `mute` are written again: where a session manager puts its own share (our ducks and
+/// policy mutes), which no mixer shows and WirePlumber does not save.
 public struct NodeProps: Sendable, Equatable {
     public var volume: Float?
     public var mute: Bool?
     public var channelVolumes: [Float]
     /// Channel positions matching `channelVolumes` ("FL", "FR", ...).
     public var channelMap: [String]
+    public var softMute: Bool?
+    public var softVolumes: [Float]
 
-    public init(volume: Float? = nil, mute: Bool? = nil, channelVolumes: [Float] = [], channelMap: [String] = []) {
+    public init(
+        volume: Float? = nil, mute: Bool? = nil, channelVolumes: [Float] = [], channelMap: [String] = [],
+        softMute: Bool? = nil, softVolumes: [Float] = []
+    ) {
         self.volume = volume
         self.mute = mute
         self.channelVolumes = channelVolumes
         self.channelMap = channelMap
+        self.softMute = softMute
+        self.softVolumes = softVolumes
     }
+}
+
+extension NodeProps {
+    /// The soft volumes over the channel volumes (first channel, to 4 decimals, at most 1): a
+    /// session manager's share of the level as an observer reads it; 1 where there is none.
+    /// Props do not tell whether the converter still applies them (a write of `channelVolumes`
+    /// stops it); soft volumes above the channel ones are the converter's defaults under a
+    /// user's lower level, which nobody wrote (a duck only lowers).
+    public var softFactor: Float {
+        guard let soft = softVolumes.first, let channel = channelVolumes.first, channel > 0 else { return 1 }
+        return Float(min(1, (Double(soft) / Double(channel) * 10_000).rounded() / 10_000))
+    }
+
+    /// `volume` times ``softFactor``: the stream's level over its user's, as a duck makes it.
+    public var duckedVolume: Float? { volume.map { $0 * softFactor } }
 }
 
 /// Commands `PipeWireGraph.send(_:to:)` can deliver to a node.

@@ -61,25 +61,9 @@ int pws_node_enum_params(struct pw_proxy *node, int seq, uint32_t param_id);
 int pws_node_set_props(struct pw_proxy *node, const float *volume, const bool *mute,
                        const float *channel_volumes, uint32_t n_channel_volumes);
 
-/* Native volume ramps (PipeWire >= 0.3.68). The ids come from PipeWire's
- * spa/include/spa/param/props.h (enum spa_prop, after SPA_PROP_iec958Codecs = 0x10011) and
- * spa/include/spa/param/audio/raw.h (enum spa_audio_volume_ramp_scale), both added by
- * PipeWire commit 40cf237eb "audioconvert: add volume ramp parameters" (first in 0.3.68).
- * The 0.3.65 headers we build against lack them; older servers ignore unknown keys. */
-#define PWS_PROP_volumeRampSamples      0x10012u /* Int: samples to ramp over */
-#define PWS_PROP_volumeRampStepSamples  0x10013u /* Int: samples between steps */
-#define PWS_PROP_volumeRampTime         0x10014u /* Int: milliseconds to ramp over */
-#define PWS_PROP_volumeRampStepTime     0x10015u /* Int: "nanoseconds" between steps (see .c) */
-#define PWS_PROP_volumeRampScale        0x10016u /* Id: enum pws_volume_ramp_scale */
-enum pws_volume_ramp_scale {
-    PWS_VOLUME_RAMP_INVALID = 0,
-    PWS_VOLUME_RAMP_LINEAR = 1,
-    PWS_VOLUME_RAMP_CUBIC = 2,
-};
-/* One Props write: `volume` reached over `ramp_ms` milliseconds in steps of `step_samples`
- * samples, along `scale` (the converter does the steps). */
-int pws_node_set_volume_ramp(struct pw_proxy *node, float volume, int32_t ramp_ms, int32_t step_samples,
-                             uint32_t scale);
+/* Sets a converter's soft volumes and soft mute together: what the converter applies instead of
+ * channelVolumes and mute until someone writes those again. */
+int pws_node_set_soft_props(struct pw_proxy *node, const float *soft_volumes, uint32_t n_soft_volumes, bool soft_mute);
 /* PortConfig in dsp mode with an F32 planar format of the given channel positions. */
 int pws_node_set_port_config_dsp(struct pw_proxy *node, enum spa_direction direction, bool monitor,
                                  uint32_t rate, uint32_t channels, const uint32_t *positions);
@@ -155,6 +139,11 @@ struct pws_props {
     bool has_channel_map;
     uint32_t n_channel_map;
     uint32_t channel_map[PWS_MAX_CHANNELS];
+    bool has_soft_mute;
+    bool soft_mute;
+    bool has_soft_volumes;
+    uint32_t n_soft_volumes;
+    float soft_volumes[PWS_MAX_CHANNELS];
 };
 /* Reads the fields audiosession cares about from a Props object; false when not Props. */
 bool pws_parse_props(const struct spa_pod *pod, struct pws_props *out);

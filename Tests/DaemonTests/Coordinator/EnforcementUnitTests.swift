@@ -27,33 +27,35 @@ struct EnforcementUnitTests {
         return FileManager.default.fileExists(atPath: file.url.path) ? file.read() : nil
     }
 
-    // MARK: - Gain: native or stepped
+    // MARK: - Gain: stepped on one clock
 
-    @Test func aServerThatRampsGetsTheWholeRampInOneCallAndNoSteps() {
-        backend.nativeRampStreams = [1]
-        ramps.ramp(1, to: 0.3, over: .milliseconds(250))
-        #expect(backend.nativeRamps.count == 1)
-        #expect(backend.nativeRamps.first?.stream == 1)
-        #expect(backend.nativeRamps.first?.ramp == DuckingRamp(from: 1.0, to: 0.3, duration: .milliseconds(250)))
-        #expect(loop.timers.isEmpty, "no steps are scheduled")
-        #expect(ramps.current[1] == 0.3)
-
-        ramps.ramp(1, to: 1.0, over: .milliseconds(500))
-        #expect(backend.nativeRamps.last?.ramp == DuckingRamp(from: 0.3, to: 1.0, duration: .milliseconds(500)))
-        #expect(backend.nativeRamps.count == 2)
-        #expect(backend.gains[1] == 1.0)
-    }
-
-    @Test func silencingIsImmediateEvenWhereTheServerRamps() {
-        backend.nativeRampStreams = [1]
+    @Test func silencingIsImmediate() {
         ramps.ramp(1, to: 0.0, over: .zero)
-        #expect(backend.nativeRamps.isEmpty)
         #expect(backend.gains[1] == 0.0)
+        #expect(loop.timers.isEmpty, "no steps")
     }
 
-    @Test func elsewhereTheDaemonStepsItAndEndsExactlyOnTheTarget() {
+    @Test func aDuckUndoneMidRampTurnsBackFromTheLevelReachedAndEndsExactlyOnTheBase() {
         ramps.ramp(1, to: 0.3, over: .milliseconds(250))
-        #expect(backend.nativeRamps.isEmpty)
+        loop.advance(by: .milliseconds(100))
+        let reached = backend.gains[1] ?? 1.0
+        #expect(reached < 1.0 && reached > 0.3, "part of the way down: \(reached)")
+        var written: [Double] = []
+        ramps.ramp(1, to: 1.0, over: .milliseconds(500))
+        written.append(backend.gains[1] ?? 0)
+        for _ in 0..<60 {
+            loop.advance(by: .milliseconds(10))
+            written.append(backend.gains[1] ?? 0)
+        }
+        #expect(written.first.map { $0 > reached && $0 < 1.0 } == true, "the first step up starts from \(reached): \(written.prefix(3))")
+        #expect(zip(written, written.dropFirst()).allSatisfy { $0 <= $1 }, "only up from there: \(written)")
+        #expect(backend.gains[1] == 1.0, "exactly the base at the end")
+        #expect(loop.timers.isEmpty)
+        #expect(journalled == nil, "nothing of ours is left to undo")
+    }
+
+    @Test func theDaemonStepsItAndEndsExactlyOnTheTarget() {
+        ramps.ramp(1, to: 0.3, over: .milliseconds(250))
         let first = backend.gains[1] ?? 1.0
         #expect(first < 1.0 && first > 0.3, "the first step is written at once: \(first)")
         #expect(loop.timers.count == 1 && loop.timers.first?.delay == .milliseconds(10), "the next step is scheduled")
@@ -86,11 +88,12 @@ struct EnforcementUnitTests {
     // MARK: - Gain: our factor, the user's volume
 
     @Test func theUsersTakeoverForgetsOurFactorSoTheUnduckWritesNothing() {
-        backend.nativeRampStreams = [1]
-        ramps.ramp(1, to: 0.3, over: .milliseconds(250))
+        ramps.ramp(1, to: 0.3, over: .zero)
         enforcement.volumeReported(0.8, of: 1)  // the user set 0.8 while it was ducked
+        let writes = backend.volumeWrites
         ramps.ramp(1, to: 1.0, over: .milliseconds(500))
-        #expect(backend.nativeRamps.count == 1, "only the duck: the user's volume is theirs")
+        loop.advance(by: .milliseconds(600))
+        #expect(backend.volumeWrites == writes, "the unduck writes nothing: the user's volume is theirs")
         #expect(journalled == nil, "nothing of ours is left to undo")
     }
 

@@ -34,16 +34,12 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
     func volume(of stream: StreamID) -> Float? { volumes[stream] ?? 1.0 }
     func isMuted(_ stream: StreamID) -> Bool? { muted.contains(stream) }
     func identity(of stream: StreamID) -> UInt64? { UInt64(stream.rawValue) }
-    func writeVolume(_ volume: Float, of stream: StreamID) { volumes[stream] = volume }
-    /// Streams whose gain the fake "server" ramps itself; the ramps asked of it, in order.
-    var nativeRampStreams: Set<StreamID> = []
-    private(set) var nativeRamps: [(stream: StreamID, ramp: DuckingRamp)] = []
-    func rampsVolumeNatively(_ stream: StreamID) -> Bool { nativeRampStreams.contains(stream) }
-    func rampVolume(to volume: Float, along ramp: DuckingRamp, of stream: StreamID) {
-        nativeRamps.append((stream, ramp))
+    func writeVolume(_ volume: Float, of stream: StreamID) {
         volumes[stream] = volume
+        volumeWrites += 1
     }
-    func abandonVolumeRamp(of stream: StreamID) {}
+    /// How many volume writes were made, to any stream.
+    private(set) var volumeWrites = 0
     func writeMute(_ muted: Bool, of stream: StreamID) {
         actions.append(.mute(stream, muted))
         if muted { self.muted.insert(stream) } else { self.muted.remove(stream) }

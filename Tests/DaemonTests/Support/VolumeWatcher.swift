@@ -4,7 +4,8 @@ import PipeWireSandbox
 import Synchronization
 
 /// An independent PipeWire client that records every `Props` value of the nodes it is asked
-/// about, so a test can see a ramp's steps, not only where it ended.
+/// about, so a test can see a ramp's steps, not only where it ended. A node's "volume" here is
+/// its own `volume` times the soft factor our ducks write (``NodeProps/duckedVolume``).
 final class VolumeWatcher: Sendable {
     let graph: PipeWireGraph
     private final class History: Sendable {
@@ -17,7 +18,7 @@ final class VolumeWatcher: Sendable {
         graph = PipeWireGraph(configuration: .init(remote: sandbox.socketPath, applicationName: "test-observer"))
         let history = self.history
         graph.setObserver { event, _ in
-            guard case .changed(.node(let node)) = event, let volume = node.props?.volume else { return }
+            guard case .changed(.node(let node)) = event, let volume = node.props?.duckedVolume else { return }
             history.values.withLock { all in
                 if all[node.name]?.last != volume { all[node.name, default: []].append(volume) }
             }
@@ -33,8 +34,8 @@ final class VolumeWatcher: Sendable {
 
     func node(_ name: String) -> Node? { graph.snapshot.node(named: name) }
 
-    /// The node's `Props.volume` now.
-    func volume(of name: String) -> Float? { node(name)?.props?.volume }
+    /// The node's `Props.volume` times our soft factor, now.
+    func volume(of name: String) -> Float? { node(name)?.props?.duckedVolume }
 
     func waitForVolume(of name: String, _ expected: Float, timeout: Duration = .seconds(5)) throws {
         try waitUntil(timeout: timeout, "\(name) volume is \(expected) (now \(volume(of: name).map { "\($0)" } ?? "none"))") {
