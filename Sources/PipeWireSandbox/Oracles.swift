@@ -32,6 +32,8 @@ public struct PipeWireDump: @unchecked Sendable {
             guard let soft = softVolumes?.first, let channel = channelVolumes?.first, channel > 0 else { return 1 }
             return min(1, (soft / channel * 10_000).rounded() / 10_000)
         }
+        /// `volume` times ``softFactor``: the stream's level over its user's, as a duck makes it.
+        public var duckedVolume: Double? { volume.map { $0 * softFactor } }
 
         public func property(_ key: String) -> String? {
             switch properties[key] {

@@ -9,7 +9,7 @@ import Testing
 @Suite("Session preferences: system alerts, route disconnect, sounds while recording", .serialized)
 struct PreferenceTests {
     private func volume(of name: String, in sandbox: ServiceSandbox) throws -> Double? {
-        try sandbox.pipewire.dump().node(named: name)?.volume
+        try sandbox.pipewire.dump().node(named: name)?.duckedVolume
     }
 
     private func session(of app: String, _ client: BusConnection) async throws -> SessionClient {

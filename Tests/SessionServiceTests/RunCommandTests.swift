@@ -78,7 +78,7 @@ struct RunCommandTests {
         let tone = try sandbox.pipewire.testTone()
         let run = try sandbox.spawnCtl(["run", "--category", "ambient", "--", "pw-cat", "-p", "-P", "{ node.name = clicks }", tone.path])
         try sandbox.pipewire.waitUntilLinked("clicks", to: ["headphones"])
-        let volume = { try sandbox.pipewire.dump().node(named: "clicks")?.volume }
+        let volume = { try sandbox.pipewire.dump().node(named: "clicks")?.duckedVolume }
         #expect(try sandbox.ctl(["silent", "on"]).status == 0)
         try waitUntil(timeout: .seconds(5), "the ambient stream's gain is 0 (now \(String(describing: try? volume())))") { try volume() == 0 }
         #expect(try sandbox.ctl(["silent", "off"]).status == 0)

@@ -7,7 +7,7 @@
 - `audiosessiond-1.4`, `wireplumber-0.5`: the same on PipeWire 1.4.2, with WirePlumber 0.5.8
   and its role loopbacks (the `media-role-nodes.conf` example; see `wireplumber05_config`),
   both from the bookworm-backports prefix `scripts/fetch-pipewire-backport.sh` unpacks. Their
-  clients (farms, observer) run with 1.4.2's library too, so streams ramp natively.
+  clients (farms, observer) run with 1.4.2's library too, so their converters are 1.4.2's.
 - `pulseaudio`: a pure PulseAudio 16 daemon with null sinks, module-role-cork and
   module-role-ducking.
 

@@ -31,7 +31,7 @@
  *              victim's own volume times the node it plays into: WirePlumber 0.4 ducks the
  *              endpoint node's monitorVolumes, WirePlumber 0.5 the volume of the role loopback's
  *              playback node, the partner of the sink the victim plays into, audiosessiond the
- *              stream's volume)
+ *              stream's soft volumes)
  *              (below 0.99: a 25-step ramp to 0.3 starts at 0.972; a write of ~1.0 is no step)
  *              b_full: every victim at or below the duck level (+5%)
  *              c_first / c_all: the first gain above the duck level + 0.01 / every victim
@@ -314,7 +314,7 @@ struct node {
     struct spa_hook listener, proxy_listener;
     bool props_subscribed;
     enum pw_node_state state;
-    float volume, channel_min, monitor_min;
+    float volume, channel_min, monitor_min, soft_min;
     uint32_t peer;          /* the node a victim plays into (its latest link's input node) */
     uint32_t partner;       /* a loopback sink's playback side (input.loopback.X -> output.loopback.X) */
     char name[96];
@@ -365,8 +365,11 @@ struct react {
     uint64_t baseline_progress, baseline_check;
 };
 
+/* The converter applies the soft volumes instead of the channel volumes once a session manager
+ * wrote them (audiosessiond's ducks), until the channel volumes are written again; unwritten
+ * soft volumes are 1.0, above any channel volume, so the smaller of the two is what plays. */
 static float node_gain(const struct node *n) {
-    float g = n->volume * n->channel_min;
+    float g = n->volume * (n->soft_min >= 0 ? fminf(n->channel_min, n->soft_min) : n->channel_min);
     if (n->monitor_min >= 0) g *= n->monitor_min;
     return g;
 }
@@ -660,6 +663,7 @@ static void parse_props(struct node *n, const struct spa_pod *param) {
             break;
         }
         case SPA_PROP_channelVolumes:
+        case SPA_PROP_softVolumes:
         case SPA_PROP_monitorVolumes: {
             float values[SPA_AUDIO_MAX_CHANNELS];
             uint32_t count = spa_pod_copy_array(&prop->value, SPA_TYPE_Float, values, SPA_AUDIO_MAX_CHANNELS);
@@ -667,6 +671,7 @@ static void parse_props(struct node *n, const struct spa_pod *param) {
             float min = values[0];
             for (uint32_t i = 1; i < count; i++) min = fminf(min, values[i]);
             if (prop->key == SPA_PROP_channelVolumes) n->channel_min = min;
+            else if (prop->key == SPA_PROP_softVolumes) n->soft_min = min;
             else n->monitor_min = min;
             break;
         }
@@ -748,6 +753,7 @@ static void on_global(void *data, uint32_t id, uint32_t permissions, const char 
         n->volume = 1.0f;
         n->channel_min = 1.0f;
         n->monitor_min = -1.0f;
+        n->soft_min = -1.0f;
         n->peer = SPA_ID_INVALID;
         n->partner = SPA_ID_INVALID;
         n->state = PW_NODE_STATE_CREATING;
