@@ -64,7 +64,9 @@ struct SoftShare: Equatable {
 
     func verdict(on props: NodeProps, running: Bool) -> Verdict {
         guard let user = UserLevel(props) else { return .keep }
-        if user != writtenOver { return writtenOver == nil && isIdentity ? .done : .rewrite }
+        // Not written yet (asked before the level was known: even the identity, which a
+        // restore after a crash writes over what the dead run left), or over another level.
+        if user != writtenOver { return .rewrite }
         if isIdentity {
             let applied = props.softVolumes == user.channelVolumes && (props.softMute ?? false) == user.mute
             return applied ? .done : .keep
