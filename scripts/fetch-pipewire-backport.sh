@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Fetches the stack today's desktops run, PipeWire 1.4.2 and WirePlumber 0.5.8 from Debian
 # bookworm-backports, into .build-pipewire-1.4/prefix (ignored by git): the second stack the
-# integration suites run on (`make test-stack-1.4`), and the native volume ramps (PipeWire >=
-# 0.3.68; Debian 12 has 0.3.65).
+# integration suites run on (`make test-stack-1.4`).
 #
 # Nothing is installed system-wide: the packages are fetched with `apt-get download` using a
 # private sources list and package lists, and unpacked with `dpkg-deb -x`. A test starts the

@@ -28,8 +28,8 @@ if ! command -v swift >/dev/null 2>&1; then
   exit 1
 fi
 
-# PipeWire 1.4.2 (bookworm-backports) unpacked into .build-pipewire-1.4/ for the native
-# volume-ramp tests (NativeRampTests); nothing is installed system-wide.
+# PipeWire 1.4.2 and WirePlumber 0.5.8 (bookworm-backports) unpacked into .build-pipewire-1.4/:
+# the second stack the integration suites run on; nothing is installed system-wide.
 "$(dirname "$0")/fetch-pipewire-backport.sh"
 
 # PulseAudio 16 (the server) unpacked into .build-pulseaudio/ for the PulseAudio backend's
