@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// The one factor every bound of the tests' waits is multiplied by: `AUDIOSESSION_TEST_TIME_SCALE`
@@ -16,4 +17,10 @@ public enum TestTime {
 
     /// `bound` on this machine: times ``scale``.
     public static func scaled(_ bound: Duration) -> Duration { scale == 1 ? bound : bound * scale }
+
+    /// `bound` on this machine, for a semaphore's `wait(timeout:)`.
+    public static func scaledInterval(_ bound: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = scaled(bound).components
+        return .milliseconds(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
 }

@@ -40,7 +40,7 @@ extension PipeWireIntegration {
                 }
             }
             _ = timer
-            #expect(holding.wait(timeout: .now() + dispatchInterval(TestTime.scaled(.seconds(5)))) == .success)
+            #expect(holding.wait(timeout: .now() + TestTime.scaledInterval(.seconds(5))) == .success)
 
             let stopper = Mutex<Int?>(nil)  // the stopping thread's kernel task id
             let stopped = DispatchSemaphore(value: 0)
@@ -55,7 +55,7 @@ extension PipeWireIntegration {
             }
             released.signal()
 
-            let returned = stopped.wait(timeout: .now() + dispatchInterval(TestTime.scaled(.seconds(5)))) == .success
+            let returned = stopped.wait(timeout: .now() + TestTime.scaledInterval(.seconds(5))) == .success
             // Without the fix the stopping thread and the loop thread stay blocked for good
             // (both retain the graph; nothing else touches it).
             #expect(returned, "stop() returned: the loop's last turn did not wait for the lock stop() holds")
@@ -84,10 +84,6 @@ extension PipeWireIntegration {
             else { return false }
             let state = stat.split(separator: ")").last?.split(separator: " ").first
             return state == "S" && call.split(separator: " ").first.flatMap { Int($0) } == futex
-        }
-
-        private func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
-            .milliseconds(Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000))
         }
     }
 }
