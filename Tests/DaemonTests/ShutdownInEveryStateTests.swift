@@ -22,6 +22,9 @@ struct ShutdownInEveryStateTests {
         /// The music's device is being destroyed: WirePlumber moves the stream while the
         /// daemon reacts, the server's events arriving as it stops.
         case whileWirePlumberMovesTheMusic
+        /// Short streams start and end one after another: the server's events and the
+        /// daemon's timers keep coming as it stops.
+        case whileStreamsComeAndGo
 
         var testDescription: String { rawValue }
     }
@@ -58,6 +61,8 @@ struct ShutdownInEveryStateTests {
         try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
         let device = try coexistence.waitUntilLinkedByWirePlumber("music", in: sandbox)
         let short = Duration.seconds(5)
+        var churn: ManagedProcess?
+        defer { churn?.terminate() }
         switch moment {
         case .midDuck:
             try sandbox.play(role: "Notification", file: tone, extraArguments: ["-P", "{ node.name = chime }"])
@@ -82,6 +87,19 @@ struct ShutdownInEveryStateTests {
                 try waitUntil(timeout: short, "the music is paused by mute after the unplug") {
                     watcher.node("music")?.props?.mute == true
                 }
+            }
+        case .whileStreamsComeAndGo:
+            // Another player's short streams (music does not duck music: the volume stays the
+            // user's); two of them seen come and go, then the stop.
+            churn = try sandbox.spawn(
+                "/bin/sh", ["-c", "while :; do timeout 0.15 pw-cat -p --media-role Music -P '{ node.name = jingle }' \(tone.path); done"])
+            var seen = 0
+            var present = false
+            try waitUntil(timeout: short, poll: .milliseconds(5), "short streams come and go (seen \(seen))") {
+                let now = watcher.node("jingle") != nil
+                if now && !present { seen += 1 }
+                present = now
+                return seen >= 2
             }
         }
         let sent = ContinuousClock.now
