@@ -95,7 +95,7 @@ let package = Package(
                 "SessionPolicy",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
-        .testTarget(name: "PolicyRulesTests", dependencies: ["PolicyRules"]),
+        .testTarget(name: "PolicyRulesTests", dependencies: ["PolicyRules", "PipeWireSandbox"]),
         .testTarget(name: "SessionBusTests", dependencies: ["SessionBus", "PipeWireSandbox"]),
         .testTarget(
             name: "PipeWireGraphTests",

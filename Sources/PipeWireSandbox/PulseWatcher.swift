@@ -96,7 +96,7 @@ public final class PulseWatcher: @unchecked Sendable {
                 done.signal()
             }
         }
-        guard done.wait(timeout: .now() + 5) == .success, let entries = result.lock.withLock({ result.entries }) else {
+        guard done.wait(timeout: .now() + TestTime.scaledInterval(.seconds(5))) == .success, let entries = result.lock.withLock({ result.entries }) else {
             throw SandboxError.timeout("the stream-restore database could not be read")
         }
         return entries

@@ -80,7 +80,7 @@ struct ObservedClockTests {
         defer { stream.terminate() }
         try sandbox.waitUntilLinked("music", to: ["headphones"])
         try await eventually(256, running: true, "a stream asks for 256 frames")
-        let timeout = Task { try await Task.sleep(for: .seconds(5)); signalled.cancel() }
+        let timeout = Task { try await Task.sleep(for: TestTime.scaled(.seconds(5))); signalled.cancel() }
         #expect(await signalled.value, "PropertiesChanged carries the new IOBufferDuration")
         timeout.cancel()
         let hardware = try status()

@@ -85,7 +85,7 @@ struct SessionHardwarePropertiesTests {
         }
         try sandbox.destroyNode(named: "mic")
         try await eventually("IsInputAvailable", is: .bool(false))
-        let timeout = Task { try await Task.sleep(for: .seconds(5)); signalled.cancel() }
+        let timeout = Task { try await Task.sleep(for: TestTime.scaled(.seconds(5))); signalled.cancel() }
         #expect(await signalled.value, "PropertiesChanged says the input went away")
         timeout.cancel()
         #expect(try daemon.terminate() == 0)

@@ -1,4 +1,5 @@
 import Foundation
+import PipeWireSandbox
 import SessionPolicy
 import Testing
 @testable import PolicyRules
@@ -68,7 +69,7 @@ private final class PrivatePipeWire {
 
     func waitUntil(_ what: String, within deadline: Duration = .seconds(10), _ condition: () throws -> Bool) throws {
         let clock = ContinuousClock()
-        let end = clock.now + deadline
+        let end = clock.now + TestTime.scaled(deadline)
         while clock.now < end {
             if try condition() { return }
             usleep(20_000)

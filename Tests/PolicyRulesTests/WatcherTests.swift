@@ -1,4 +1,5 @@
 import Foundation
+import PipeWireSandbox
 import Synchronization
 import Testing
 @testable import PolicyRules
@@ -11,7 +12,7 @@ private func nextChange(_ watcher: RulesWatcher, within deadline: Duration = .se
             return await iterator.next() != nil
         }
         group.addTask {
-            try? await Task.sleep(for: deadline)
+            try? await Task.sleep(for: TestTime.scaled(deadline))
             return false
         }
         let first = await group.next() ?? false
@@ -22,7 +23,7 @@ private func nextChange(_ watcher: RulesWatcher, within deadline: Duration = .se
 
 /// Waits (polling, with a deadline) until `calls` holds `count` entries.
 private func waitForCalls(_ count: Int, _ calls: Shared<[String]>, within deadline: Duration = .seconds(10)) throws {
-    let end = ContinuousClock.now + deadline
+    let end = ContinuousClock.now + TestTime.scaled(deadline)
     while calls.withLock({ $0.count }) < count {
         guard ContinuousClock.now < end else {
             Issue.record("\(count) onChange calls expected within \(deadline), got \(calls.withLock { $0 })")

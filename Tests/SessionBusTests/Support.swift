@@ -177,7 +177,7 @@ func first<T: Sendable>(
             return nil
         }
         group.addTask {
-            try await Task.sleep(for: timeout)  // a deadline, not a pause: the other task normally wins
+            try await Task.sleep(for: TestTime.scaled(timeout))  // a deadline, not a pause: the other task normally wins
             return nil
         }
         defer { group.cancelAll() }

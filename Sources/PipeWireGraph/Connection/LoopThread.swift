@@ -1,4 +1,9 @@
 import CPipeWire
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import PipeWireShim
 import Synchronization
 
@@ -13,6 +18,14 @@ final class LoopThread: @unchecked Sendable {
     private let queue = Mutex<[@Sendable () -> Void]>([])
     private var wakeSource: UnsafeMutablePointer<spa_source>?
     private let state = Mutex<State>(.idle)
+    /// The loop thread, from its first turn until `stop()` has joined it (0: none). What
+    /// `isOnLoopThread` reads instead of `pw_thread_loop_in_thread`, which also checks the
+    /// loop's `running` flag: `pw_thread_loop_stop` has the loop thread clear it at the start
+    /// of its last turn, and for the rest of that turn (a server event, a timer, our queue that
+    /// were ready beside the stop request) the loop thread took itself for another thread. Its
+    /// work then waited for the lock that `PipeWireGraph.stop()` holds while it joins this
+    /// thread: the daemon hung on SIGTERM.
+    private let runningThread = Atomic<UInt>(0)
 
     private enum State { case idle, running, stopped }
 
@@ -27,7 +40,9 @@ final class LoopThread: @unchecked Sendable {
             loop,
             { data, _ in
                 guard let data else { return }
-                Unmanaged<LoopThread>.fromOpaque(data).takeUnretainedValue().drain()
+                let thread = Unmanaged<LoopThread>.fromOpaque(data).takeUnretainedValue()
+                thread.noteLoopThread()
+                thread.drain()
             }, Unmanaged.passUnretained(self).toOpaque())
     }
 
@@ -53,14 +68,28 @@ final class LoopThread: @unchecked Sendable {
             if case .running = state { return true }
             return false
         }
-        if wasRunning { pw_thread_loop_stop(threadLoop) }
+        if wasRunning {
+            pw_thread_loop_stop(threadLoop)
+            runningThread.store(0, ordering: .releasing)  // joined: its id may be reused
+        }
     }
 
     /// After `stop()`: runs what was still queued on the caller's thread (the session is torn
     /// down by then, so actions are no-ops and waiters are released).
     func runRemainingWork() { drain() }
 
-    var isOnLoopThread: Bool { pw_thread_loop_in_thread(threadLoop) }
+    /// Whether the caller is the loop thread, until its very last turn is over.
+    var isOnLoopThread: Bool {
+        let loopThread = runningThread.load(ordering: .acquiring)
+        return loopThread != 0 && pthread_equal(loopThread, pthread_self()) != 0
+    }
+
+    /// On the loop thread: the first thing it runs is our queue (`start()` finds the
+    /// connection's first work queued), so it is known before any other callback of ours.
+    private func noteLoopThread() {
+        let current = pthread_self()
+        if runningThread.load(ordering: .relaxed) != current { runningThread.store(current, ordering: .releasing) }
+    }
 
     /// Runs `work` now when called on the loop thread (keeps the caller's order), else enqueues it.
     func perform(_ work: @escaping @Sendable () -> Void) {
