@@ -33,7 +33,11 @@ struct HeardFadeTests {
         try daemon.waitForLog("attached to PipeWire")
         let watcher = try VolumeWatcher(sandbox)
         try sandbox.play(role: "Music", file: try sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
-        try sandbox.waitUntilLinked("music", to: ["headphones"])
+        do {
+            try sandbox.waitUntilLinked("music", to: ["headphones"])
+        } catch {
+            throw SandboxError.timeout("\(error); the daemon's log:\n\(daemon.log)\npw-dump:\n\((try? sandbox.run("pw-dump", [])) ?? "")")
+        }
         let tap = try MonitorTap(sandbox, device: "headphones")
         try waitUntil(timeout: .seconds(5), "the tap hears the music") {
             let recent = tap.peaks().suffix(20)
