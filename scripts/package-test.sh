@@ -296,6 +296,11 @@ run_daemon() {  # run_daemon SUITE EXEC_START SERVER
   status="$(as_user audiosessionctl status)"
   sed 's/^/  status: /' <<<"$status" | head -n 8
   kill -0 "$pid" 2>/dev/null || fail "$suite: audiosessiond exited on $server"
+  # On PulseAudio the daemon unloads the role modules while it runs (their return after it
+  # stops is in the state compared at the end): proof that it acted on this server.
+  if [ "$server" = PulseAudio ] && as_user pactl list short modules | grep -q module-role-cork; then
+    fail "$suite: module-role-cork still loaded while audiosessiond runs on PulseAudio"
+  fi
   kill -TERM "$pid"
   local code=0
   wait "$pid" || code=$?
