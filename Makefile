@@ -111,7 +111,7 @@ dist: stage
 ## PipeWire with WirePlumber and on a private PulseAudio, systemd-analyze verify, then purged:
 ## nothing left, the audio as before. Not part of `make test`.
 package-test: deb
-	scripts/package-test.sh .build/audiosession_$(VERSION)_$$(dpkg --print-architecture).deb
+	$$([ "$$(id -u)" -eq 0 ] || echo sudo) scripts/package-test.sh .build/audiosession_$(VERSION)_$$(dpkg --print-architecture).deb
 
 clean:
 	rm -rf .build
