@@ -150,6 +150,18 @@ test_suite() {
   # Enabled for every user's next login (deb-systemd-helper --user enable in postinst).
   [ -L "$ROOTFS/etc/systemd/user/default.target.wants/audiosessiond.service" ] \
     || fail "$suite: the unit is not enabled in /etc/systemd/user/default.target.wants"
+  # Removed (not purged), the unit is masked so that nothing can start a half-removed package;
+  # installed again, it is unmasked and enabled again (the maintainer scripts, as debhelper's).
+  in_root apt-get remove -y -q audiosession >"$WORK/$suite/remove.log" 2>&1 || fail "$suite: apt-get remove"
+  [ "$(readlink "$ROOTFS/etc/systemd/user/audiosessiond.service")" = /dev/null ] \
+    || fail "$suite: removed, the unit is not masked"
+  in_root apt-get install -y -q "/tmp/$(basename "$DEB")" >>"$WORK/$suite/install.log" 2>&1 \
+    || fail "$suite: apt-get install of the .deb after its removal"
+  [ ! -e "$ROOTFS/etc/systemd/user/audiosessiond.service" ] && [ ! -L "$ROOTFS/etc/systemd/user/audiosessiond.service" ] \
+    || fail "$suite: installed again, the unit is still masked"
+  [ -L "$ROOTFS/etc/systemd/user/default.target.wants/audiosessiond.service" ] \
+    || fail "$suite: installed again, the unit is not enabled"
+  say "$suite: removed, the unit is masked; installed again, it is unmasked and enabled"
   files="$(in_root dpkg-query -L audiosession)"
 
   say "$suite: installing what the checks run: ${TOOLS[*]}"
@@ -208,7 +220,7 @@ CONF
   wait_until 15 "$suite: PipeWire's socket" as_user pw-cli info 0
   start_user /tmp/wireplumber.log wireplumber
   wait_until 20 "$suite: WirePlumber's default sink" as_user wpctl inspect @DEFAULT_AUDIO_SINK@
-  as_user wpctl set-volume speaker 0.6 >/dev/null 2>&1 || as_user wpctl set-volume @DEFAULT_AUDIO_SINK@ 0.6
+  as_user wpctl set-volume @DEFAULT_AUDIO_SINK@ 0.6 2>/dev/null
   pw_state >"$WORK/$suite/pipewire-before.json"
 
   run_daemon "$suite" "$exec_start" PipeWire
@@ -272,7 +284,7 @@ PA
 
 # PipeWire's audio state: each sink's name, volumes and mute, and the default metadata.
 pw_state() {
-  as_user pw-dump | in_root jq -S '[.[] | select(.type == "PipeWire:Interface:Node" and .info.props["media.class"] == "Audio/Sink")
+  as_user pw-dump 2>/dev/null | in_root jq -S '[.[] | select(.type == "PipeWire:Interface:Node" and .info.props["media.class"] == "Audio/Sink")
       | { name: .info.props["node.name"], props: [.info.params.Props[]? | { volume, mute, channelVolumes }] }]
     + [.[] | select(.type == "PipeWire:Interface:Metadata" and .props["metadata.name"] == "default") | .metadata]'
 }
