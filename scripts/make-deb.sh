@@ -45,27 +45,33 @@ for entry in "${ENTRIES[@]}"; do
   DEPENDS="${DEPENDS:+$DEPENDS, }$entry"
 done
 
+MAINTAINER="${DEB_MAINTAINER:-audiosession maintainers <maintainers@users.noreply.a-seed-99aacf1a.example>}"
+# A native package's changelog (Debian policy): this release, dated like the man pages.
+DATE="$(git -C "$ROOT_DIR" log -1 --format=%cD 2>/dev/null || date -R)"
+[ -n "${SOURCE_DATE_EPOCH:-}" ] && DATE="$(date -u -R -d "@$SOURCE_DATE_EPOCH")"
+printf 'audiosession (%s) unstable; urgency=medium\n\n  * Release %s.\n\n -- %s  %s\n' "$VERSION" "$VERSION" \
+  "$MAINTAINER" "$DATE" | gzip -9n >"$PKG/usr/share/doc/audiosession/changelog.gz"
 mkdir -p "$PKG/DEBIAN"
 for script in postinst prerm postrm; do install -m 755 "$ROOT_DIR/contrib/debian/$script" "$PKG/DEBIAN/$script"; done
 cat >"$PKG/DEBIAN/control" <<CONTROL
 Package: audiosession
 Version: $VERSION
 Architecture: $ARCH
-Maintainer: ${DEB_MAINTAINER:-audiosession maintainers <maintainers@users.noreply.a-seed-99aacf1a.example>}
+Maintainer: $MAINTAINER
 Installed-Size: $(du -sk --exclude=DEBIAN "$PKG" | cut -f1)
 Depends: $DEPENDS
 Recommends: libpulse0
 Section: sound
 Priority: optional
 Description: audio session manager: AVAudioSession semantics for the Linux desktop
- audiosessiond attaches to PipeWire (beside WirePlumber 0.4 or 0.5, or alone) or to a
- pure PulseAudio server, and applies an audio session policy: categories, ducking,
- interruptions that pause MPRIS players, pause on unplug, silent mode, route changes.
- Apps describe themselves through a D-Bus session API or policy rules;
- audiosessionctl inspects and controls it.
+ audiosessiond attaches to PipeWire (beside WirePlumber 0.4 or 0.5, or alone)
+ or to a pure PulseAudio server, and applies an audio session policy:
+ categories, ducking, interruptions that pause MPRIS players, pause on unplug,
+ silent mode, route changes. Apps describe themselves through a D-Bus session
+ API or policy rules; audiosessionctl inspects and controls it.
  .
- The systemd user unit is enabled for every user's next login; stopping the daemon
- undoes every change it made. The Swift runtime is linked in.
+ The systemd user unit is enabled for every user's next login; stopping the
+ daemon undoes every change it made. The Swift runtime is linked in.
 CONTROL
 (cd "$PKG" && find usr -type f -print0 | sort -z | xargs -0 md5sum >DEBIAN/md5sums)
 

@@ -46,6 +46,8 @@ done
 mkdir -p "$OUT/man1" "$OUT/man5" "$OUT/man8"
 "$GENERATE" "$WRAP/audiosessiond" --section 8 --date "$DATE" --output-directory "$OUT/man8"
 "$GENERATE" "$WRAP/audiosessionctl" --section 1 --date "$DATE" --output-directory "$OUT/man1"
+# A blank line in mdoc is a warning (an empty line of a discussion): a paragraph break instead.
+sed -i 's/^$/.Pp/' "$OUT/man8/audiosessiond.8" "$OUT/man1/audiosessionctl.1"
 
 # The rules page: NAME and DESCRIPTION are added (man needs NAME), the document's ## sections
 # become the page's sections (### its subsections; code blocks untouched), its title gives way

@@ -146,7 +146,7 @@ test_suite() {
   in_root sh -c 'command -v swift' >/dev/null && fail "$suite: the root has a Swift toolchain"
   [ "$(in_root audiosessionctl --version)" = "$VERSION" ] || fail "$suite: audiosessionctl --version is not $VERSION"
   [ "$(in_root audiosessiond --version)" = "$VERSION" ] || fail "$suite: audiosessiond --version is not $VERSION"
-  say "$suite: both binaries run and print $VERSION, with only the .deb's Depends installed"
+  say "$suite: both binaries run and print $VERSION, with only what the .deb pulls in (Depends, Recommends)"
   # Enabled for every user's next login (deb-systemd-helper --user enable in postinst).
   [ -L "$ROOTFS/etc/systemd/user/default.target.wants/audiosessiond.service" ] \
     || fail "$suite: the unit is not enabled in /etc/systemd/user/default.target.wants"

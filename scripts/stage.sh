@@ -37,7 +37,8 @@ done
 cp -r "$ROOT_DIR/policy-rules" "$STAGE/share/audiosession/policy-rules"
 "$ROOT_DIR/scripts/make-manpages.sh" "$STAGE/bin" "$STAGE/share/man"
 
-"$STAGE/bin/audiosessionctl" --generate-completion-script bash >"$STAGE/share/completions/audiosessionctl.bash"
+# bash sources its completions: no #! line (the generator writes one).
+"$STAGE/bin/audiosessionctl" --generate-completion-script bash | sed '1{/^#!/d}' >"$STAGE/share/completions/audiosessionctl.bash"
 "$STAGE/bin/audiosessionctl" --generate-completion-script zsh >"$STAGE/share/completions/_audiosessionctl"
 "$STAGE/bin/audiosessionctl" --generate-completion-script fish >"$STAGE/share/completions/audiosessionctl.fish"
 
