@@ -21,7 +21,8 @@ install_missing deb dpkg-dev >&2
 ARCH="$(dpkg --print-architecture)"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
-PKG="$WORK/root"
+# Laid out as debhelper does (debian/<package>/ beside debian/control), which dpkg-shlibdeps expects.
+PKG="$WORK/src/debian/audiosession"
 
 # The files, where Debian puts them: zsh's Debian directory, no install list (dpkg keeps its own).
 make -s -f "$STAGE/Makefile" install DESTDIR="$PKG" PREFIX=/usr \
@@ -29,7 +30,7 @@ make -s -f "$STAGE/Makefile" install DESTDIR="$PKG" PREFIX=/usr \
 gzip -9n "$PKG"/usr/share/man/man*/*
 
 # Depends from the binaries' NEEDED entries, mapped to packages through this machine's dpkg.
-mkdir -p "$WORK/src/debian"
+mkdir -p "$PKG/DEBIAN"
 printf 'Source: audiosession\n\nPackage: audiosession\nArchitecture: any\n' >"$WORK/src/debian/control"
 SHLIBS="$(cd "$WORK/src" && dpkg-shlibdeps -O "$PKG/usr/bin/audiosessiond" "$PKG/usr/bin/audiosessionctl")"
 SHLIBS="${SHLIBS#shlibs:Depends=}"
@@ -51,7 +52,6 @@ DATE="$(git -C "$ROOT_DIR" log -1 --format=%cD 2>/dev/null || date -R)"
 [ -n "${SOURCE_DATE_EPOCH:-}" ] && DATE="$(date -u -R -d "@$SOURCE_DATE_EPOCH")"
 printf 'audiosession (%s) unstable; urgency=medium\n\n  * Release %s.\n\n -- %s  %s\n' "$VERSION" "$VERSION" \
   "$MAINTAINER" "$DATE" | gzip -9n >"$PKG/usr/share/doc/audiosession/changelog.gz"
-mkdir -p "$PKG/DEBIAN"
 for script in postinst prerm postrm; do install -m 755 "$ROOT_DIR/contrib/debian/$script" "$PKG/DEBIAN/$script"; done
 cat >"$PKG/DEBIAN/control" <<CONTROL
 Package: audiosession
