@@ -64,6 +64,7 @@ cleanup() {
   MOUNTS=()
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM  # through the EXIT trap: stop, unmount
 bind() {  # bind SOURCE TARGET
   mkdir -p "$2"
   mount --bind "$1" "$2"
@@ -108,9 +109,11 @@ make_root() {  # make_root SUITE: .build-roots/SUITE/pristine, once
     say "$suite: debootstrap --variant=minbase from $MIRROR (log: $WORK/$suite/debootstrap.log)"
     rm -rf --one-file-system "$pristine"
     mkdir -p "$WORK/$suite"
+    local t0=$(date +%s)
     debootstrap --variant=minbase "$suite" "$pristine" "$MIRROR" >"$WORK/$suite/debootstrap.log" 2>&1 || {
       tail -n 20 "$WORK/$suite/debootstrap.log" >&2; fail "debootstrap $suite"; }
     touch "$pristine/.audiosession-package-root"
+    say "$suite: root made in $(($(date +%s) - t0)) s"
   fi
 }
 
