@@ -109,9 +109,10 @@ dist: stage
 ## The .deb in clean debootstrap roots of Debian 12 and 13 (scripts/package-test.sh, as root):
 ## installed with apt, man pages, --version, completions, the unit's ExecStart on a private
 ## PipeWire with WirePlumber and on a private PulseAudio, systemd-analyze verify, then purged:
-## nothing left, the audio as before. Not part of `make test`.
-package-test: deb
-	$$([ "$$(id -u)" -eq 0 ] || echo sudo) scripts/package-test.sh .build/audiosession_$(VERSION)_$$(dpkg --print-architecture).deb
+## nothing left, the audio as before; then the tarball's make install/uninstall. Not part of `make test`.
+package-test: deb dist
+	$$([ "$$(id -u)" -eq 0 ] || echo sudo) scripts/package-test.sh .build/audiosession_$(VERSION)_$$(dpkg --print-architecture).deb \
+		.build/audiosession-$(VERSION)-$$(uname -m).tar.gz
 
 clean:
 	rm -rf .build

@@ -14,9 +14,13 @@
 #      be tried: the ExecStart line is what it would run;
 #   5. `apt-get purge`: no file the package installed remains, nor its enablement links and
 #      state, and both servers' audio state (sinks, volumes, mutes, defaults, PulseAudio's
-#      modules, which the daemon unloads while it runs) is as before the daemon started.
+#      modules, which the daemon unloads while it runs) is as before the daemon started;
+#   6. given the tarball too (`make dist`): its `make install` into /usr/local, its unit
+#      verified and its ExecStart run on the PipeWire (the daemon finds its rules in
+#      /usr/local/share), then `make uninstall` leaves /usr/local as it was.
 #
-#   sudo scripts/package-test.sh .build/audiosession_<version>_<arch>.deb   (make package-test)
+#   sudo scripts/package-test.sh .build/audiosession_<version>_<arch>.deb [.build/audiosession-<version>-<arch>.tar.gz]
+#                                                   (make package-test gives both)
 #   PACKAGE_TEST_SUITES=trixie sudo scripts/...    only one root
 #   PACKAGE_TEST_FRESH=1 sudo scripts/...          debootstrap the roots again
 #
@@ -27,7 +31,8 @@
 set -euo pipefail
 
 ROOT_DIR="$(cd "$(dirname "$0")/.." && pwd)"
-DEB="$(readlink -f "${1:?usage: package-test.sh AUDIOSESSION.deb}")"
+DEB="$(readlink -f "${1:?usage: package-test.sh AUDIOSESSION.deb [AUDIOSESSION.tar.gz]}")"
+TARBALL="${2:+$(readlink -f "$2")}"
 SUITES="${PACKAGE_TEST_SUITES:-bookworm trixie}"
 WORK="$ROOT_DIR/.build-roots"
 say() { echo "package-test: $*"; }
@@ -44,7 +49,7 @@ VERSION="$(dpkg-deb -f "$DEB" Version)"
 
 # What the checks run inside the root, installed from the root's own archive after the .deb
 # (so that the .deb's Depends alone are proved to be enough for its binaries).
-TOOLS=(man-db bash zsh fish systemd dbus-daemon dbus-session-bus-common pipewire pipewire-bin wireplumber pulseaudio pulseaudio-utils jq)
+TOOLS=(man-db bash zsh fish systemd dbus-daemon dbus-session-bus-common pipewire pipewire-bin wireplumber pulseaudio pulseaudio-utils jq make)
 
 MOUNTS=()
 PIDS=()
@@ -89,7 +94,7 @@ in_root() {
 RUNTIME=""
 user_command() {  # sets USER_COMMAND to the chroot command line that runs "$@" as the user
   USER_COMMAND=(chroot --userspec=1000:1000 "$ROOTFS" /usr/bin/env -i HOME=/home/tester USER=tester LOGNAME=tester
-    LANG=C.UTF-8 PATH=/usr/bin:/bin XDG_RUNTIME_DIR="$RUNTIME" DBUS_SESSION_BUS_ADDRESS="unix:path=$RUNTIME/bus"
+    LANG=C.UTF-8 PATH=/usr/local/bin:/usr/bin:/bin XDG_RUNTIME_DIR="$RUNTIME" DBUS_SESSION_BUS_ADDRESS="unix:path=$RUNTIME/bus"
     PIPEWIRE_LOG_SYSTEMD=false DISABLE_RTKIT=1 "$@")
 }
 as_user() { user_command "$@"; "${USER_COMMAND[@]}"; }
@@ -281,8 +286,38 @@ PA
     || fail "$suite: PipeWire's state differs after the daemon and the purge"
   say "$suite: PipeWire's and PulseAudio's sinks, volumes, mutes, defaults and modules are as before"
 
+  [ -n "$TARBALL" ] && test_tarball "$suite"
   cleanup
   say "$suite: PASSED in $(($(date +%s) - start)) s"
+}
+
+# The tarball, as another distribution's user installs it: make install into /usr/local, the
+# unit it installed, its ExecStart on the PipeWire still running, make uninstall.
+test_tarball() {  # test_tarball SUITE
+  local suite="$1" before after unit exec_start dir="/tmp/audiosession-$VERSION"
+  say "$suite: the tarball: make install, its unit, make uninstall"
+  before="$(cd "$ROOTFS" && find usr/local -mindepth 1 -not -type d | sort)"
+  cp "$TARBALL" "$ROOTFS/tmp/"
+  in_root sh -c "cd /tmp && tar xzf $(basename "$TARBALL") && cd $dir && make install" >"$WORK/$suite/tarball.log" 2>&1 || {
+    tail -n 20 "$WORK/$suite/tarball.log" >&2; fail "$suite: the tarball's make install"; }
+  unit=/usr/local/lib/systemd/user/audiosessiond.service
+  exec_start="$(sed -n 's/^ExecStart=//p' "$ROOTFS$unit")"
+  [ "$exec_start" = /usr/local/bin/audiosessiond ] || fail "$suite: the tarball's unit runs '$exec_start'"
+  as_user systemd-analyze --user verify "$unit" >"$ROOTFS/tmp/verify.log" 2>&1 || {
+    cat "$ROOTFS/tmp/verify.log" >&2; fail "$suite: systemd-analyze --user verify $unit"; }
+  in_root env MANPAGER=cat man audiosessiond 2>/dev/null | grep -q -- --linking || fail "$suite: man audiosessiond from /usr/local"
+  run_daemon "$suite" "$exec_start" PipeWire
+  grep -q "policy rules: .* from /usr/local/share/audiosession/policy-rules" "$ROOTFS/tmp/audiosessiond-PipeWire.log" \
+    || fail "$suite: the tarball's daemon did not read /usr/local/share/audiosession/policy-rules"
+  in_root sh -c "cd $dir && make uninstall" >>"$WORK/$suite/tarball.log" 2>&1 || fail "$suite: the tarball's make uninstall"
+  after="$(cd "$ROOTFS" && find usr/local -mindepth 1 -not -type d | sort)"
+  # Every file (and link, such as Debian's usr/local/man) as before; shared directories
+  # (share/man/man1, ...) may stay, as package managers leave them.
+  [ "$after" = "$before" ] || fail "$suite: /usr/local after make uninstall: $(diff <(echo "$before") <(echo "$after"))"
+  pw_state >"$WORK/$suite/pipewire-after-tarball.json"
+  diff -u "$WORK/$suite/pipewire-before.json" "$WORK/$suite/pipewire-after-tarball.json" \
+    || fail "$suite: PipeWire's state differs after the tarball's daemon"
+  say "$suite: tarball installed, verified, ran from /usr/local with its rules; make uninstall left no file; PipeWire as before"
 }
 
 # PipeWire's audio state: each sink's name, volumes and mute, and the default metadata.
