@@ -95,7 +95,8 @@ uninstall:
 	$(MAKE) -f contrib/dist/Makefile uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 ## .build/audiosession_$(VERSION)_<arch>.deb (scripts/make-deb.sh): Depends from what the
-## binaries link, installable on Debian 12, 13 and Ubuntu 24.04+; the unit enabled for new logins.
+## binaries link, installable on Debian 12 and 13 (make package-test) and, by the same package
+## names, Ubuntu 24.04+ (not tried here); the unit enabled for new logins.
 deb: stage
 	scripts/make-deb.sh $(STAGE) $(VERSION) .build
 
