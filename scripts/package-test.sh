@@ -178,11 +178,13 @@ test_suite() {
   say "$suite: $(in_root dpkg-query -W -f='${Package} ${Version}' pipewire), $(in_root dpkg-query -W -f='${Package} ${Version}' wireplumber), $(in_root dpkg-query -W -f='${Package} ${Version}' pulseaudio)"
 
   # Man pages, through man-db as a user would.
-  local page
+  local page text
   for page in "8 audiosessiond --linking" "1 audiosessionctl status" "5 audiosession-rules audiosession.settings"; do
     set -- $page
-    in_root env MANPAGER=cat MANWIDTH=100 man "$1" "$2" 2>"$ROOTFS/tmp/man.err" | grep -q -- "$3" \
-      || { cat "$ROOTFS/tmp/man.err" >&2; fail "$suite: man $1 $2 lacks $3"; }
+    # Read whole, then searched: grep -q would stop reading, and pipefail then fail on man's SIGPIPE.
+    text="$(in_root env MANPAGER=cat MANWIDTH=100 man "$1" "$2" 2>"$ROOTFS/tmp/man.err")" \
+      || { cat "$ROOTFS/tmp/man.err" >&2; fail "$suite: man $1 $2"; }
+    grep -q -- "$3" <<<"$text" || fail "$suite: man $1 $2 lacks $3"
   done
   say "$suite: man audiosessiond, man audiosessionctl, man 5 audiosession-rules"
 
@@ -305,7 +307,7 @@ test_tarball() {  # test_tarball SUITE
   [ "$exec_start" = /usr/local/bin/audiosessiond ] || fail "$suite: the tarball's unit runs '$exec_start'"
   as_user systemd-analyze --user verify "$unit" >"$ROOTFS/tmp/verify.log" 2>&1 || {
     cat "$ROOTFS/tmp/verify.log" >&2; fail "$suite: systemd-analyze --user verify $unit"; }
-  in_root env MANPAGER=cat man audiosessiond 2>/dev/null | grep -q -- --linking || fail "$suite: man audiosessiond from /usr/local"
+  grep -q -- --linking <<<"$(in_root env MANPAGER=cat man audiosessiond 2>/dev/null)" || fail "$suite: man audiosessiond from /usr/local"
   run_daemon "$suite" "$exec_start" PipeWire
   grep -q "policy rules: .* from /usr/local/share/audiosession/policy-rules" "$ROOTFS/tmp/audiosessiond-PipeWire.log" \
     || fail "$suite: the tarball's daemon did not read /usr/local/share/audiosession/policy-rules"
