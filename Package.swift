@@ -68,18 +68,21 @@ let package = Package(
             name: "AudioSessionControl",
             dependencies: [
                 "PipeWireGraph", "PolicyRules", "PipeWireSandbox", "PulseAudioServer", "AudioSession", "SessionBus",
-                "AppProcesses", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "AppProcesses", "AudioSessionVersion", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
         // The app-facing Swift library: AVAudioSession's API over the D-Bus session API.
         .target(name: "AudioSession", dependencies: ["SessionBus", "SessionPolicy"]),
 
+        // The release number, in one place: both command lines print it, the Makefile reads it.
+        .target(name: "AudioSessionVersion"),
+
         // --- Thin executables ----------------------------------------------------------------
         .executableTarget(
             name: "audiosessiond",
             dependencies: [
-                "AudioSessionDaemon", "SessionPolicy",
+                "AudioSessionDaemon", "SessionPolicy", "AudioSessionVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

@@ -1,10 +1,12 @@
 import ArgumentParser
+import AudioSessionVersion
 
 /// `audiosessionctl`: the command line of audiosession.
 public struct AudioSessionCtl: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "audiosessionctl",
         abstract: "Inspect and control the audiosession manager.",
+        version: AudioSessionVersion.version,
         subcommands: [
             StatusCommand.self, MonitorCommand.self, RunCommand.self, SilentCommand.self, PermissionCommand.self,
             GraphCommand.self, RulesCommand.self, DemoCommand.self, SimulateCommand.self,

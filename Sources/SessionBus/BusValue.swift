@@ -24,6 +24,10 @@ public indirect enum BusValue: Sendable, Hashable {
     case dictEntry(key: BusValue, value: BusValue)
     case structure([BusValue])
     case variant(BusValue)
+    /// A file descriptor (`h`), only ever read: where one was, e.g. the `ProcessFD` that
+    /// dbus-daemon 1.15.2 and later (Debian 13) add to GetConnectionCredentials. The descriptor
+    /// itself is not kept (it belongs to the message), and this API never sends one.
+    case unixFD
 
     /// The D-Bus signature of this value (one complete type).
     public var signature: String {
@@ -44,6 +48,7 @@ public indirect enum BusValue: Sendable, Hashable {
         case .dictEntry(let key, let value): "{" + key.signature + value.signature + "}"
         case .structure(let fields): "(" + fields.map(\.signature).joined() + ")"
         case .variant: "v"
+        case .unixFD: "h"
         }
     }
 
@@ -93,6 +98,8 @@ extension BusValue {
             for field in fields { try field.validate(insideArray: false) }
         case .variant(let inner):
             try inner.validate(insideArray: false)
+        case .unixFD:
+            throw .invalidArgs("file descriptors cannot be sent")
         default:
             break
         }
@@ -169,6 +176,7 @@ extension BusValue: CustomStringConvertible {
         case .dictEntry(let key, let value): "\(key): \(value)"
         case .structure(let fields): "(" + fields.map(\.description).joined(separator: ", ") + ")"
         case .variant(let inner): "<\(inner.signature)> \(inner)"
+        case .unixFD: "fd"
         }
     }
 }

@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import AudioSessionDaemon
+import AudioSessionVersion
 import Logging
 import SessionPolicy
 
@@ -20,7 +21,8 @@ struct AudioSessionD: ParsableCommand {
             pulse/native in XDG_RUNTIME_DIR), it attaches to PulseAudio as a policy client (--backend chooses). \
             If the server is not running yet it keeps retrying; if it restarts it reconnects and re-applies everything. SIGHUP reloads the policy rules (so does editing them). SIGINT or SIGTERM \
             undo everything the daemon changed, then it exits.
-            """)
+            """,
+        version: AudioSessionVersion.version)
 
     @Option(help: ArgumentHelp(
         "Who links streams to devices: auto (only while no other session manager such as WirePlumber runs), always, or never.",

@@ -126,6 +126,16 @@ struct LocationsTests {
         #expect(RuleLocations.shippedDirectory(environment: [:], executablePath: executable) == URL(fileURLWithPath: root.path).resolvingSymlinksInPath().path + "/policy-rules")
     }
 
+    @Test("an installed binary finds <prefix>/share/audiosession/policy-rules beside <prefix>/bin")
+    func prefix() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        try root.write("opt/share/audiosession/policy-rules/10.conf", "")
+        try root.write("opt/bin/audiosessiond", "")
+        #expect(RuleLocations.shippedDirectory(environment: [:], executablePath: root.path + "/opt/bin/audiosessiond")
+            == URL(fileURLWithPath: root.path).resolvingSymlinksInPath().path + "/opt/share/audiosession/policy-rules")
+    }
+
     @Test("otherwise the installed directory")
     func installed() {
         #expect(RuleLocations.shippedDirectory(environment: [:], executablePath: "/nonexistent/bin/audiosessiond") == "/usr/share/audiosession/policy-rules")

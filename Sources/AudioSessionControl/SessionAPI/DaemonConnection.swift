@@ -53,6 +53,7 @@ enum JSONValues {
         case .double(let v): v.isFinite ? v : 0
         case .string(let v), .objectPath(let v), .signature(let v): v
         case .variant(let inner): object(inner)
+        case .unixFD: NSNull()
         case .dictEntry(let key, let value): [key.description: object(value)]
         case .array(let element, let items):
             if element.hasPrefix("{"), let dictionary = value.dictionaryValue {

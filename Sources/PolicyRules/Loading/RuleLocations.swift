@@ -45,12 +45,25 @@ public struct RuleLocations: Hashable, Sendable {
     }
 
     /// `$AUDIOSESSION_RULES_DIR`; else `<repo>/policy-rules` when running from a build
-    /// directory inside a checkout (`<repo>/.build/<config>/audiosessiond`); else the
-    /// installed `/usr/share/audiosession/policy-rules`.
+    /// directory inside a checkout (`<repo>/.build/<config>/audiosessiond`); else
+    /// `<prefix>/share/audiosession/policy-rules` beside `<prefix>/bin/audiosessiond` when it
+    /// exists (`make install PREFIX=...`); else the installed `/usr/share/audiosession/policy-rules`.
     public static func shippedDirectory(environment: [String: String], executablePath: String?) -> String {
         if let configured = environment[shippedDirectoryVariable], !configured.isEmpty { return configured }
         if let executablePath, let checkout = checkoutRules(above: executablePath) { return checkout }
+        if let executablePath, let prefixed = prefixRules(beside: executablePath) { return prefixed }
         return installedShippedDirectory
+    }
+
+    /// `<prefix>/share/audiosession/policy-rules` for an executable in `<prefix>/bin` (symlinks
+    /// resolved), when that directory exists: where `make install PREFIX=<prefix>` puts them.
+    static func prefixRules(beside executablePath: String) -> String? {
+        let bin = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath().deletingLastPathComponent()
+        guard bin.lastPathComponent == "bin" else { return nil }
+        let rules = bin.deletingLastPathComponent().appendingPathComponent("share/audiosession/policy-rules").path
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: rules, isDirectory: &isDirectory), isDirectory else { return nil }
+        return rules
     }
 
     /// `$XDG_CONFIG_HOME/audiosession/policy-rules.d`, `XDG_CONFIG_HOME` defaulting to `~/.config`.
