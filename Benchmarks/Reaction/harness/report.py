@@ -305,14 +305,15 @@ def section(results, plot_path, command):
     out.append("- **duck**: the first `Props` change that lowers a victim's effective gain below 0.99 (its own `volume` × "
                "the node it plays into: WirePlumber 0.4 ducks the endpoint node's `monitorVolumes`, WirePlumber 0.5 the "
                "`volume` of the role loopback's playback side, in one step, audiosessiond the "
-               "stream's `volume` in a 250 ms ramp of 10 ms steps, whose first step is 0.972); *full*: every victim at "
+               "stream's soft volumes (`softVolumes` over `channelVolumes`) in a 250 ms ramp of 10 ms steps, whose first "
+               "step is 0.972); *full*: every victim at "
                "the duck level 0.3. Restore: the first step up / every victim back at 1.0. PulseAudio's "
                "`module-role-ducking` is not timed: it changes a volume *factor*, which posts no event and is not in "
                "`pa_sink_input_info`, so no client can see when it happens.")
-    out.append("- 30 ms + up to 10 ms of random jitter between trials (audiosessiond's ducks on PipeWire 1.4.2: 800 ms, "
-               "since its one write starts a ramp the stream's converter runs for 250 ms, an unduck 500 ms, and 1.4.2's "
-               "converter takes no new ramp while one runs: a duck asked for sooner waits for it); a trial that sees no "
-               "reaction within 3 s counts as timed out and is left out of the percentiles.")
+    out.append("- 30 ms + up to 10 ms of random jitter between trials on every stack, so a duck often begins while "
+               "the last one's restore still runs; a trial that sees no "
+               "reaction within 3 s counts as timed out and is left out of the percentiles. Each scale runs the "
+               "interrupt trials, then the ducks, then the reflex floor (whose cut links are not always given back).")
     if results.get("priorities"):
         out.append("- The machine is shared, so every system gets the same treatment: the observer runs SCHED_FIFO 10 "
                    "(its timestamps are not late), the audio servers and session managers under test run at nice -10, "

@@ -281,6 +281,22 @@ class Run:
                                       duration=self.profile["cap_interrupt_1.4" if on_1_4 else "cap_interrupt"])
         system["scales"][str(streams)] = self.summary(rows, cost, "interrupt")
         self.check_alive(stack, f"interrupt, {streams} streams")
+        duck_trials = self.profile["duck_1.4" if on_1_4 else "duck"].get(streams)
+        # PulseAudio's role-ducking changes a volume factor no client can see: not timed
+        if duck_trials and manager != "pulseaudio" and stack.daemon.poll() is None:
+            log(f"{manager}: {streams} streams, duck")
+            # Trials 30 ms apart on every stack: a notification right after another, so a duck
+            # undone mid-ramp must turn around and end exactly (the restore is every victim back
+            # at 1.0).
+            rows, cost = self.bench.react(stack, "duck", duck_trials, streams,
+                                          f"duck-{streams}", settle_ms=30,
+                                          duration=self.profile["cap_duck_1.4" if on_1_4 else "cap_duck"])
+            system["duck"][str(streams)] = self.summary(rows, cost, "duck")
+            self.check_alive(stack, f"duck, {streams} streams")
+        # The reflex floor last: its observer cuts a victim's links itself, and a victim whose
+        # links another client removed is not always linked again (the daemon did not hold it
+        # yet, so it has nothing to give back): on 2026-11-27 that left the victim silent after
+        # 7-37 reflex trials at 1 stream, and the duck after it measured nothing.
         reflex_trials = self.profile["reflex_1.4" if on_1_4 else "reflex"].get(streams)
         if manager in REFLEX_SYSTEMS and reflex_trials and stack.daemon.poll() is None:
             log(f"{manager}: {streams} streams, the reflex floor")
@@ -288,19 +304,6 @@ class Run:
                                           duration=self.profile["cap_interrupt_1.4" if on_1_4 else "cap_interrupt"])
             system.setdefault("reflex", {})[str(streams)] = self.summary(rows, cost, "interrupt")
             self.check_alive(stack, f"reflex, {streams} streams")
-        duck_trials = self.profile["duck_1.4" if on_1_4 else "duck"].get(streams)
-        # PulseAudio's role-ducking changes a volume factor no client can see: not timed
-        if duck_trials and manager != "pulseaudio" and stack.daemon.poll() is None:
-            log(f"{manager}: {streams} streams, duck")
-            # On 1.4.2 a duck's one write starts a ramp the converter runs for 250 ms, an unduck
-            # 500 ms, and it takes no new ramp while one runs: trials 0.8 s apart, so each duck
-            # starts from a settled stream (what a notification seconds after another sees).
-            settle = 800 if manager == "audiosessiond-1.4" else 30
-            rows, cost = self.bench.react(stack, "duck", duck_trials, streams,
-                                          f"duck-{streams}", settle_ms=settle,
-                                          duration=self.profile["cap_duck_1.4" if on_1_4 else "cap_duck"])
-            system["duck"][str(streams)] = self.summary(rows, cost, "duck")
-            self.check_alive(stack, f"duck, {streams} streams")
         self.bench.stop_farms(farms)
         stack.stop()
 
