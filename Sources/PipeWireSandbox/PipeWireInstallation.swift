@@ -1,20 +1,47 @@
 import Foundation
 
-/// A PipeWire unpacked under a private prefix (Debian packages extracted with `dpkg-deb -x`,
-/// never installed), so a sandbox can run a newer stack than the system's: PipeWire 1.4.2 and
-/// WirePlumber 0.5.8 from bookworm-backports beside the system's 0.3.65 and 0.4.13
-/// (`scripts/fetch-pipewire-backport.sh`).
-///
-/// Its programs run with `LD_LIBRARY_PATH`, `SPA_PLUGIN_DIR` and `PIPEWIRE_MODULE_DIR` pointing
-/// into the prefix. Our own clients keep the system's library: the protocol is compatible.
+/// A PipeWire beside the system's, so a sandbox can run a newer stack than Debian 12's 0.3.65 and
+/// WirePlumber 0.4.13:
+/// - an unpacked prefix (Debian packages extracted with `dpkg-deb -x`, never installed):
+///   PipeWire 1.4.2 and WirePlumber 0.5.8 from bookworm-backports
+///   (`scripts/fetch-pipewire-backport.sh`). Its programs run with `LD_LIBRARY_PATH`,
+///   `SPA_PLUGIN_DIR` and `PIPEWIRE_MODULE_DIR` pointing into the prefix; our own programs keep
+///   the system's library (the protocol is compatible).
+/// - a Debian root (debootstrap): PipeWire 1.6 and WirePlumber 0.5.12 from trixie-backports
+///   (`scripts/fetch-pipewire-1.6.sh`). Trixie's programs need trixie's glibc, newer than the
+///   host's, so they run through the root's own dynamic loader (wrappers in ``programDirectory``),
+///   not a chroot: a chroot needs privileges and bind mounts of every path a test hands a
+///   program (its temporary directories, the checkout, the Swift runtime), and the loader needs
+///   neither. Our own programs run there too (``runnable(_:)``), as a daemon built here would on
+///   a desktop that runs that stack.
 public struct PipeWireInstallation: Sendable, Equatable {
-    /// The prefix: `usr/bin`, `usr/lib/<triplet>`, `usr/share/pipewire` below it.
+    /// The prefix (or root): `usr/bin`, `usr/lib/<triplet>`, `usr/share/pipewire` below it.
     public let prefix: URL
     public let libraryDirectory: URL
+    /// Where its programs are started from: the prefix's `usr/bin`, or the wrappers that start
+    /// a root's programs with the root's loader.
+    public let programDirectory: URL
+    /// A root's dynamic loader; nil for a prefix, whose programs the host's loader runs.
+    public let loader: URL?
 
     /// Checks that the prefix holds a server, its library, SPA plugins and modules.
     public init(prefix: URL) throws {
+        try self.init(prefix: prefix, programDirectory: prefix.appendingPathComponent("usr/bin"), loader: nil)
+    }
+
+    /// A Debian root run through its own loader: `programDirectory` holds a wrapper per program.
+    public init(root: URL, programDirectory: URL) throws {
+        let loader = root.appendingPathComponent("usr/lib64/ld-linux-x86-64.so.2")
+        guard FileManager.default.fileExists(atPath: loader.path) else {
+            throw SandboxError.missingInstallation("no dynamic loader \(loader.path) in the root")
+        }
+        try self.init(prefix: root, programDirectory: programDirectory, loader: loader)
+    }
+
+    private init(prefix: URL, programDirectory: URL, loader: URL?) throws {
         self.prefix = prefix
+        self.programDirectory = programDirectory
+        self.loader = loader
         let lib = prefix.appendingPathComponent("usr/lib")
         let triplet = (try? FileManager.default.contentsOfDirectory(atPath: lib.path))?
             .sorted().first { FileManager.default.fileExists(atPath: lib.appendingPathComponent("\($0)/spa-0.2").path) }
@@ -24,7 +51,7 @@ public struct PipeWireInstallation: Sendable, Equatable {
         libraryDirectory = lib.appendingPathComponent(triplet)
         for needed in [executable("pipewire"), libraryDirectory.appendingPathComponent("pipewire-0.3").path, configurationDirectory.path]
         where !FileManager.default.fileExists(atPath: needed) {
-            throw SandboxError.missingInstallation("\(needed) is missing from the PipeWire prefix \(prefix.path)")
+            throw SandboxError.missingInstallation("\(needed) is missing from the PipeWire installation \(prefix.path)")
         }
     }
 
@@ -51,9 +78,35 @@ public struct PipeWireInstallation: Sendable, Equatable {
             return nil
         case "1.4", "backport":
             return try backport(packageRoot: packageRoot)
+        case "1.6", "trixie":
+            return try trixie(packageRoot: packageRoot)
         case let other:
-            throw SandboxError.missingInstallation("AUDIOSESSION_TEST_STACK=\(other): say 1.4 (the backport) or debian")
+            throw SandboxError.missingInstallation(
+                "AUDIOSESSION_TEST_STACK=\(other): say 1.6 (trixie-backports), 1.4 (bookworm-backports) or debian")
         }
+    }
+
+    /// The PipeWire 1.6 of `scripts/fetch-pipewire-1.6.sh`: the trixie root in
+    /// `.build-pipewire-1.6/root` of the package at `packageRoot`, its wrappers in
+    /// `.build-pipewire-1.6/bin`. A missing root is an error that says how to make it.
+    public static func trixie(packageRoot: URL) throws -> PipeWireInstallation {
+        let work = packageRoot.appendingPathComponent(".build-pipewire-1.6")
+        do {
+            return try PipeWireInstallation(
+                root: work.appendingPathComponent("root"), programDirectory: work.appendingPathComponent("bin"))
+        } catch SandboxError.missingInstallation(let reason) {
+            throw SandboxError.missingInstallation(
+                "PipeWire 1.6 is not in \(work.path) (\(reason)): run scripts/fetch-pipewire-1.6.sh as root or with sudo (make deps does)")
+        }
+    }
+
+    /// The WirePlumber series of this installation, read from its library's name
+    /// (`libwireplumber-0.5.so.0`); nil when it has none.
+    public var wirePlumberSeries: WirePlumberSeries? {
+        guard hasWirePlumber else { return nil }
+        let libraries = (try? FileManager.default.contentsOfDirectory(atPath: libraryDirectory.path)) ?? []
+        if libraries.contains(where: { $0.hasPrefix("libwireplumber-0.4.so") }) { return .v0_4 }
+        return .v0_5
     }
 
     /// The package this library was built in (the backport prefix lives there).
@@ -62,7 +115,7 @@ public struct PipeWireInstallation: Sendable, Equatable {
     }
 
     /// A program of this installation (`pipewire`, `pw-cat`, `pipewire-pulse`).
-    public func executable(_ name: String) -> String { prefix.appendingPathComponent("usr/bin/\(name)").path }
+    public func executable(_ name: String) -> String { programDirectory.appendingPathComponent(name).path }
 
     /// Whether the prefix holds WirePlumber (0.5.8 in the backport).
     public var hasWirePlumber: Bool { FileManager.default.isExecutableFile(atPath: executable("wireplumber")) }
@@ -91,13 +144,76 @@ public struct PipeWireInstallation: Sendable, Equatable {
 
     /// What its programs need to load its libraries, plugins and modules, and read the
     /// configuration in `configuration` (a copy of ``configurationDirectory`` with drop-ins).
+    /// A root's programs get their libraries from the loader's `--library-path`, never from
+    /// `LD_LIBRARY_PATH`: the root's C library would break every host program it reached (the
+    /// wrapper's shell first).
     public func environment(configuration: URL) -> [String: String] {
-        [
-            "LD_LIBRARY_PATH": libraryDirectory.path,
+        var environment = [
             "SPA_PLUGIN_DIR": libraryDirectory.appendingPathComponent("spa-0.2").path,
             "PIPEWIRE_MODULE_DIR": libraryDirectory.appendingPathComponent("pipewire-0.3").path,
             "PIPEWIRE_CONFIG_DIR": configuration.path,
         ]
+        if loader == nil { environment["LD_LIBRARY_PATH"] = libraryDirectory.path }
+        return environment
+    }
+
+    /// Whether a program built here (`audiosessiond`) runs on this installation's libraries,
+    /// not the host's: a root's do (its libpipewire is the one under test); a prefix's run on
+    /// the system's library.
+    public var runsBuiltPrograms: Bool { loader != nil }
+
+    /// `program` (built here, for the host) made to run on the root: a copy beside it, in
+    /// `root-<name of the root's parent>/`, whose interpreter is the root's loader and whose
+    /// RPATH puts the root's libraries before the Swift runtime it was linked with. A copy, not
+    /// `ld.so program`: the program still sees itself in `/proc/self/exe` (the daemon finds the
+    /// checkout's rules from there; `audiosessionctl simulate` runs itself again), and DT_RPATH,
+    /// unlike the linker's RUNPATH, applies to the libraries' own dependencies too. Made again
+    /// when the program is newer than its copy. The program itself for a prefix.
+    public func runnable(_ program: String) throws -> String {
+        guard let loader else { return program }
+        let source = URL(fileURLWithPath: program)
+        let directory = source.deletingLastPathComponent()
+            .appendingPathComponent("root-\(prefix.deletingLastPathComponent().lastPathComponent)")
+        let copy = directory.appendingPathComponent(source.lastPathComponent)
+        let files = FileManager.default
+        let built = (try? files.attributesOfItem(atPath: program)[.modificationDate] as? Date) ?? .distantFuture
+        if let made = try? files.attributesOfItem(atPath: copy.path)[.modificationDate] as? Date, made >= built {
+            return copy.path
+        }
+        try files.createDirectory(at: directory, withIntermediateDirectories: true)
+        let partial = directory.appendingPathComponent(".\(source.lastPathComponent).\(getpid()).partial")
+        try? files.removeItem(at: partial)
+        try files.copyItem(at: source, to: partial)
+        let linkedPath = try Self.patchelf(["--print-rpath", partial.path]).trimmingCharacters(in: .whitespacesAndNewlines)
+        // As the wrappers of scripts/fetch-pipewire-1.6.sh: the root's library directories.
+        let rootLibraries = [
+            libraryDirectory.path, prefix.appendingPathComponent("lib/\(libraryDirectory.lastPathComponent)").path,
+            libraryDirectory.appendingPathComponent("pipewire-0.3").path, libraryDirectory.appendingPathComponent("pulseaudio").path,
+        ]
+        let searchPath = (rootLibraries + linkedPath.split(separator: ":").map(String.init)).joined(separator: ":")
+        _ = try Self.patchelf(["--set-interpreter", loader.path, "--force-rpath", "--set-rpath", searchPath, partial.path])
+        _ = try files.replaceItemAt(copy, withItemAt: partial)
+        return copy.path
+    }
+
+    private static func patchelf(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/patchelf")
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        do { try process.run() } catch {
+            throw SandboxError.missingInstallation("patchelf (to run our programs on the root's libraries) is missing: run scripts/install-deps.sh")
+        }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw SandboxError.commandFailed("patchelf \(arguments.joined(separator: " ")): \(errorText)")
+        }
+        return String(decoding: data, as: UTF8.self)
     }
 }
 
@@ -105,6 +221,7 @@ public struct PipeWireInstallation: Sendable, Equatable {
 public enum WirePlumberSeries: Sendable, Equatable {
     /// Debian 12's 0.4.13: Lua files in `main.lua.d/` and `policy.lua.d/`.
     case v0_4
-    /// The backport's 0.5.8: SPA-JSON drop-ins in `wireplumber.conf.d/`.
+    /// The 1.4 backport's 0.5.8 and trixie-backports' 0.5.12: SPA-JSON drop-ins in
+    /// `wireplumber.conf.d/`.
     case v0_5
 }

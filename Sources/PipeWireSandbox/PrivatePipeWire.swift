@@ -158,10 +158,11 @@ public final class PrivatePipeWire: @unchecked Sendable {
         }
     }
 
-    /// The WirePlumber ``startWirePlumber(configuration:timeout:)`` runs: 0.5.8 with a 1.4
-    /// installation that has it, else the system's (0.4.13 on Debian 12).
+    /// The WirePlumber ``startWirePlumber(configuration:timeout:)`` runs: the installation's
+    /// (0.5.8 in the 1.4 backport, 0.5.12 in the trixie root), else the system's (0.4.13 on
+    /// Debian 12).
     public var wirePlumberSeries: WirePlumberSeries {
-        installation?.hasWirePlumber == true ? .v0_5 : .v0_4
+        installation?.wirePlumberSeries ?? .v0_4
     }
 
     /// Starts WirePlumber (the usual session manager) with a private session bus of its own
@@ -271,10 +272,27 @@ public final class PrivatePipeWire: @unchecked Sendable {
         {
             return try spawnInstalled(executable, arguments, extraEnvironment: extraEnvironment)
         }
+        if let installation, installation.runsBuiltPrograms, Self.isBuiltHere(executable) {
+            // Ours (audiosessiond, audiosessionctl) on the installation's libraries and
+            // configuration, as on a desktop that runs that stack.
+            let environment = installationEnvironment(self.environment).merging(extraEnvironment) { $1 }
+            let process = try ManagedProcess(
+                installation.runnable(executable), arguments, environment: environment, logDirectory: logDirectory)
+            lock.withLock { clients.append(process) }
+            return process
+        }
         let environment = self.environment.merging(extraEnvironment) { $1 }
         let process = try ManagedProcess(executable, arguments, environment: environment, logDirectory: logDirectory)
         lock.withLock { clients.append(process) }
         return process
+    }
+
+    /// Whether `executable` is a program of this package: it lies beside the running test
+    /// binary, where SwiftPM puts them all.
+    static func isBuiltHere(_ executable: String) -> Bool {
+        let products = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        return URL(fileURLWithPath: executable).deletingLastPathComponent().standardizedFileURL.path
+            == products.standardizedFileURL.path
     }
 
     /// Starts a program of ``installation`` (its `pw-cat`: a stream whose converter is that
