@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 BIN := .build/$(CONFIG)
 
-.PHONY: all deps browsers apps build test test-stack-1.4 demo clean bench install fuzz soak
+.PHONY: all deps browsers apps build test test-stack-1.4 test-stack-1.6 demo clean bench install fuzz soak
 
 all: build
 
@@ -41,6 +41,14 @@ test: deps browsers apps
 test-stack-1.4: deps browsers apps
 	$(SWIFT) build --build-tests
 	AUDIOSESSION_TEST_STACK=1.4 scripts/run-tests.sh "$$($(SWIFT) build --show-bin-path)/audiosessionPackageTests.xctest" \
+		--filter PipeWireGraphTests --filter DaemonTests --filter SessionServiceTests
+
+## The integration suites on PipeWire 1.6.9 and WirePlumber 0.5.12 from trixie-backports (what
+## Ubuntu 26.04, Fedora 44 and Arch run), in the Debian trixie root install-deps makes
+## (scripts/fetch-pipewire-1.6.sh); the daemon under test runs on that root's libraries.
+test-stack-1.6: deps browsers apps
+	$(SWIFT) build --build-tests
+	AUDIOSESSION_TEST_STACK=1.6 scripts/run-tests.sh "$$($(SWIFT) build --show-bin-path)/audiosessionPackageTests.xctest" \
 		--filter PipeWireGraphTests --filter DaemonTests --filter SessionServiceTests
 
 ## Coverage-guided fuzzing (libFuzzer) of the rules reader and the D-Bus call decoding, FUZZ_SECONDS each (default 60):

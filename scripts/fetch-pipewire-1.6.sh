@@ -40,14 +40,19 @@ BACKPORTED=(pipewire pipewire-bin pipewire-pulse libpipewire-0.3-modules libspa-
 PLAIN=(pulseaudio-utils libpulse0 libsystemd0 libstdc++6)
 STAMP="$ROOT/.audiosession-stack"
 
-# One wrapper per program of the stack's packages in $WORK/bin: the root's loader and
-# libraries, whatever the host's. The library path comes before the absolute RUNPATHs the
-# root's binaries carry (pactl's /usr/lib/x86_64-linux-gnu/pulseaudio, the modules'
-# pipewire-0.3), which would otherwise name the host's copies. --argv0 keeps the name a
-# program is called by (pipewire-pulse is pipewire, and reads the configuration of its name).
-# Written on every run: they are cheap, and name the root where it is now.
+# One wrapper per program of the stack's packages in $WORK/bin, so a test names a program by
+# path. Each program of the root has its ELF interpreter set (patchelf) to the root's loader, as
+# it is at home: run by its own path, not as `ld.so PROGRAM`, it finds itself in
+# /proc/self/exe, where PipeWire reads a client's application.name ("pw-cat", not
+# "ld-linux-x86-64.so.2"). The wrapper sets LD_LIBRARY_PATH for the program alone (the wrapper's
+# host shell never sees it): it comes before the absolute RUNPATHs the root's libraries carry
+# (libpulse's /usr/lib/x86_64-linux-gnu/pulseaudio, the modules' pipewire-0.3), which would
+# otherwise name the host's copies. `exec -a` keeps the name a program is called by
+# (pipewire-pulse is pipewire, and reads the configuration of its name). Written on every run:
+# they are cheap, and name the root where it is now.
 write_wrappers() {
   local triplet="x86_64-linux-gnu" library_path="" directory package program name
+  local loader="$ROOT/usr/lib64/ld-linux-x86-64.so.2"
   for directory in usr/lib/$triplet lib/$triplet usr/lib/$triplet/pipewire-0.3 usr/lib/$triplet/pulseaudio \
                    usr/lib/$triplet/systemd; do
     library_path="${library_path:+$library_path:}$ROOT/$directory"
@@ -59,18 +64,23 @@ write_wrappers() {
     grep -E '^/usr/bin/[^/]+$' "$ROOT/var/lib/dpkg/info/$package.list" || true
   done | sort -u | while read -r program; do
     name="$(basename "$program")"
-    # The loader runs ELF programs only.
+    # ELF programs only (a symlink such as pipewire-pulse shares its target's interpreter).
     [ -f "$ROOT$program" ] && [ "$(head -c 4 "$ROOT$program" | tr -d '\177')" = "ELF" ] || continue
+    [ -L "$ROOT$program" ] || [ "$(patchelf --print-interpreter "$ROOT$program")" = "$loader" ] \
+      || patchelf --set-interpreter "$loader" "$ROOT$program"
     {
-      echo '#!/bin/sh'
+      echo '#!/bin/bash'
       echo "# Runs $name of the Debian trixie root (written by scripts/fetch-pipewire-1.6.sh)."
-      echo "exec '$ROOT/usr/lib64/ld-linux-x86-64.so.2' --library-path '$library_path' --argv0 \"\$0\" '$ROOT$program' \"\$@\""
+      echo "LD_LIBRARY_PATH='$library_path' exec -a \"\$0\" '$ROOT$program' \"\$@\""
     } > "$WORK/bin.new/$name"
     chmod 755 "$WORK/bin.new/$name"
   done
   rm -rf "$WORK/bin"
   mv "$WORK/bin.new" "$WORK/bin"
 }
+
+. "$PROJECT/scripts/install-missing.sh"
+install_missing fetch-pipewire-1.6 debootstrap debian-archive-keyring patchelf
 
 if [ -z "${PIPEWIRE_1_6_FORCE:-}" ] && [ -s "$STAMP" ] \
   && [ -x "$ROOT/usr/bin/pipewire" ] && [ -x "$ROOT/usr/bin/wireplumber" ]; then
@@ -79,8 +89,6 @@ if [ -z "${PIPEWIRE_1_6_FORCE:-}" ] && [ -s "$STAMP" ] \
   exit 0
 fi
 
-. "$PROJECT/scripts/install-missing.sh"
-install_missing fetch-pipewire-1.6 debootstrap debian-archive-keyring
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 

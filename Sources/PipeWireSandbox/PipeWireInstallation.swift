@@ -162,56 +162,94 @@ public struct PipeWireInstallation: Sendable, Equatable {
     /// the system's library.
     public var runsBuiltPrograms: Bool { loader != nil }
 
-    /// `program` (built here, for the host) made to run on the root: a copy beside it, in
-    /// `root-<name of the root's parent>/`, whose interpreter is the root's loader and whose
-    /// RPATH puts the root's libraries before the Swift runtime it was linked with. A copy, not
-    /// `ld.so program`: the program still sees itself in `/proc/self/exe` (the daemon finds the
-    /// checkout's rules from there; `audiosessionctl simulate` runs itself again), and DT_RPATH,
-    /// unlike the linker's RUNPATH, applies to the libraries' own dependencies too. Made again
-    /// when the program is newer than its copy. The program itself for a prefix.
+    /// `program` (built here, for the host) made to run on the root, as a binary shipped with
+    /// its Swift runtime would: a copy beside it, in `in-pipewire-1.6/`, whose interpreter is
+    /// the root's loader and whose DT_RPATH names the root's libraries, then the copy's own
+    /// directory, which holds copies of the Swift runtime libraries it links, their RUNPATH
+    /// removed. Why so much: the root's loader reads the host's `/etc/ld.so.cache`, so every
+    /// library not found on a search path would come from the host; the executable's DT_RPATH
+    /// (unlike the linker's RUNPATH) is searched for its libraries' own dependencies too, but
+    /// only for those without a RUNPATH of their own (the Swift runtime's `$ORIGIN` would send
+    /// libstdc++ to the host's). A copy, not `ld.so program`: the program still sees itself in
+    /// `/proc/self/exe` (the daemon finds the checkout's rules from there, `audiosessionctl
+    /// simulate` runs itself again). Made again when the program is newer than its copy. The
+    /// program itself for a prefix, whose libraries the host's C library loads.
     public func runnable(_ program: String) throws -> String {
         guard let loader else { return program }
         let source = URL(fileURLWithPath: program)
-        let directory = source.deletingLastPathComponent()
-            .appendingPathComponent("root-\(prefix.deletingLastPathComponent().lastPathComponent)")
+        // `in-pipewire-1.6/` for the root in `.build-pipewire-1.6/root`.
+        let rootName = prefix.deletingLastPathComponent().lastPathComponent.replacingOccurrences(of: ".build-", with: "")
+        let directory = source.deletingLastPathComponent().appendingPathComponent("in-\(rootName)")
         let copy = directory.appendingPathComponent(source.lastPathComponent)
-        let files = FileManager.default
-        let built = (try? files.attributesOfItem(atPath: program)[.modificationDate] as? Date) ?? .distantFuture
-        if let made = try? files.attributesOfItem(atPath: copy.path)[.modificationDate] as? Date, made >= built {
-            return copy.path
+        guard Self.isOutdated(copy, comparedWith: source) else { return copy.path }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let linkedPath = try Self.command("/usr/bin/patchelf", ["--print-rpath", program])
+            .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ":").map(String.init)
+            .filter { $0.hasPrefix("/") }
+        for library in try Self.linkedLibraries(of: program, below: linkedPath) {
+            let libraryCopy = directory.appendingPathComponent(library.lastPathComponent)
+            guard Self.isOutdated(libraryCopy, comparedWith: library) else { continue }
+            try Self.install(library, at: libraryCopy) { try Self.command("/usr/bin/patchelf", ["--remove-rpath", $0]) }
         }
-        try files.createDirectory(at: directory, withIntermediateDirectories: true)
-        let partial = directory.appendingPathComponent(".\(source.lastPathComponent).\(getpid()).partial")
-        try? files.removeItem(at: partial)
-        try files.copyItem(at: source, to: partial)
-        let linkedPath = try Self.patchelf(["--print-rpath", partial.path]).trimmingCharacters(in: .whitespacesAndNewlines)
         // As the wrappers of scripts/fetch-pipewire-1.6.sh: the root's library directories.
-        let rootLibraries = [
+        let searchPath = [
             libraryDirectory.path, prefix.appendingPathComponent("lib/\(libraryDirectory.lastPathComponent)").path,
             libraryDirectory.appendingPathComponent("pipewire-0.3").path, libraryDirectory.appendingPathComponent("pulseaudio").path,
-        ]
-        let searchPath = (rootLibraries + linkedPath.split(separator: ":").map(String.init)).joined(separator: ":")
-        _ = try Self.patchelf(["--set-interpreter", loader.path, "--force-rpath", "--set-rpath", searchPath, partial.path])
-        _ = try files.replaceItemAt(copy, withItemAt: partial)
+            "$ORIGIN",
+        ].joined(separator: ":")
+        try Self.install(source, at: copy) {
+            try Self.command("/usr/bin/patchelf", ["--set-interpreter", loader.path, "--force-rpath", "--set-rpath", searchPath, $0])
+        }
         return copy.path
     }
 
-    private static func patchelf(_ arguments: [String]) throws -> String {
+    private static func isOutdated(_ copy: URL, comparedWith source: URL) -> Bool {
+        let files = FileManager.default
+        let built = (try? files.attributesOfItem(atPath: source.path)[.modificationDate] as? Date) ?? .distantFuture
+        guard let made = try? files.attributesOfItem(atPath: copy.path)[.modificationDate] as? Date else { return true }
+        return made < built
+    }
+
+    /// Copies `source` to `destination` through a partial file that `change` edits; rename(2)
+    /// last, so a process running the old copy keeps it and the next start gets the new one.
+    private static func install(_ source: URL, at destination: URL, change: (String) throws -> String) throws {
+        let partial = destination.deletingLastPathComponent()
+            .appendingPathComponent(".\(destination.lastPathComponent).\(getpid()).partial")
+        try? FileManager.default.removeItem(at: partial)
+        try FileManager.default.copyItem(at: source, to: partial)
+        _ = try change(partial.path)
+        guard rename(partial.path, destination.path) == 0 else {
+            throw SandboxError.commandFailed("cannot move \(partial.path) to \(destination.path): errno \(errno)")
+        }
+    }
+
+    /// The libraries `program` loads (`ldd`, on the host) from the directories `below`: its
+    /// Swift runtime.
+    private static func linkedLibraries(of program: String, below directories: [String]) throws -> [URL] {
+        try command("/usr/bin/ldd", [program]).split(separator: "\n").compactMap { line in
+            guard let arrow = line.range(of: " => ") else { return nil }
+            let path = line[arrow.upperBound...].split(separator: " ").first.map(String.init) ?? ""
+            return directories.contains { path.hasPrefix($0 + "/") } ? URL(fileURLWithPath: path) : nil
+        }
+    }
+
+    private static func command(_ executable: String, _ arguments: [String]) throws -> String {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/patchelf")
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
         do { try process.run() } catch {
-            throw SandboxError.missingInstallation("patchelf (to run our programs on the root's libraries) is missing: run scripts/install-deps.sh")
+            throw SandboxError.missingInstallation(
+                "\(executable) (to run our programs on the root's libraries) is missing: run scripts/install-deps.sh")
         }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw SandboxError.commandFailed("patchelf \(arguments.joined(separator: " ")): \(errorText)")
+            throw SandboxError.commandFailed("\(executable) \(arguments.joined(separator: " ")): \(errorText)")
         }
         return String(decoding: data, as: UTF8.self)
     }

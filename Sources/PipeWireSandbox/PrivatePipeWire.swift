@@ -61,9 +61,16 @@ public final class PrivatePipeWire: @unchecked Sendable {
     public var serverConfigurationDirectory: URL { directory.appendingPathComponent("server-config") }
 
     /// The environment for a program of ``installation``: the sandbox's, plus its libraries.
+    /// For a root, its programs come first on `PATH` too: what ours start by name
+    /// (`audiosessionctl run -- pw-cat`) is that release's, as on a desktop that runs it, and
+    /// never the host's, which the root's SPA_PLUGIN_DIR would break.
     private func installationEnvironment(_ base: [String: String]) -> [String: String] {
         guard let installation else { return base }
-        return base.merging(installation.environment(configuration: serverConfigurationDirectory)) { $1 }
+        var environment = base.merging(installation.environment(configuration: serverConfigurationDirectory)) { $1 }
+        if installation.runsBuiltPrograms {
+            environment["PATH"] = [installation.programDirectory.path, base["PATH"]].compactMap { $0 }.joined(separator: ":")
+        }
+        return environment
     }
 
     deinit {
