@@ -79,11 +79,28 @@ write_wrappers() {
   mv "$WORK/bin.new" "$WORK/bin"
 }
 
+# The root's libraries with an absolute RUNPATH (the PipeWire modules' .../pipewire-0.3,
+# libpulse's .../pulseaudio) lose it: outside a chroot it names the host's directories, and a
+# library with a RUNPATH of its own never searches its program's DT_RPATH, so its other
+# dependencies came from the host's ld.so.cache (the root's loader reads the host's
+# /etc/ld.so.cache): the daemon under test loaded the host's libselinux for
+# module-protocol-native. Without it, the wrappers' LD_LIBRARY_PATH and our programs' DT_RPATH
+# (both name those directories in the root) find everything in the root.
+drop_absolute_runpaths() {
+  local library runpath
+  while IFS= read -r -d '' library; do
+    [ "$(head -c 4 "$library" | tr -d '\177')" = "ELF" ] || continue
+    runpath="$(patchelf --print-rpath "$library" 2>/dev/null)" || continue
+    case "$runpath" in /*) patchelf --remove-rpath "$library" ;; esac
+  done < <(find "$ROOT/usr/lib/x86_64-linux-gnu" -type f -name '*.so*' -print0)
+}
+
 . "$PROJECT/scripts/install-missing.sh"
 install_missing fetch-pipewire-1.6 debootstrap debian-archive-keyring patchelf
 
 if [ -z "${PIPEWIRE_1_6_FORCE:-}" ] && [ -s "$STAMP" ] \
   && [ -x "$ROOT/usr/bin/pipewire" ] && [ -x "$ROOT/usr/bin/wireplumber" ]; then
+  drop_absolute_runpaths
   write_wrappers
   echo "fetch-pipewire-1.6: $(cat "$STAMP") already in $ROOT"
   exit 0
@@ -148,5 +165,6 @@ for point in proc sys dev; do
 done
 rm -rf --one-file-system "$ROOT"
 mv "$NEW" "$ROOT"
+drop_absolute_runpaths
 write_wrappers
 echo "fetch-pipewire-1.6: $(cat "$ROOT/.audiosession-stack") in $ROOT"

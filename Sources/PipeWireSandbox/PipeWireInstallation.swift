@@ -9,17 +9,18 @@ import Foundation
 ///   the system's library (the protocol is compatible).
 /// - a Debian root (debootstrap): PipeWire 1.6 and WirePlumber 0.5.12 from trixie-backports
 ///   (`scripts/fetch-pipewire-1.6.sh`). Trixie's programs need trixie's glibc, newer than the
-///   host's, so they run through the root's own dynamic loader (wrappers in ``programDirectory``),
-///   not a chroot: a chroot needs privileges and bind mounts of every path a test hands a
-///   program (its temporary directories, the checkout, the Swift runtime), and the loader needs
-///   neither. Our own programs run there too (``runnable(_:)``), as a daemon built here would on
-///   a desktop that runs that stack.
+///   host's, so they run on the root's own dynamic loader (their ELF interpreter set to it, a
+///   wrapper in ``programDirectory`` giving them the root's library path), not in a chroot: a
+///   chroot needs privileges and bind mounts of every path a test hands a program (its
+///   temporary directories, the checkout, the Swift runtime), and the loader needs neither.
+///   Our own programs run there too (``runnable(_:)``), as a daemon built here would on a
+///   desktop that runs that stack.
 public struct PipeWireInstallation: Sendable, Equatable {
     /// The prefix (or root): `usr/bin`, `usr/lib/<triplet>`, `usr/share/pipewire` below it.
     public let prefix: URL
     public let libraryDirectory: URL
     /// Where its programs are started from: the prefix's `usr/bin`, or the wrappers that start
-    /// a root's programs with the root's loader.
+    /// a root's programs on the root's libraries.
     public let programDirectory: URL
     /// A root's dynamic loader; nil for a prefix, whose programs the host's loader runs.
     public let loader: URL?
