@@ -46,6 +46,9 @@ test-stack-1.4: deps browsers apps
 ## The integration suites on PipeWire 1.6.9 and WirePlumber 0.5.12 from trixie-backports (what
 ## Ubuntu 26.04, Fedora 44 and Arch run), in the Debian trixie root install-deps makes
 ## (scripts/fetch-pipewire-1.6.sh); the daemon under test runs on that root's libraries.
+## Not in `make test` yet: five tests that set a volume on a running null device (the sandbox's
+## speaker, headphones and card microphone) fail there, as PipeWire 1.6 leaves such a node's
+## volume as it was; the pass takes about 5 minutes.
 test-stack-1.6: deps browsers apps
 	$(SWIFT) build --build-tests
 	AUDIOSESSION_TEST_STACK=1.6 scripts/run-tests.sh "$$($(SWIFT) build --show-bin-path)/audiosessionPackageTests.xctest" \

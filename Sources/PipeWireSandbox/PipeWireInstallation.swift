@@ -158,6 +158,15 @@ public struct PipeWireInstallation: Sendable, Equatable {
         return environment
     }
 
+    /// Whether the first `Props` write to a running null device (a `support.null-audio-sink`
+    /// adapter in DSP mode: the sandbox's speakers, headphones and card microphone) is lost, and
+    /// the next one applied: PipeWire 1.6.9 does so (a running null source keeps channel volumes
+    /// 1.0 after a `pw-cli set-param ... Props { channelVolumes: [ 0.5, 0.5 ] }`, and takes a
+    /// second write). The sandbox writes unity volumes to its devices once, so that the test's
+    /// first volume (the user's, or the daemon's) is the second write. The trixie root is that
+    /// release.
+    public var dropsFirstVolumeWrite: Bool { loader != nil }
+
     /// Whether a program built here (`audiosessiond`) runs on this installation's libraries,
     /// not the host's: a root's do (its libpipewire is the one under test); a prefix's run on
     /// the system's library.

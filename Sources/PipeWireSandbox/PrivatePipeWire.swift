@@ -145,6 +145,11 @@ public final class PrivatePipeWire: @unchecked Sendable {
                 dump.ports(ofNode: ids[device.name]!).count == 2 * device.positions.count
             }
         }
+        guard installation?.dropsFirstVolumeWrite == true else { return }
+        for device in devices {
+            let unity = Array(repeating: "1.0", count: device.positions.count).joined(separator: ", ")
+            try run("pw-cli", ["set-param", String(ids[device.name]!), "Props", "{ channelVolumes: [ \(unity) ] }"])
+        }
     }
 
     /// Starts `pipewire-pulse` for pulse clients (`paplay`); `PULSE_SERVER` is then in `environment`.
