@@ -138,8 +138,11 @@ in_root() { $SUDO env DEBIAN_FRONTEND=noninteractive LC_ALL=C chroot "$NEW" "$@"
 in_root apt-get update -qq
 # What the mirror serves: the stack is whatever trixie-backports has (1.6.9 and 0.5.12 when
 # this was written); the versions go into the stamp and the log.
-in_root apt-cache policy pipewire wireplumber
-if ! in_root apt-cache policy pipewire | grep -q "$BACKPORTS"; then
+# (Read whole, then searched: `grep -q` on the pipe would end apt-cache early, and pipefail
+# would take its SIGPIPE for a failure.)
+policy="$(in_root apt-cache policy pipewire wireplumber)"
+echo "$policy"
+if ! grep -q "$BACKPORTS" <<<"$policy"; then
   echo "fetch-pipewire-1.6: $MIRROR serves no pipewire in $BACKPORTS" >&2
   exit 1
 fi
