@@ -18,6 +18,9 @@ PACKAGES=(
   python3 python3-dbus python3-gi
   # Test tones and their lengths (soxi)
   sox
+  # The PipeWire 1.6 stack: a trixie root (debootstrap), and our programs made to run on it
+  # (PipeWireSandbox sets their ELF interpreter to the root's loader)
+  debootstrap debian-archive-keyring patchelf
 )
 
 . "$(dirname "$0")/install-missing.sh"
@@ -31,6 +34,11 @@ fi
 # PipeWire 1.4.2 and WirePlumber 0.5.8 (bookworm-backports) unpacked into .build-pipewire-1.4/:
 # the second stack the integration suites run on; nothing is installed system-wide.
 "$(dirname "$0")/fetch-pipewire-backport.sh"
+
+# PipeWire 1.6.9 and WirePlumber 0.5.12 (trixie-backports) in a Debian trixie root in
+# .build-pipewire-1.6/ for the third test stack (make test-stack-1.6); nothing is installed
+# system-wide, and nothing stays mounted.
+"$(dirname "$0")/fetch-pipewire-1.6.sh"
 
 # PulseAudio 16 (the server) unpacked into .build-pulseaudio/ for the PulseAudio backend's
 # tests and the bench; never installed (it would autospawn for every libpulse client).

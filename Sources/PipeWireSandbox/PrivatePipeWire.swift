@@ -61,9 +61,16 @@ public final class PrivatePipeWire: @unchecked Sendable {
     public var serverConfigurationDirectory: URL { directory.appendingPathComponent("server-config") }
 
     /// The environment for a program of ``installation``: the sandbox's, plus its libraries.
+    /// For a root, its programs come first on `PATH` too: what ours start by name
+    /// (`audiosessionctl run -- pw-cat`) is that release's, as on a desktop that runs it, and
+    /// never the host's, which the root's SPA_PLUGIN_DIR would break.
     private func installationEnvironment(_ base: [String: String]) -> [String: String] {
         guard let installation else { return base }
-        return base.merging(installation.environment(configuration: serverConfigurationDirectory)) { $1 }
+        var environment = base.merging(installation.environment(configuration: serverConfigurationDirectory)) { $1 }
+        if installation.runsBuiltPrograms {
+            environment["PATH"] = [installation.programDirectory.path, base["PATH"]].compactMap { $0 }.joined(separator: ":")
+        }
+        return environment
     }
 
     deinit {
@@ -138,6 +145,11 @@ public final class PrivatePipeWire: @unchecked Sendable {
                 dump.ports(ofNode: ids[device.name]!).count == 2 * device.positions.count
             }
         }
+        guard installation?.dropsFirstVolumeWrite == true else { return }
+        for device in devices {
+            let unity = Array(repeating: "1.0", count: device.positions.count).joined(separator: ", ")
+            try run("pw-cli", ["set-param", String(ids[device.name]!), "Props", "{ channelVolumes: [ \(unity) ] }"])
+        }
     }
 
     /// Starts `pipewire-pulse` for pulse clients (`paplay`); `PULSE_SERVER` is then in `environment`.
@@ -158,10 +170,11 @@ public final class PrivatePipeWire: @unchecked Sendable {
         }
     }
 
-    /// The WirePlumber ``startWirePlumber(configuration:timeout:)`` runs: 0.5.8 with a 1.4
-    /// installation that has it, else the system's (0.4.13 on Debian 12).
+    /// The WirePlumber ``startWirePlumber(configuration:timeout:)`` runs: the installation's
+    /// (0.5.8 in the 1.4 backport, 0.5.12 in the trixie root), else the system's (0.4.13 on
+    /// Debian 12).
     public var wirePlumberSeries: WirePlumberSeries {
-        installation?.hasWirePlumber == true ? .v0_5 : .v0_4
+        installation?.wirePlumberSeries ?? .v0_4
     }
 
     /// Starts WirePlumber (the usual session manager) with a private session bus of its own
@@ -271,10 +284,27 @@ public final class PrivatePipeWire: @unchecked Sendable {
         {
             return try spawnInstalled(executable, arguments, extraEnvironment: extraEnvironment)
         }
+        if let installation, installation.runsBuiltPrograms, Self.isBuiltHere(executable) {
+            // Ours (audiosessiond, audiosessionctl) on the installation's libraries and
+            // configuration, as on a desktop that runs that stack.
+            let environment = installationEnvironment(self.environment).merging(extraEnvironment) { $1 }
+            let process = try ManagedProcess(
+                installation.runnable(executable), arguments, environment: environment, logDirectory: logDirectory)
+            lock.withLock { clients.append(process) }
+            return process
+        }
         let environment = self.environment.merging(extraEnvironment) { $1 }
         let process = try ManagedProcess(executable, arguments, environment: environment, logDirectory: logDirectory)
         lock.withLock { clients.append(process) }
         return process
+    }
+
+    /// Whether `executable` is a program of this package: it lies beside the running test
+    /// binary, where SwiftPM puts them all.
+    static func isBuiltHere(_ executable: String) -> Bool {
+        let products = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        return URL(fileURLWithPath: executable).deletingLastPathComponent().standardizedFileURL.path
+            == products.standardizedFileURL.path
     }
 
     /// Starts a program of ``installation`` (its `pw-cat`: a stream whose converter is that

@@ -59,6 +59,18 @@ struct FaultsAtLoadTests {
             softMuted = props.map { $0.softMute == true && $0.mute != true } ?? false
         }
         var description: String { "\(volume.map { "\($0)" } ?? "-") \(channels) soft ×\(softFactor)\(softMuted ? " muted" : "")" }
+
+        /// No channel volumes is every channel at unity: PipeWire 1.6 reports none for a pulse
+        /// stream (paplay) until someone writes its Props, and [1.0, 1.0] from then on.
+        static func == (a: Volume, b: Volume) -> Bool {
+            func sameChannels(_ x: [Float], _ y: [Float]) -> Bool {
+                if x.isEmpty { return y.allSatisfy { $0 == 1 } }
+                if y.isEmpty { return x.allSatisfy { $0 == 1 } }
+                return x == y
+            }
+            return a.volume == b.volume && sameChannels(a.channels, b.channels) && a.softFactor == b.softFactor
+                && a.softMuted == b.softMuted
+        }
     }
 
     /// What the checks looked at, printed for the record.

@@ -207,11 +207,11 @@ struct WirePlumberCoexistenceTests {
     }
 }
 
-/// What only WirePlumber 0.5.8 does, always on the backport whatever the stack under test:
-/// taking linking over from the daemon, and its role-based policy (the example
+/// What only WirePlumber 0.5 does, on the stack under test when it runs 0.5 (0.5.12 on the
+/// 1.6 stack), else on the 1.4 backport's 0.5.8: taking linking over from the daemon, and its role-based policy (the example
 /// `media-role-nodes.conf` loopbacks), which ducks and corks by role as the daemon does: the
 /// daemon says so once, and the shipped drop-in turns it off.
-@Suite("audiosessiond beside WirePlumber 0.5.8", .serialized)
+@Suite("audiosessiond beside WirePlumber 0.5", .serialized)
 struct WirePlumber05Tests {
     let conflict = "another session manager's role-based policy is on"
     let handedOver = "not linking: WirePlumber links streams (--linking=auto)"
@@ -219,7 +219,10 @@ struct WirePlumber05Tests {
     let coexistence = WirePlumberCoexistenceTests()
 
     func sandbox() throws -> PrivatePipeWire {
-        try PrivatePipeWire(installation: PipeWireInstallation.backport(packageRoot: PipeWireInstallation.packageRoot))
+        if let underTest = try PipeWireInstallation.underTest(), underTest.wirePlumberSeries == .v0_5 {
+            return try PrivatePipeWire(installation: underTest)
+        }
+        return try PrivatePipeWire(installation: PipeWireInstallation.backport(packageRoot: PipeWireInstallation.packageRoot))
     }
 
     func startWirePlumber(in sandbox: PrivatePipeWire) throws -> ManagedProcess {
