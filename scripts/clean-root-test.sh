@@ -38,18 +38,8 @@ TOOLCHAIN_PACKAGES=(binutils git gnupg2 libc6-dev libcurl4-openssl-dev libedit2 
   libsqlite3-0 libstdc++-12-dev libxml2-dev libz3-dev pkg-config tzdata zlib1g-dev libncurses6 make
   ca-certificates sudo)
 
-MOUNTS=()
-cleanup() {
-  local i
-  for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do umount -l "${MOUNTS[i]}" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-bind() {  # bind SOURCE TARGET [ro]
-  mkdir -p "$2"
-  mount --bind "$1" "$2"
-  MOUNTS+=("$2")
-  if [ "${3:-}" = ro ]; then mount -o remount,bind,ro "$2"; fi
-}
+. "$(dirname "$0")/root-mounts.sh"
+trap unmount_all EXIT
 
 if [ -n "${CLEAN_ROOT_FRESH:-}" ] || [ ! -f "$ROOTFS/.audiosession-clean-root" ]; then
   say "debootstrap --variant=minbase bookworm from $MIRROR"
@@ -63,12 +53,7 @@ fi
 # What the root needs from this machine: name resolution, the kernel's file systems, and the
 # toolchain (read-only).
 enter_root() {
-  cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
-  bind /proc "$ROOTFS/proc"
-  bind /sys "$ROOTFS/sys"
-  bind /dev "$ROOTFS/dev"
-  bind /dev/pts "$ROOTFS/dev/pts"
-  bind /dev/shm "$ROOTFS/dev/shm"
+  mount_system "$ROOTFS"
   bind "$TOOLCHAIN" "$ROOTFS$TOOLCHAIN" ro
 }
 enter_root

@@ -51,7 +51,7 @@ VERSION="$(dpkg-deb -f "$DEB" Version)"
 # (so that the .deb's Depends alone are proved to be enough for its binaries).
 TOOLS=(man-db bash zsh fish systemd dbus-daemon dbus-session-bus-common pipewire pipewire-bin wireplumber pulseaudio pulseaudio-utils jq make)
 
-MOUNTS=()
+. "$ROOT_DIR/scripts/root-mounts.sh"
 PIDS=()
 ROOTFS=""
 stop_pid() {  # stop_pid PID: SIGTERM, then SIGKILL after 5 s
@@ -65,16 +65,10 @@ cleanup() {
   local i
   for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[i]}"; done
   PIDS=()
-  for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do umount -l "${MOUNTS[i]}" 2>/dev/null || true; done
-  MOUNTS=()
+  unmount_all
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM  # through the EXIT trap: stop, unmount
-bind() {  # bind SOURCE TARGET
-  mkdir -p "$2"
-  mount --bind "$1" "$2"
-  MOUNTS+=("$2")
-}
 # Polls CONDITION (a command) every 0.1 s for at most SECONDS; fails with WHAT.
 wait_until() {  # wait_until SECONDS WHAT COMMAND...
   local seconds="$1" what="$2" deadline
@@ -131,12 +125,7 @@ test_suite() {
   if findmnt -rn -o TARGET | grep -q "^$ROOTFS"; then fail "$ROOTFS still has mounts"; fi
   rm -rf --one-file-system "$ROOTFS"
   cp -a "$WORK/$suite/pristine" "$ROOTFS"
-  cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
-  bind /proc "$ROOTFS/proc"
-  bind /sys "$ROOTFS/sys"
-  bind /dev "$ROOTFS/dev"
-  bind /dev/pts "$ROOTFS/dev/pts"
-  bind /dev/shm "$ROOTFS/dev/shm"
+  mount_system "$ROOTFS"
   mkdir -p "$WORK/$suite/archives/partial"
   bind "$WORK/$suite/archives" "$ROOTFS/var/cache/apt/archives"
   # Keep the downloaded packages for the next run (a minbase root would delete them).
