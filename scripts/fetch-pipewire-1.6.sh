@@ -121,6 +121,7 @@ for point in proc sys dev; do
   if mountpoint -q "$NEW/$point" 2>/dev/null; then $SUDO umount -l "$NEW/$point"; fi
 done
 $SUDO rm -rf --one-file-system "$NEW"
+mkdir -p "$WORK"
 
 echo "fetch-pipewire-1.6: debootstrap $SUITE into $NEW"
 $SUDO debootstrap --variant=minbase "$SUITE" "$NEW" "$MIRROR" >"$WORK/debootstrap.log" 2>&1 || {
