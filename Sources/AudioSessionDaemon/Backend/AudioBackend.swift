@@ -47,8 +47,6 @@ protocol AudioBackend: AnyObject {
     /// name): what the journal keeps, since numbers are reused.
     func name(of device: DeviceID) -> String?
     func device(named name: String) -> DeviceID?
-    /// Writes nothing more on its own (ramps it steps, settling): the daemon is exiting.
-    func stopWriting()
 
     // MARK: Links, levels, what the backend can do
 

@@ -99,7 +99,6 @@ final class Enforcement: @unchecked Sendable {
         hardware.stop()
         inputGains.undo()
         dataSources.undo()
-        backend.stopWriting()
         restore(journal.contents)
         journal.clear()
     }

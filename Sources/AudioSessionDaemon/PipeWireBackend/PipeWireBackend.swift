@@ -470,9 +470,6 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         graph.setRoute(device: card, index: Int(source), profileDevice: profileDevice)
     }
 
-    /// Nothing is written here on the backend's own initiative: every write is enforcement's.
-    func stopWriting() {}
-
     func hold(_ stream: StreamID) { linker.hold(stream.rawValue, in: snapshot) }
 
     func pinnedDevice(of stream: StreamID) -> DeviceID? {

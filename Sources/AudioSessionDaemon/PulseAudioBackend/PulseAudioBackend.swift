@@ -433,8 +433,6 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         id.direction == .input ? snapshot.sources[id.rawValue] : snapshot.sinks[id.rawValue]
     }
 
-    func stopWriting() {}
-
     // MARK: - Holds, routes, what the backend can do
 
     func hold(_ id: StreamID) {

@@ -74,7 +74,6 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
         actions.append(.dataSource(device, source))
         selectedDataSources[device] = source
     }
-    func stopWriting() {}
     /// As the PipeWire backend: holds asked during a server event wait for its end, so
     /// ``holdsWaiting`` says so once one was asked (a test's "event" never ends).
     var holdsWaitForTheEvent = false
