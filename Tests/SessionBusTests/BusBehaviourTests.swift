@@ -179,6 +179,26 @@ import Testing
         }
     }
 
+    /// A dictionary that carries a file descriptor among its values is read past it, as
+    /// dbus-daemon 1.15.2 and later (Debian 13) answer GetConnectionCredentials with ProcessFD:
+    /// every call to the daemon failed there while `h` was refused.
+    @Test func aFileDescriptorInAReceivedDictionaryIsReadPast() async throws {
+        try await withFixture { fixture in
+            // busctl cannot send a descriptor; dbus-python can (python3-dbus, installed by install-deps).
+            let script = """
+                import dbus, sys
+                bus = dbus.bus.BusConnection(sys.argv[1])
+                test = dbus.Interface(bus.get_object(sys.argv[2], sys.argv[3]), sys.argv[4])
+                print(sorted(test.Keys({"ProcessFD": dbus.types.UnixFd(0), "UnixUserID": dbus.UInt32(7)})))
+                """
+            let result = try await runProgram(
+                "/usr/bin/python3", ["-c", script, fixture.bus.address, testBusName, testPath, testInterfaceName],
+                logDirectory: fixture.bus.directory)
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardOutput.contains("ProcessFD") && result.standardOutput.contains("UnixUserID"), "\(result.standardOutput)")
+        }
+    }
+
     @Test func ownerDisconnectIsReported() async throws {
         try await withFixture { fixture in
             let (gone, goneSink) = AsyncStream.makeStream(of: String.self)

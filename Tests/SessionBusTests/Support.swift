@@ -30,6 +30,7 @@ let testInterface = BusInterface(
         BusMethod("Later", inputs: [.init("token", "u")], outputs: [.init("token", "u")]),
         BusMethod("WhoAmI", outputs: [.init("uid", "u"), .init("pid", "u"), .init("name", "s")]),
         BusMethod("Forget"),
+        BusMethod("Keys", inputs: [.init("map", "a{sv}")], outputs: [.init("keys", "as")]),
     ],
     properties: [
         BusProperty("Volume", "d"),
@@ -92,6 +93,8 @@ final class TestService: Sendable {
             call.reply([.uint32(call.caller.uid), .uint32(call.caller.pid), .string(call.caller.uniqueName)])
         case "Forget":
             break  // dropped unanswered: SessionBus must answer for us
+        case "Keys":
+            call.reply([.strings((args.first?.dictionaryValue ?? [:]).keys.sorted())])
         default:
             call.fail(.failed("unexpected \(call.member)"))
         }
