@@ -243,25 +243,16 @@ public struct PipeWireInstallation: Sendable, Equatable {
         }
     }
 
+    /// Runs one of the tools that make the copies (`patchelf`, `ldd`) to completion; its output.
     private static func command(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        do { try process.run() } catch {
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw SandboxError.missingInstallation(
                 "\(executable) (to run our programs on the root's libraries) is missing: run scripts/install-deps.sh")
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw SandboxError.commandFailed("\(executable) \(arguments.joined(separator: " ")): \(errorText)")
-        }
-        return String(decoding: data, as: UTF8.self)
+        let logs = FileManager.default.temporaryDirectory.appendingPathComponent("audiosession-runnable-\(getpid())")
+        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: logs) }
+        return try ManagedProcess.run(executable, arguments, environment: ProcessInfo.processInfo.environment, logDirectory: logs)
     }
 }
 
