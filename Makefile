@@ -21,6 +21,10 @@ apps:
 build: deps
 	$(SWIFT) build -c $(CONFIG)
 
+# The test binary, and the suites that run against a private server (each stack's pass).
+TESTS = "$$($(SWIFT) build --show-bin-path)/audiosessionPackageTests.xctest"
+INTEGRATION_SUITES := --filter PipeWireGraphTests --filter DaemonTests --filter SessionServiceTests
+
 ## Unit tests, then integration tests against a private PipeWire (never your session's).
 ## The test binary runs directly: `swift test` sometimes drops the last lines of its output.
 ## Suites run one after another: each integration test runs real daemons against deadlines,
@@ -33,26 +37,22 @@ build: deps
 ## install-deps makes, as test-stack-1.6 does (about 3.5 minutes on 2 cores).
 test: deps browsers apps
 	$(SWIFT) build --build-tests
-	scripts/run-tests.sh "$$($(SWIFT) build --show-bin-path)/audiosessionPackageTests.xctest"
-	AUDIOSESSION_TEST_STACK=1.4 scripts/run-tests.sh "$$($(SWIFT) build --show-bin-path)/audiosessionPackageTests.xctest" \
-		--filter PipeWireGraphTests --filter DaemonTests --filter SessionServiceTests
-	AUDIOSESSION_TEST_STACK=1.6 scripts/run-tests.sh "$$($(SWIFT) build --show-bin-path)/audiosessionPackageTests.xctest" \
-		--filter PipeWireGraphTests --filter DaemonTests --filter SessionServiceTests
+	scripts/run-tests.sh $(TESTS)
+	AUDIOSESSION_TEST_STACK=1.4 scripts/run-tests.sh $(TESTS) $(INTEGRATION_SUITES)
+	AUDIOSESSION_TEST_STACK=1.6 scripts/run-tests.sh $(TESTS) $(INTEGRATION_SUITES)
 
 ## The integration suites (PipeWireGraphTests, DaemonTests, SessionServiceTests) on PipeWire
 ## 1.4.2 and WirePlumber 0.5.8 only.
 test-stack-1.4: deps browsers apps
 	$(SWIFT) build --build-tests
-	AUDIOSESSION_TEST_STACK=1.4 scripts/run-tests.sh "$$($(SWIFT) build --show-bin-path)/audiosessionPackageTests.xctest" \
-		--filter PipeWireGraphTests --filter DaemonTests --filter SessionServiceTests
+	AUDIOSESSION_TEST_STACK=1.4 scripts/run-tests.sh $(TESTS) $(INTEGRATION_SUITES)
 
 ## The integration suites on PipeWire 1.6.9 and WirePlumber 0.5.12 from trixie-backports (what
 ## Ubuntu 26.04, Fedora 44 and Arch run), in the Debian trixie root install-deps makes
 ## (scripts/fetch-pipewire-1.6.sh); the daemon under test runs on that root's libraries.
 test-stack-1.6: deps browsers apps
 	$(SWIFT) build --build-tests
-	AUDIOSESSION_TEST_STACK=1.6 scripts/run-tests.sh "$$($(SWIFT) build --show-bin-path)/audiosessionPackageTests.xctest" \
-		--filter PipeWireGraphTests --filter DaemonTests --filter SessionServiceTests
+	AUDIOSESSION_TEST_STACK=1.6 scripts/run-tests.sh $(TESTS) $(INTEGRATION_SUITES)
 
 ## Coverage-guided fuzzing (libFuzzer) of the rules reader and the D-Bus call decoding, FUZZ_SECONDS each (default 60):
 ## executions and findings printed; a crash fails (docs/fuzzing.md).
