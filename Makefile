@@ -28,8 +28,8 @@ INTEGRATION_SUITES := --filter PipeWireGraphTests --filter DaemonTests --filter 
 ## Unit tests, then integration tests against a private PipeWire (never your session's).
 ## The test binary runs directly: `swift test` sometimes drops the last lines of its output.
 ## Suites run one after another: each integration test runs real daemons against deadlines,
-## and on 2 cores many at once only measure the machine's load (about 45 s). A failed run is
-## listed and run once more (scripts/run-tests.sh): only a failure that repeats fails.
+## and on 2 cores many at once only measure the machine's load (about 45 s). Each runs once
+## (scripts/run-tests.sh): a failure fails, with what the failing tests recorded printed last.
 ##
 ## Then the integration suites once more on each newer stack: PipeWire 1.4.2 and WirePlumber
 ## 0.5.8 from bookworm-backports, unpacked by install-deps (never installed), as test-stack-1.4

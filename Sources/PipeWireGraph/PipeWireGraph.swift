@@ -284,9 +284,11 @@ public final class PipeWireGraph: @unchecked Sendable {
     }
 
     /// Gives an adapter node or stream DSP ports (`PortConfig`, mode dsp) in its preferred
-    /// channel layout; needed before linking when no other session manager did it.
-    public func configurePorts(node: GlobalID) {
-        run { $0.configurePorts(node: node) }
+    /// channel layout; needed before linking when no other session manager did it. With
+    /// `unlessItHasDSPPorts`, a node that has them by the time its formats are known (someone
+    /// configured it meanwhile, or its own ports came late) is left alone.
+    public func configurePorts(node: GlobalID, unlessItHasDSPPorts: Bool = false) {
+        run { $0.configurePorts(node: node, unlessItHasDSPPorts: unlessItHasDSPPorts) }
     }
 
     /// Resumes after a `pw_core_sync` round-trip (everything sent before it has been processed

@@ -11,6 +11,8 @@ public final class PrivatePipeWire: @unchecked Sendable {
     public let configDirectory: URL
     public let logDirectory: URL
     public let devices: [VirtualDevice]
+    /// The sandbox gives its devices their DSP ports (see ``init(devices:installation:startTimeout:configuresDevicePorts:)``).
+    public let configuresDevicePorts: Bool
     /// The PipeWire the server (and pipewire-pulse) run from; nil: the system's.
     public let installation: PipeWireInstallation?
     private let lock = NSLock()
@@ -22,11 +24,15 @@ public final class PrivatePipeWire: @unchecked Sendable {
     /// Creates the directories and conf and starts `pipewire` (from `installation` when given,
     /// else the stack under test: ``PipeWireInstallation/underTest()``); returns once its
     /// socket answers.
+    /// `configuresDevicePorts`: the sandbox gives its devices their DSP ports itself, as a
+    /// session manager would (it runs none, and PipeWire 1.x leaves them without). False for a
+    /// test of whoever should give them instead: the daemon alone, or WirePlumber.
     public init(
         devices: [VirtualDevice] = VirtualDevice.standard, installation: PipeWireInstallation? = nil,
-        startTimeout: Duration = .seconds(10)
+        startTimeout: Duration = .seconds(10), configuresDevicePorts: Bool = true
     ) throws {
         self.devices = devices
+        self.configuresDevicePorts = configuresDevicePorts
         let installation = try installation ?? PipeWireInstallation.underTest()
         self.installation = installation
         directory = FileManager.default.temporaryDirectory
@@ -120,7 +126,7 @@ public final class PrivatePipeWire: @unchecked Sendable {
             }
             return UnixSocket.accepts(path: socket)
         }
-        try configurePorts(of: devices, timeout: timeout)
+        if configuresDevicePorts { try configurePorts(of: devices, timeout: timeout) }
     }
 
     /// PipeWire 1.4.2 leaves the conf's null sinks in convert mode despite their
@@ -182,10 +188,14 @@ public final class PrivatePipeWire: @unchecked Sendable {
     /// streams. `configuration` adds files to its configuration directory, by path below it
     /// (0.4: `main.lua.d/…`, `policy.lua.d/…`; 0.5: `wireplumber.conf.d/…`). Both are stopped
     /// by PID with the sandbox; stopping the returned process stops WirePlumber alone.
+    ///
+    /// It is ready when it provides the `default` metadata; with `managingDevicesOnly` (a
+    /// configuration without its linking and default-node policy, which provides none), when
+    /// it says what it does (`session.services` on its client, WirePlumber 0.5's last step).
     @discardableResult
-    public func startWirePlumber(configuration: [String: URL] = [:], timeout: Duration = .seconds(15)) throws
-        -> ManagedProcess
-    {
+    public func startWirePlumber(
+        configuration: [String: URL] = [:], managingDevicesOnly: Bool = false, timeout: Duration = .seconds(15)
+    ) throws -> ManagedProcess {
         let bus = try lock.withLock { () throws -> PrivateSessionBus in
             if let sessionBus { return sessionBus }
             let bus = try PrivateSessionBus()
@@ -210,13 +220,16 @@ public final class PrivatePipeWire: @unchecked Sendable {
             environment["XDG_CONFIG_HOME"] = configurationDirectory.path
             process = try spawn("wireplumber", [], extraEnvironment: environment)
         }
-        try waitUntil(timeout: timeout, "WirePlumber provides the default metadata") {
+        let readiness = managingDevicesOnly ? "WirePlumber says what it does (session.services)" : "WirePlumber provides the default metadata"
+        try waitUntil(timeout: timeout, readiness) {
             guard process.isRunning else {
                 throw SandboxError.notRunning("wireplumber exited at startup: \(process.errorOutput)")
             }
-            return try dump().objects.contains {
-                $0.type == "PipeWire:Interface:Metadata" && $0.property("metadata.name") == "default"
+            let objects = try dump().objects
+            if managingDevicesOnly {
+                return objects.contains { $0.type == "PipeWire:Interface:Client" && $0.property("session.services") != nil }
             }
+            return objects.contains { $0.type == "PipeWire:Interface:Metadata" && $0.property("metadata.name") == "default" }
         }
         return process
     }
@@ -375,7 +388,7 @@ public final class PrivatePipeWire: @unchecked Sendable {
         let device = VirtualDevice(name: name, description: description, positions: positions)
         try run("pw-cli", ["create-node", "adapter", device.adapterArguments])
         try waitUntil(timeout: .seconds(5), "node \(name) appears") { try dump().node(named: name) != nil }
-        try configurePorts(of: [device], timeout: .seconds(5))
+        if configuresDevicePorts { try configurePorts(of: [device], timeout: .seconds(5)) }
     }
 
     /// Gives a device node created at run time (`pw-cli create-node adapter`) its DSP ports,

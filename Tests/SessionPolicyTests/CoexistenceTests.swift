@@ -28,9 +28,44 @@ struct CoexistenceTests {
         #expect(!Coexistence.isSessionManager(GraphPeer(id: 2, name: "WirePlumberFan", binary: "fan")))
     }
 
+    @Test func aWirePlumberThatSaysItLinksNothingLeavesLinkingToTheDaemonAndKeepsDevicePorts() {
+        var coexistence = Coexistence(mode: .auto)
+        // WirePlumber 0.5 connects twice (same process), and says what it does a moment later.
+        let main = GraphPeer(id: 31, name: "WirePlumber", binary: "wireplumber", processID: 1254)
+        let export = GraphPeer(id: 37, name: "WirePlumber [export]", binary: "wireplumber", processID: 1254)
+        let handOver = coexistence.peersChanged([main, export, player])
+        #expect(handOver == .init(linksStreams: false, configuresDevicePorts: false, reason: "not linking: WirePlumber links streams (--linking=auto)"),
+                "said nothing yet: it links, as WirePlumber 0.4 does")
+        var devicesOnly = main
+        devicesOnly.services = GraphPeer.services(
+            from: "[api.alsa, audio, api.bluez, policy.device.profile, bluetooth.audio, policy.device.routes]")
+        let takeBack = coexistence.peersChanged([devicesOnly, export, player])
+        #expect(takeBack?.linksStreams == true)
+        #expect(takeBack?.configuresDevicePorts == false, "its node items give every device its ports")
+        #expect(coexistence.reason == "linking streams: WirePlumber manages devices only (--linking=auto)")
+        #expect(coexistence.peersChanged([export, devicesOnly]) == nil, "its second connection is the same program")
+        #expect(coexistence.peersChanged([export, player]) == nil, "leaving, it closes the connection that said it first")
+        #expect(coexistence.peersChanged([player])?.configuresDevicePorts == true, "gone: the daemon gives devices their ports again")
+        #expect(coexistence.linksStreams)
+        _ = coexistence.peersChanged([devicesOnly, export])
+
+        var standard = main
+        standard.services = GraphPeer.services(from: "[audio, policy.default-nodes, policy.linking.standard, policy.linking.role-based]")
+        #expect(coexistence.peersChanged([standard, export])?.linksStreams == false)
+        let alone = coexistence.peersChanged([player])
+        #expect(alone == .init(linksStreams: true, configuresDevicePorts: true, reason: "linking streams: no other session manager (--linking=auto)"))
+    }
+
+    @Test func theServicesListIsReadAsWirePlumberWritesIt() {
+        #expect(GraphPeer.services(from: "[api.alsa, audio, policy.linking.standard]") == ["api.alsa", "audio", "policy.linking.standard"])
+        #expect(GraphPeer.services(from: "[]") == [])
+        #expect(GraphPeer.services(from: nil) == nil)
+    }
+
     @Test func alwaysAndNeverIgnoreWhoElseIsThere() {
         var always = Coexistence(mode: .always)
-        #expect(always.peersChanged([wirePlumber]) == nil)
+        #expect(always.peersChanged([wirePlumber]) == .init(linksStreams: true, configuresDevicePorts: false, reason: "linking streams (--linking=always)"),
+                "it links, and leaves ports to WirePlumber")
         #expect(always.linksStreams)
         var never = Coexistence(mode: .never)
         #expect(!never.linksStreams)

@@ -78,8 +78,10 @@ protocol AudioBackend: AnyObject {
     /// How this backend can stop a stream's audio for an app that has no session API.
     var interruptionMethods: Set<InterruptionMethod> { get }
     /// Links streams to devices (and provides the `default` metadata), or leaves that to
-    /// another session manager and takes back the links it made (``Coexistence``).
-    func setLinking(_ links: Bool)
+    /// another session manager and takes back the links it made (``Coexistence``). While it
+    /// links, it gives devices their ports too when `configuringDevicePorts` (no other session
+    /// manager does).
+    func setLinking(_ links: Bool, configuringDevicePorts: Bool)
     /// Why this backend never links streams (the server routes every stream itself), or nil
     /// where linking follows ``Coexistence``.
     var routesItself: String? { get }

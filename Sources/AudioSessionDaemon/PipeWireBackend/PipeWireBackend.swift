@@ -217,7 +217,9 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private func reportPeers(in snapshot: GraphSnapshot) {
         let defaultOwner = snapshot.metadata[GraphEndpoints.defaultMetadata]?.properties["client.id"].flatMap(GlobalID.init)
         let peers = snapshot.clients.values.filter { !GraphEndpoints.isOwn($0) }.sorted { $0.id < $1.id }.map {
-            GraphPeer(id: $0.id, name: $0.applicationName, binary: $0.processBinary, providesDefaultMetadata: $0.id == defaultOwner)
+            GraphPeer(
+                id: $0.id, name: $0.applicationName, binary: $0.processBinary, providesDefaultMetadata: $0.id == defaultOwner,
+                processID: $0.securityPID, services: GraphPeer.services(from: $0.properties["session.services"]))
         }
         guard peers != reportedPeers else { return }
         reportedPeers = peers
@@ -238,7 +240,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         onEvent?(.rolePolicySeen(stream: stream.name, target: target.name))
     }
 
-    func setLinking(_ links: Bool) {
+    func setLinking(_ links: Bool, configuringDevicePorts: Bool) {
+        linker.configuresDevicePorts = configuringDevicePorts
         if links { linker.activate(in: snapshot, attached: attached) } else { linker.deactivate(in: snapshot) }
     }
 

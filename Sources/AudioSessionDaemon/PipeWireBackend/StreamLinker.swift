@@ -40,7 +40,17 @@ final class StreamLinker: @unchecked Sendable {
     private var pinned: [GlobalID: GlobalID] = [:]
     /// The policy's default devices (the route of a session with no wishes), by direction.
     private var preferredDefaults: [StreamDirection: GlobalID] = [:]
-    /// Streams we already asked to create their ports.
+    /// Whether it gives devices their DSP ports before linking them: while no other session
+    /// manager does (``Coexistence/configuresDevicePorts``). Streams get theirs from whoever
+    /// links them.
+    var configuresDevicePorts: Bool {
+        didSet {
+            guard configuresDevicePorts, !oldValue, ready else { return }
+            configureDevicePorts(in: graph.snapshot)
+            reconcileAll(in: graph.snapshot)
+        }
+    }
+    /// Streams and devices we already asked to create their ports.
     private var portsRequested: Set<GlobalID> = []
     /// False until the first registry burst is complete: reconciling half a graph would move
     /// streams to whatever device happened to be announced first.
@@ -92,6 +102,7 @@ final class StreamLinker: @unchecked Sendable {
         self.graph = graph
         self.logger = logger
         isActive = active
+        configuresDevicePorts = active
         configuredDefaultsFile = JournalFile(directory: stateDirectory, logger: logger)
         configuredDefaults = configuredDefaultsFile.read()
     }
@@ -117,14 +128,20 @@ final class StreamLinker: @unchecked Sendable {
         isActive = false
         ready = false
         var destroyed = 0
+        unlinking.removeAll()
         for link in snapshot.links.values where isOurs(link, in: snapshot) && Self.joinsStreamAndDevice(link, in: snapshot) {
             graph.unlink(link.id)
             destroyed += 1
+            // Linking is taken back at once when the other manager turns out to link nothing:
+            // a stream is linked again only once these are gone (a link to the same ports
+            // would be refused while they exist, and then they go).
+            for stream in [link.outputNode, link.inputNode] where snapshot.nodes[stream].flatMap(GraphEndpoints.streamDirection) != nil {
+                unlinking[stream, default: []].insert(link.id)
+            }
         }
         logger.info("handing linking over: \(destroyed) links of ours destroyed")
         linked.removeAll()
         pinned.removeAll()
-        unlinking.removeAll()
         held.removeAll()
         relinking.removeAll()
         linkSignatures.removeAll()
@@ -172,6 +189,7 @@ final class StreamLinker: @unchecked Sendable {
             guard isActive else { return }
             ready = true
             ensureDefaultMetadata(in: snapshot)
+            configureDevicePorts(in: snapshot)
             reconcileAll(in: snapshot)
         case .added(let object):
             guard ready else { return }
@@ -180,7 +198,11 @@ final class StreamLinker: @unchecked Sendable {
             guard ready else { return }
             objectAppearedOrChanged(object, isNew: false, in: snapshot)
         case .removed(let object):
-            guard ready else { return }
+            guard ready else {
+                // The links destroyed when linking was handed over are counted out even now.
+                if case .link(let link) = object { linkRemoved(link, in: snapshot) }
+                return
+            }
             objectRemoved(object, in: snapshot)
         case .metadataChanged(let name, let subject, let key, let value):
             rememberConfiguredDefault(name: name, subject: subject, key: key, value: value)
@@ -223,6 +245,7 @@ final class StreamLinker: @unchecked Sendable {
                 reconcile(streamID: node.id, in: snapshot)
             } else if isNew, GraphEndpoints.endpointDirection(of: node) != nil {
                 // A device's state changes (running, idle) do not move streams; its arrival may.
+                configurePortsIfNeeded(of: node, in: snapshot)
                 reconcileAll(in: snapshot)
             }
         case .port(let port):
@@ -261,6 +284,7 @@ final class StreamLinker: @unchecked Sendable {
             reconciledInputs[node.id] = nil
             unlinking[node.id] = nil
         } else if GraphEndpoints.endpointDirection(of: node) != nil {
+            portsRequested.remove(node.id)
             // The device's links died with it: its streams move to their new target.
             for stream in linked.keys { linked[stream]?.remove(node.id) }
             reconcileAll(in: snapshot)
@@ -274,6 +298,26 @@ final class StreamLinker: @unchecked Sendable {
         } else {
             reconcileAll(in: snapshot)
         }
+    }
+
+    // MARK: - Devices' ports
+
+    /// Without a session manager, a device's adapter has no DSP ports to link (PipeWire 1.x
+    /// leaves even a null sink's `adapter.auto-port-config` undone, with a converter's single
+    /// port): a session manager gives them, as WirePlumber's audio adapter items do.
+    private func configureDevicePorts(in snapshot: GraphSnapshot) {
+        for node in snapshot.nodes.values where GraphEndpoints.endpointDirection(of: node) != nil {
+            configurePortsIfNeeded(of: node, in: snapshot)
+        }
+    }
+
+    /// Asks once for a device's DSP ports when it has none. The graph looks again after a round
+    /// trip, and leaves a device whose ports came meanwhile (they come a moment after it) alone.
+    private func configurePortsIfNeeded(of device: Node, in snapshot: GraphSnapshot) {
+        guard isActive, configuresDevicePorts, !snapshot.hasDSPPorts(device), portsRequested.insert(device.id).inserted
+        else { return }
+        logger.debug("giving device \(device.id) ('\(device.name)') its DSP ports")
+        graph.configurePorts(node: device.id, unlessItHasDSPPorts: true)
     }
 
     // MARK: - Routes (the policy's choice)
@@ -346,7 +390,7 @@ final class StreamLinker: @unchecked Sendable {
         for stream in [link.outputNode, link.inputNode] where unlinking[stream]?.remove(link.id) != nil {
             guard unlinking[stream]?.isEmpty == true else { continue }
             unlinking[stream] = nil
-            if !held.contains(stream) { reconcile(streamID: stream, in: snapshot) }
+            if ready, !held.contains(stream) { reconcile(streamID: stream, in: snapshot) }
         }
     }
 
@@ -453,7 +497,8 @@ final class StreamLinker: @unchecked Sendable {
             return
         }
         if snapshot.portCount(of: streamID) == 0 {
-            // Without a session manager a stream has no ports until someone configures them.
+            // A stream has no ports until its linker configures them (WirePlumber does it as it
+            // links, so one that manages devices only leaves it to us).
             if portsRequested.insert(streamID).inserted { graph.configurePorts(node: streamID) }
             return
         }

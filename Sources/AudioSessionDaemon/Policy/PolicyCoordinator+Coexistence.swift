@@ -5,7 +5,7 @@ extension PolicyCoordinator {
     func peersChanged(_ peers: [GraphPeer]) {
         guard let change = coexistence.peersChanged(peers) else { return }
         logger.notice("\(change.reason)")
-        backend.setLinking(change.linksStreams)
+        backend.setLinking(change.linksStreams, configuringDevicePorts: change.configuresDevicePorts)
         // Holding a stream (unlinking it) is possible only while we link: every session's
         // ways of being interrupted change, and one held now is muted instead (the engine).
         for id in sessions.apps.keys.sorted() { submit(.capabilitiesChanged(id, interruptionMethods(of: id))) }

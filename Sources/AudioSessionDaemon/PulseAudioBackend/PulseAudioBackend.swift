@@ -525,7 +525,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
 
     var interruptionMethods: Set<InterruptionMethod> { [.unlink, .mute] }
 
-    func setLinking(_ links: Bool) {}
+    func setLinking(_ links: Bool, configuringDevicePorts: Bool) {}
 
     var routesItself: String? { "PulseAudio routes streams itself" }
 

@@ -47,7 +47,7 @@ extension GraphSession {
 
     /// Gives an adapter node or a stream its DSP ports (one mono F32 port per channel), in the
     /// channel layout of its preferred format: what a session manager does before linking.
-    func configurePorts(node nodeID: GlobalID) {
+    func configurePorts(node nodeID: GlobalID, unlessItHasDSPPorts: Bool = false) {
         guard let proxy = boundProxy(nodeID, .node, action: "configurePorts"), let node = mirror.nodes[nodeID]
         else { return }
         // Replies carry the value the method returns (the message's async seq).
@@ -60,6 +60,8 @@ extension GraphSession {
         sync { [weak self, weak proxy] completed in
             guard completed, let self, let proxy else { return }
             let formats = proxy.pendingFormats.removeValue(forKey: seq) ?? []
+            let now = self.mirror.nodes[nodeID] ?? node
+            if unlessItHasDSPPorts, self.mirror.hasDSPPorts(now) { return }
             self.applyPortConfig(proxy, node: self.mirror.nodes[nodeID] ?? node, format: formats.first)
         }
     }
@@ -76,13 +78,16 @@ extension GraphSession {
         if positions.allSatisfy({ $0 == ChannelNames.channel("UNK") }) {
             positions = ChannelNames.defaultPositions(count: positions.count)
         }
-        // A sink or capture stream takes audio in; a source or playback stream gives it out.
-        let consumesAudio = node.isSink || node.isCaptureStream || node.mediaClass == "Stream/Input/Audio"
-        let direction = consumesAudio ? SPA_DIRECTION_INPUT : SPA_DIRECTION_OUTPUT
+        // A sink or capture stream takes audio in; a source or playback stream gives it out. A
+        // null sink takes it in whatever its class, and gives a virtual source's audio out of
+        // its monitor ports.
+        let takesInput = node.adapterDirection == .input
+        let direction = takesInput ? SPA_DIRECTION_INPUT : SPA_DIRECTION_OUTPUT
+        let monitor = node.isSink || (takesInput && !node.isStream)
         let rate = format?.rate ?? 0
         let result = positions.withUnsafeBufferPointer { buffer in
             pws_node_set_port_config_dsp(
-                proxy.proxy, direction, node.isSink, rate == 0 ? 48000 : rate, UInt32(buffer.count), buffer.baseAddress)
+                proxy.proxy, direction, monitor, rate == 0 ? 48000 : rate, UInt32(buffer.count), buffer.baseAddress)
         }
         if result < 0 {
             logger.warning("configurePorts on node \(node.id) failed: \(String(cString: strerror(-result)))")

@@ -121,6 +121,15 @@ public struct GraphSnapshot: Sendable, Equatable {
         return expected > 0 && portCount(of: node) == expected
     }
 
+    /// Whether the node has DSP ports (one mono float port per channel, `format.dsp`) on the
+    /// side its adapter faces: what linking needs. Without a session manager, a device's
+    /// adapter may have none, or a converter's single port (PipeWire 1.x leaves a null sink's
+    /// `adapter.auto-port-config` undone).
+    public func hasDSPPorts(_ node: Node) -> Bool {
+        let facing = ports(of: node.id, direction: node.adapterDirection).filter { !$0.isMonitor }
+        return !facing.isEmpty && facing.allSatisfy { $0.properties["format.dsp"] != nil }
+    }
+
     /// Links that start or end at `node`, by id.
     public func links(of node: GlobalID) -> [Link] {
         (linksByNode[node] ?? []).sorted().compactMap { links[$0] }

@@ -55,6 +55,14 @@ public struct Node: Sendable, Equatable, Identifiable {
         return mediaClass.hasPrefix("Audio/Source") || mediaClass == "Audio/Duplex"
     }
     public var isAudio: Bool { mediaClass?.contains("Audio") ?? false }
+    /// Which way the audio of the node's adapter faces the graph: input for a sink, a capture
+    /// stream and a null sink whatever its class (a virtual source made of one gives out its
+    /// monitor); output for a source and a playback stream. Its DSP ports (`PortConfig`) go
+    /// that way.
+    public var adapterDirection: Direction {
+        let takesInput = isSink || isCaptureStream || properties["factory.name"] == "support.null-audio-sink"
+        return takesInput ? .input : .output
+    }
     /// `media.role` as the client set it (`Music`, `Movie`, `Communication`, ...).
     public var mediaRole: String? { properties["media.role"] }
     /// `application.name` (copied onto stream nodes by libpipewire / pipewire-pulse).

@@ -1,27 +1,46 @@
 /// Living beside another session manager: whether the daemon links streams, and what it tells
 /// the user when both would act on the same streams.
 ///
-/// In `auto` mode the daemon links only while no other session manager is present — a
-/// WirePlumber (or pipewire-media-session) client, or any other client that provides the
-/// `default` metadata — and hands linking over the moment one appears: two linkers fight over
-/// the same streams, and WirePlumber 0.5 does not re-create links another client removed, so a
-/// daemon that linked beside it would leave streams silent when it stops.
+/// In `auto` mode the daemon links only while no other session manager links — a WirePlumber
+/// (or pipewire-media-session) client, or any other client that provides the `default`
+/// metadata — and hands linking over the moment one appears: two linkers fight over the same
+/// streams, and WirePlumber 0.5 does not re-create links another client removed, so a daemon
+/// that linked beside it would leave streams silent when it stops. A WirePlumber 0.5 that says
+/// in `session.services` that it does not link (it manages devices only) leaves linking to the
+/// daemon.
 public struct Coexistence: Hashable, Sendable {
     public let mode: LinkingMode
-    /// The other session managers present now, by client id.
+    /// The other session managers present now, by client id: those that link streams and those
+    /// that only manage devices.
     public private(set) var managers: [UInt32: GraphPeer] = [:]
+    /// Among ``managers``, those that link streams.
+    public private(set) var linkingManagers: [UInt32: GraphPeer] = [:]
     /// Whether the daemon links streams now.
     public private(set) var linksStreams: Bool
+    /// Whether the daemon gives devices their DSP ports: only while no other session manager is
+    /// present. One that manages devices but leaves linking to us (WirePlumber with
+    /// `contrib/wireplumber/wireplumber.conf.d/90-audiosession-devices-only.conf`) configures
+    /// every device it sees, and two writers of a node's ports would each tear down the other's
+    /// ports (and links). Streams get their ports from whoever links them.
+    public private(set) var configuresDevicePorts: Bool
+    /// What each present program said it does, by process, kept while any of its connections
+    /// remains: WirePlumber leaving closes its main connection (the one that said it) before
+    /// its second, which alone would count as a linking manager for a moment.
+    private var declaredServices: [Int32: Set<String>] = [:]
     /// The role-based policy conflict was reported already (once per run).
     private var rolePolicyReported = false
 
     public init(mode: LinkingMode) {
         self.mode = mode
         linksStreams = mode != .never
+        configuresDevicePorts = mode != .never
     }
 
     /// Programs known to link streams and manage devices.
     static let sessionManagerNames: Set<String> = ["wireplumber", "pipewire-media-session", "media-session"]
+    /// The `session.services` entry of a manager that links streams (WirePlumber 0.5's
+    /// `policy.linking.standard` feature).
+    static let linkingService = "policy.linking.standard"
 
     /// Whether a client is a session manager: a known one by name or program, or one that
     /// provides the `default` metadata.
@@ -35,26 +54,50 @@ public struct Coexistence: Hashable, Sendable {
         return false
     }
 
-    /// A change of who links.
+    /// Whether a session manager links streams: as its program said in `session.services` (on
+    /// any of its connections, now or while it ran), and where it said nothing, yes.
+    /// WirePlumber 0.5 says it only once every part is loaded, a moment after it connects:
+    /// until then it counts as linking, so the daemon hands over at once and takes linking back
+    /// if it is told otherwise.
+    private func linksStreams(_ manager: GraphPeer) -> Bool {
+        guard let declared = manager.services ?? manager.processID.flatMap({ declaredServices[$0] }) else { return true }
+        return declared.contains(Self.linkingService)
+    }
+
+    /// A change of who links or who configures ports.
     public struct LinkingChange: Hashable, Sendable {
         public var linksStreams: Bool
+        public var configuresDevicePorts: Bool
         /// Why, for the log and `status`.
         public var reason: String
+
+        public init(linksStreams: Bool, configuresDevicePorts: Bool, reason: String) {
+            self.linksStreams = linksStreams
+            self.configuresDevicePorts = configuresDevicePorts
+            self.reason = reason
+        }
     }
 
     /// The graph's other clients now (every one but the daemon's own). Returns a change when
-    /// the daemon starts or stops linking because of them.
+    /// the daemon starts or stops linking or configuring ports because of them.
     public mutating func peersChanged(_ peers: [GraphPeer]) -> LinkingChange? {
-        managers = Dictionary(peers.filter(Self.isSessionManager).map { ($0.id, $0) }) { first, _ in first }
+        let present = peers.filter(Self.isSessionManager)
+        managers = Dictionary(present.map { ($0.id, $0) }) { first, _ in first }
+        let processes = Set(present.compactMap(\.processID))
+        declaredServices = declaredServices.filter { processes.contains($0.key) }
+        for peer in present { if let processID = peer.processID, let services = peer.services { declaredServices[processID] = services } }
+        linkingManagers = managers.filter { linksStreams($0.value) }
         let links: Bool
         switch mode {
         case .always: links = true
         case .never: links = false
-        case .auto: links = managers.isEmpty
+        case .auto: links = linkingManagers.isEmpty
         }
-        guard links != linksStreams else { return nil }
+        let ports = links && managers.isEmpty
+        guard links != linksStreams || ports != configuresDevicePorts else { return nil }
         linksStreams = links
-        return LinkingChange(linksStreams: links, reason: reason)
+        configuresDevicePorts = ports
+        return LinkingChange(linksStreams: links, configuresDevicePorts: ports, reason: reason)
     }
 
     /// The mode and what it means now, for the log and `status`.
@@ -62,14 +105,18 @@ public struct Coexistence: Hashable, Sendable {
         switch (mode, linksStreams) {
         case (.always, _): return "linking streams (--linking=always)"
         case (.never, _): return "not linking (--linking=never)"
+        case (.auto, true) where !managers.isEmpty:
+            return "linking streams: \(Self.names(of: managers)) manages devices only (--linking=auto)"
         case (.auto, true): return "linking streams: no other session manager (--linking=auto)"
         case (.auto, false): return "not linking: \(managerNames) links streams (--linking=auto)"
         }
     }
 
-    /// The other session managers by name, one per program.
-    public var managerNames: String {
-        let names = Set(managers.values.map { $0.displayName.split(separator: " ").first.map(String.init) ?? $0.displayName })
+    /// The other session managers that link, by name, one per program.
+    public var managerNames: String { Self.names(of: linkingManagers) }
+
+    private static func names(of peers: [UInt32: GraphPeer]) -> String {
+        let names = Set(peers.values.map { $0.displayName.split(separator: " ").first.map(String.init) ?? $0.displayName })
         return names.isEmpty ? "nobody" : names.sorted().joined(separator: ", ")
     }
 

@@ -26,7 +26,9 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
     private(set) var forcedSampleRate: Int?
     var interruptionMethods: Set<InterruptionMethod> = [.unlink, .mute]
     /// As the PipeWire backend: holding needs linking.
-    func setLinking(_ links: Bool) {
+    private(set) var configuresDevicePorts = true
+    func setLinking(_ links: Bool, configuringDevicePorts: Bool) {
+        configuresDevicePorts = configuringDevicePorts
         actions.append(.linking(links))
         interruptionMethods = links ? [.unlink, .mute] : [.mute]
     }

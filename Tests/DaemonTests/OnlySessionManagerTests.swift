@@ -1,0 +1,152 @@
+import Foundation
+import PipeWireSandbox
+import Testing
+
+/// The daemon as the session manager, with devices nobody else configured: what a kiosk or a
+/// car runs, and what a desktop runs with WirePlumber kept for devices only
+/// (`contrib/wireplumber/wireplumber.conf.d/90-audiosession-devices-only.conf`). The sandbox
+/// leaves its devices as PipeWire makes them: on 1.4 and 1.6 a null sink has no DSP ports (or a
+/// converter's single port) until a session manager gives them.
+@Suite("audiosessiond as the session manager", .serialized)
+struct OnlySessionManagerTests {
+    /// Waits until the stream named `name` plays on `device` over links the daemon made, one per
+    /// channel, and nobody else's.
+    static func waitUntilTheDaemonLinks(_ name: String, to device: String, channels: Int = 2, in sandbox: PrivatePipeWire) throws {
+        var links: [PipeWireDump.OwnedLink] = []
+        try waitUntil(timeout: .seconds(10), "the daemon alone links '\(name)' to \(device) (links now: \(links))") {
+            links = try sandbox.dump().ownedLinks(of: name).filter { !$0.peer.hasPrefix("audiosession-meter-") }
+            return links.count == channels && links.allSatisfy { $0.owner == "audiosessiond" && $0.peer == device }
+        }
+    }
+
+    /// Every port of the device on the side its adapter faces is a DSP port (`format.dsp`).
+    static func hasDSPPorts(_ device: String, direction: String, in dump: PipeWireDump) -> Bool {
+        guard let node = dump.node(named: device) else { return false }
+        let ports = dump.objects.filter {
+            $0.type == "PipeWire:Interface:Port" && $0.property("node.id") == String(node.id)
+                && $0.property("port.direction") == direction && $0.property("port.monitor") != "true"
+        }
+        return !ports.isEmpty && ports.allSatisfy { $0.property("format.dsp") != nil }
+    }
+
+    @Test func aloneItGivesDevicesTheirPortsAndLinksPlayersRecordersAndADevicePluggedLater() throws {
+        let sandbox = try PrivatePipeWire(configuresDevicePorts: false)
+        defer { sandbox.stop() }
+        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
+        defer { _ = try? daemon.terminate() }
+        try waitUntil(timeout: .seconds(10), "the daemon gives every device its DSP ports") {
+            let dump = try sandbox.dump()
+            return Self.hasDSPPorts("speaker", direction: "in", in: dump) && Self.hasDSPPorts("headphones", direction: "in", in: dump)
+                && Self.hasDSPPorts("mic", direction: "in", in: dump)
+        }
+        let tone = try sandbox.testTone()
+        try sandbox.play(role: nil, file: tone, extraArguments: ["-P", "{ node.name = music }"])
+        // Last in wins among equals: the headphones, declared after the speaker.
+        try Self.waitUntilTheDaemonLinks("music", to: "headphones", in: sandbox)
+        let recording = sandbox.directory.appendingPathComponent("memo.wav").path
+        try sandbox.spawn("pw-cat", ["-r", "-P", "{ node.name = memo }", recording])
+        // The mono mic feeds both channels of the recorder.
+        try Self.waitUntilTheDaemonLinks("memo", to: "mic", in: sandbox)
+
+        try sandbox.createNullSink(named: "usb-headset", description: "USB headset")
+        try waitUntil(timeout: .seconds(10), "the plugged device gets its DSP ports") {
+            Self.hasDSPPorts("usb-headset", direction: "in", in: try sandbox.dump())
+        }
+        try Self.waitUntilTheDaemonLinks("music", to: "usb-headset", in: sandbox)
+        #expect(try daemon.terminate() == 0)
+    }
+}
+
+/// WirePlumber 0.5 for devices only (the shipped drop-in): it runs its device monitors, card
+/// profiles and routes and gives nodes their ports; the daemon in its default `--linking=auto`
+/// sees that WirePlumber links nothing, links every stream and provides the `default` metadata.
+@Suite("audiosessiond beside WirePlumber 0.5 for devices only", .serialized)
+struct WirePlumberForDevicesOnlyTests {
+    static let dropIn = [
+        "wireplumber.conf.d/90-audiosession-devices-only.conf": WirePlumberCoexistenceTests.repository
+            .appendingPathComponent("contrib/wireplumber/wireplumber.conf.d/90-audiosession-devices-only.conf")
+    ]
+
+    func sandbox() throws -> PrivatePipeWire {
+        if let underTest = try PipeWireInstallation.underTest(), underTest.wirePlumberSeries == .v0_5 {
+            return try PrivatePipeWire(installation: underTest, configuresDevicePorts: false)
+        }
+        return try PrivatePipeWire(
+            installation: PipeWireInstallation.backport(packageRoot: PipeWireInstallation.packageRoot), configuresDevicePorts: false)
+    }
+
+    /// What WirePlumber's client says it does.
+    func services(in dump: PipeWireDump) -> Set<String>? {
+        dump.objects.first { $0.type == "PipeWire:Interface:Client" && $0.property("application.name") == "WirePlumber" }?
+            .property("session.services")
+            .map { Set($0.split(whereSeparator: { "[], ".contains($0) }).map(String.init)) }
+    }
+
+    /// The `default` metadata objects and the program of the client that made each.
+    func defaultMetadataOwners(in dump: PipeWireDump) -> [String] {
+        let clients = Dictionary(dump.objects.filter { $0.type == "PipeWire:Interface:Client" }.map {
+            (String($0.id), $0.property("application.process.binary") ?? "?")
+        }) { first, _ in first }
+        return dump.objects.filter { $0.type == "PipeWire:Interface:Metadata" && $0.property("metadata.name") == "default" }
+            .map { clients[$0.property("client.id") ?? ""] ?? "client \($0.property("client.id") ?? "?")" }
+    }
+
+    @Test func theDaemonLinksAndChoosesTheDefaultsWhileWirePlumberKeepsTheDevices() throws {
+        let sandbox = try sandbox()
+        defer { sandbox.stop() }
+        let wirePlumber = try sandbox.startWirePlumber(configuration: Self.dropIn, managingDevicesOnly: true)
+        let said = try #require(services(in: try sandbox.dump()))
+        #expect(said.isSuperset(of: ["audio", "api.alsa", "bluetooth.audio", "policy.device.profile", "policy.device.routes"]),
+                "its device monitors, profiles and routes run: \(said)")
+        #expect(said.isDisjoint(with: ["policy.linking.standard", "policy.default-nodes"]), "\(said)")
+        try waitUntil(timeout: .seconds(10), "WirePlumber gives the devices their DSP ports") {
+            let dump = try sandbox.dump()
+            return OnlySessionManagerTests.hasDSPPorts("speaker", direction: "in", in: dump)
+                && OnlySessionManagerTests.hasDSPPorts("headphones", direction: "in", in: dump)
+        }
+
+        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
+        let tone = try sandbox.testTone()
+        try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
+        try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: "headphones", in: sandbox)
+        try waitUntil(timeout: .seconds(5), "one default metadata, the daemon's") {
+            defaultMetadataOwners(in: try sandbox.dump()) == ["audiosessiond"]
+        }
+        // A pulse client with no role, through pipewire-pulse.
+        try sandbox.paplay(role: nil, file: tone)
+        try waitUntil(timeout: .seconds(10), "paplay plays on the headphones over the daemon's links") {
+            let links = try sandbox.dump().ownedLinks(of: "paplay").filter { !$0.peer.hasPrefix("audiosession-meter-") }
+            return links.count == 2 && links.allSatisfy { $0.owner == "audiosessiond" && $0.peer == "headphones" }
+        }
+        // The user's choice of default (pactl set-default-sink, wpctl set-default) is followed.
+        try sandbox.run("pw-metadata", ["-n", "default", "0", "default.configured.audio.sink", "{ \"name\": \"speaker\" }"])
+        try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: "speaker", in: sandbox)
+
+        // Stopped, the daemon takes its links with it; WirePlumber still links nothing.
+        #expect(try daemon.terminate() == 0)
+        try waitUntil(timeout: .seconds(5), "no links of the daemon's are left") {
+            try sandbox.dump().ownedLinks(of: "music").filter { !$0.peer.hasPrefix("audiosession-meter-") }.isEmpty
+        }
+        #expect(wirePlumber.isRunning)
+    }
+
+    /// At log-in both start at once. WirePlumber says what it does a moment after it connects:
+    /// until then the daemon takes it for a linking one and hands over, then takes linking back.
+    @Test func whenWirePlumberComesLaterTheDaemonKeepsLinking() throws {
+        let sandbox = try sandbox()
+        defer { sandbox.stop() }
+        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
+        defer { _ = try? daemon.terminate() }
+        try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
+        try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: "headphones", in: sandbox)
+        let wirePlumber = try sandbox.startWirePlumber(configuration: Self.dropIn, managingDevicesOnly: true)
+        try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: "headphones", in: sandbox)
+        try waitUntil(timeout: .seconds(5), "one default metadata, the daemon's") {
+            defaultMetadataOwners(in: try sandbox.dump()) == ["audiosessiond"]
+        }
+        wirePlumber.terminate()
+        try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music2 }"])
+        try OnlySessionManagerTests.waitUntilTheDaemonLinks("music2", to: "headphones", in: sandbox)
+        try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: "headphones", in: sandbox)
+    }
+}
