@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The side-by-side reaction benchmark: audiosessiond vs WirePlumber 0.4 endpoints on PipeWire
-# 0.3.65, audiosessiond vs WirePlumber 0.5.8 role loopbacks on PipeWire 1.4.2, and PulseAudio 16
-# role-cork/role-ducking, on private daemons, measured by one C observer.
+# 0.3.65, audiosessiond vs WirePlumber 0.5.8 role loopbacks on PipeWire 1.4.2, the same vs
+# WirePlumber 0.5.12 on PipeWire 1.6.9, and PulseAudio 16 role-cork/role-ducking, on private
+# daemons, measured by one C observer.
 # Writes the side-by-side sections of BENCHMARKS.md and docs/bench/reaction-cdf.png.
 #
 #   scripts/bench.sh            the full run (what BENCHMARKS.md shows; ~13 min of measurement here)
@@ -9,8 +10,9 @@
 #   BENCH_SOURCE=worktree ...   measure the working tree instead of the committed HEAD
 #   BENCH_ONLY=audiosessiond,audiosessiond-1.4 BENCH_STREAMS=100 scripts/bench.sh
 #                               only those systems' reactions at those scales, printed, no report
-#                               (systems: audiosessiond, audiosessiond-1.4, audiosessiond-pa,
-#                               wireplumber, wireplumber-0.5, pulseaudio)
+#                               (systems: audiosessiond, audiosessiond-1.4, audiosessiond-1.6,
+#                               audiosessiond-pa, wireplumber, wireplumber-0.5, wireplumber-0.5.12,
+#                               pulseaudio)
 #
 # It installs nothing system-wide. Into .build-bench/ (ignored by git) it puts:
 #   - (in .build-pulseaudio/, by scripts/fetch-pulseaudio.sh) the Debian package `pulseaudio`
@@ -21,6 +23,9 @@
 #     the plot if that fails);
 #   - PipeWire 1.4.2 and WirePlumber 0.5.8 from bookworm-backports, in .build-pipewire-1.4/
 #     (scripts/fetch-pipewire-backport.sh: unpacked, never installed);
+#   - PipeWire 1.6.9 and WirePlumber 0.5.12 from trixie-backports in a Debian trixie root in
+#     .build-pipewire-1.6/ (scripts/fetch-pipewire-1.6.sh; needs root or sudo, else those rows
+#     are left out), and copies of audiosessiond and the observer that run on its libraries;
 #   - a release build of audiosessiond, Swift runtime linked statically as `make install` does
 #     (from `git archive HEAD` unless BENCH_SOURCE=worktree);
 #   - the observers and stream farms, built with cc and pkg-config.
@@ -86,6 +91,17 @@ DAEMON="$WORK/swift/release/audiosessiond"
 
 "$ROOT/scripts/fetch-pipewire-backport.sh"
 BACKPORT="$ROOT/.build-pipewire-1.4/prefix"
+# PipeWire 1.6.9 and WirePlumber 0.5.12 in a Debian trixie root (needs root or sudo): without
+# it, the 1.6 rows are left out and the report says so.
+ROOT_1_6="" BIN_1_6="" VERSIONS_1_6=""
+if "$ROOT/scripts/fetch-pipewire-1.6.sh"; then
+  ROOT_1_6="$ROOT/.build-pipewire-1.6/root"
+  BIN_1_6="$ROOT/.build-pipewire-1.6/bin"
+  VERSIONS_1_6="$(for p in pipewire wireplumber; do
+    dpkg-query --admindir="$ROOT_1_6/var/lib/dpkg" -W -f "$p \${Version}\n" "$p"; done | paste -sd, | sed 's/,/, /')"
+else
+  say "no PipeWire 1.6 root: the 1.6.9 rows are left out"
+fi
 
 if [ -n "$VENV_PID" ]; then wait "$VENV_PID" || true; fi
 if "$WORK/venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
@@ -101,6 +117,19 @@ cc -O2 -Wall -Wextra -o "$WORK/bin/pw-reaction" "$ROOT/Benchmarks/Reaction/obser
   $(pkg-config --cflags --libs libpipewire-0.3) -lm
 cc -O2 -Wall -Wextra -o "$WORK/bin/pa-reaction" "$ROOT/Benchmarks/Reaction/observer/pa-reaction.c" \
   $(pkg-config --cflags --libs libpulse)
+# On 1.6.9, audiosessiond (its Swift runtime linked in) and the observer run on the root's
+# libpipewire: copies whose interpreter is the root's loader and whose DT_RPATH (searched for
+# their libraries' dependencies too) names the root's library directories.
+on_root() {
+  local source="$1" copy="$2" lib="$ROOT_1_6/usr/lib/x86_64-linux-gnu"
+  cp -f "$source" "$copy"
+  /usr/bin/patchelf --set-interpreter "$ROOT_1_6/usr/lib64/ld-linux-x86-64.so.2" --force-rpath \
+    --set-rpath "$lib:$ROOT_1_6/lib/x86_64-linux-gnu:$lib/pipewire-0.3:$lib/pulseaudio" "$copy"
+}
+if [ -n "$ROOT_1_6" ]; then
+  on_root "$DAEMON" "$WORK/bin/audiosessiond-1.6"
+  on_root "$WORK/bin/pw-reaction" "$WORK/bin/pw-reaction-1.6"
+fi
 
 cat > "$WORK/binaries.json" <<EOF
 {
@@ -111,6 +140,11 @@ cat > "$WORK/binaries.json" <<EOF
   "pulseaudio_prefix": "$PA_PREFIX",
   "pulseaudio_modules": "$PA_MODULES",
   "pipewire_backport": "$BACKPORT",
+  "pipewire_1_6_root": "$ROOT_1_6",
+  "pipewire_1_6_bin": "$BIN_1_6",
+  "pipewire_1_6_versions": "$VERSIONS_1_6",
+  "audiosessiond-1.6": "$WORK/bin/audiosessiond-1.6",
+  "pw-reaction-1.6": "$WORK/bin/pw-reaction-1.6",
   "commit": "$COMMIT"
 }
 EOF

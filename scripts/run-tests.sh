@@ -17,7 +17,7 @@ echo "run-tests: on the ${AUDIOSESSION_TEST_STACK:-debian} stack, time scale ${A
 "$binary" --testing-library swift-testing --no-parallel "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 
-skipped=$(grep -E '(➜|↷) Test .* skipped' "$log" | sed 's/^/run-tests:   /')
+skipped=$(grep -E ' Test .* skipped' "$log" | sed 's/^/run-tests:   /')
 if [ -n "$skipped" ]; then
   echo
   echo "run-tests: skipped, each with its reason:"

@@ -55,7 +55,7 @@ class Bench:
         self.out_dir = out_dir
 
     def observer(self, stack):
-        return self.binaries["pa-reaction" if stack.manager in PULSE_SYSTEMS else "pw-reaction"]
+        return self.binaries["pa-reaction"] if stack.manager in PULSE_SYSTEMS else stack.reaction
 
     # --- farms ----------------------------------------------------------------------------
 
@@ -150,7 +150,7 @@ class Bench:
         return rows, cost
 
     def core_sync(self, stack, trials=1000):
-        result = subprocess.run(with_priority([self.binaries["pw-reaction"], "sync", str(trials)], "observer"),
+        result = subprocess.run(with_priority([stack.reaction, "sync", str(trials)], "observer"),
                                 env=stack.client_env,
                                 capture_output=True, text=True, timeout=120)
         values = [float(r["sync_us"]) for r in csv.DictReader(result.stdout.splitlines())]

@@ -17,6 +17,8 @@ SYSTEMS = [("audiosessiond", "audiosessiond"), ("wireplumber", "WirePlumber 0.4.
            ("pulseaudio", "PulseAudio 16 role-cork"),
            ("audiosessiond-1.4", "audiosessiond on PipeWire 1.4.2"),
            ("wireplumber-0.5", "WirePlumber 0.5.8 role loopbacks (PipeWire 1.4.2)"),
+           ("audiosessiond-1.6", "audiosessiond on PipeWire 1.6.9"),
+           ("wireplumber-0.5.12", "WirePlumber 0.5.12 role loopbacks (PipeWire 1.6.9)"),
            ("audiosessiond-pa", "audiosessiond on PulseAudio 16")]
 # the session managers on PipeWire (the sync floor, churn)
 MANAGERS = [s for s in SYSTEMS if s[0] not in ("pulseaudio", "audiosessiond-pa")]
@@ -26,7 +28,11 @@ DUCKERS = [s for s in SYSTEMS if s[0] != "pulseaudio"]
 
 def reference(system):
     """Which audiosessiond a system is compared with: the one on the same PipeWire."""
-    return "audiosessiond-1.4" if system in ("audiosessiond-1.4", "wireplumber-0.5") else "audiosessiond"
+    if system in ("audiosessiond-1.4", "wireplumber-0.5"):
+        return "audiosessiond-1.4"
+    if system in ("audiosessiond-1.6", "wireplumber-0.5.12"):
+        return "audiosessiond-1.6"
+    return "audiosessiond"
 
 
 def ms(us):
@@ -97,7 +103,8 @@ def plots(results, results_dir, plot_dir):
     scales = [s for s in results["scales"] if s in (1, 100)] or results["scales"][:1]
     figure, axes = plt.subplots(1, len(scales) + 1, figsize=(5.2 * (len(scales) + 1), 4.2))
     colors = {"audiosessiond": "#1f77b4", "wireplumber": "#d62728", "pulseaudio": "#2ca02c",
-              "audiosessiond-1.4": "#17becf", "wireplumber-0.5": "#ff7f0e", "audiosessiond-pa": "#9467bd"}
+              "audiosessiond-1.4": "#17becf", "wireplumber-0.5": "#ff7f0e", "audiosessiond-pa": "#9467bd",
+              "audiosessiond-1.6": "#2ca02c", "wireplumber-0.5.12": "#8c564b"}
     for axis, streams in zip(axes, scales):
         for system, name in SYSTEMS:
             path = os.path.join(results_dir, f"{system}-interrupt-{streams}.csv")
@@ -180,7 +187,8 @@ def goals(results):
 
 
 # audiosessiond on each PipeWire stack (the reflex floor, the idle goals)
-DAEMON_STACKS = [("audiosessiond", "PipeWire 0.3.65"), ("audiosessiond-1.4", "PipeWire 1.4.2")]
+DAEMON_STACKS = [("audiosessiond", "PipeWire 0.3.65"), ("audiosessiond-1.4", "PipeWire 1.4.2"),
+                 ("audiosessiond-1.6", "PipeWire 1.6.9")]
 
 
 def reflex_section(results):
@@ -267,6 +275,10 @@ def section(results, plot_path, command):
     if m.get("backport"):
         out.append(f"- the PipeWire 1.4.2 rows: bookworm-backports' {m['backport']}, unpacked privately "
                    "(`scripts/fetch-pipewire-backport.sh`), clients (farms, observer) on its library too")
+    if m.get("root_1_6"):
+        out.append(f"- the PipeWire 1.6.9 rows: trixie-backports' {m['root_1_6']}, in a Debian trixie root "
+                   "(`scripts/fetch-pipewire-1.6.sh`); its programs run on the root's loader, and audiosessiond and "
+                   "the observer run there too, on its libraries")
     out.append(f"- load average (1/5/15 min) at start {results['load_start']}, at end {results['load_end']} — "
                "the machine is shared; latencies above ~1 ms are dominated by scheduling noise when the load "
                "exceeds the 2 cores\n")
@@ -287,7 +299,9 @@ def section(results, plot_path, command):
         "its victims name no target, or the role policy would never touch them, so they all play into the "
         "Multimedia loopback, and its trigger streams live at least 300 ms (a trigger gone before its own role "
         "link was active left the victim unlinked for good: 0.5.8 does not retry). Each 1.4.2 system is compared "
-        "with audiosessiond on 1.4.2, with fewer trials.\n")
+        "with audiosessiond on 1.4.2, with fewer trials. On PipeWire 1.6.9 the same pair again: audiosessiond (the "
+        "same build, run on the root's libpipewire) and **WirePlumber 0.5.12** with the same loopbacks, compared "
+        "with each other. Alone on 1.4.2 and 1.6.9, audiosessiond gives the null sinks their DSP ports itself.\n")
     out.append(
         "Low-priority `Music` streams play silence from C stream farms (one `pw_stream`/`pa_stream` each, several "
         "clients: 1 stream → 1 client, 10 → 2, 100 → 4, 500 → 20 on PipeWire and 10 on PulseAudio; all at "

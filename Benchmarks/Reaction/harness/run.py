@@ -39,13 +39,16 @@ PROFILES = {
               "trials_1.4": {1: 10, 10: 10}, "duck_1.4": {1: 5}, "cap_interrupt_1.4": 20, "cap_duck_1.4": 20,
               "reflex": {1: 10, 100: 10}, "reflex_1.4": {1: 5}},
 }
-# the systems measured on PipeWire 1.4.2 (from the backport prefix)
+# the systems measured on PipeWire 1.4.2 (from the backport prefix) and 1.6.9 (the trixie root),
+# each with the "_1.4" trial counts
 ON_1_4 = ("audiosessiond-1.4", "wireplumber-0.5")
+ON_1_6 = ("audiosessiond-1.6", "wireplumber-0.5.12")
+NEWER = ON_1_4 + ON_1_6
 CHURN = {"steady": 100, "alive": 20, "rate": 10.0}
 # where the reflex floor is measured: an interrupt whose first victim the observer cuts off
 # itself as it sees the call (pw-reaction's `reflex`), beside audiosessiond, which holds the
 # other victims and gives every link back
-REFLEX_SYSTEMS = ("audiosessiond", "audiosessiond-1.4")
+REFLEX_SYSTEMS = ("audiosessiond", "audiosessiond-1.4", "audiosessiond-1.6")
 
 
 def log(message):
@@ -78,6 +81,7 @@ def machine(binaries):
         "wireplumber": command_output(["wireplumber", "--version"]).splitlines()[-1:],
         "backport": open(os.path.join(binaries["pipewire_backport"], ".audiosession-backport")).read().strip()
         if binaries.get("pipewire_backport") else "",
+        "root_1_6": binaries.get("pipewire_1_6_versions", ""),
         "pulseaudio": command_output([os.path.join(binaries["pulseaudio_prefix"], "usr/bin/pulseaudio"), "--version"],
                                      env=pulse_env),
         "swift": command_output(["swift", "--version"]).splitlines()[:1],
@@ -110,7 +114,7 @@ class Run:
             # a parking sink takes at most 256 streams, like any PulseAudio sink: not 500
             trials = {n: t for n, t in self.profile["trials"].items() if n <= 100}
         else:
-            trials = self.profile["trials_1.4"] if manager in ON_1_4 else self.profile["trials"]
+            trials = self.profile["trials_1.4"] if manager in NEWER else self.profile["trials"]
         if self.streams:
             trials = {n: trials.get(n, self.profile["trials"].get(n, 100)) for n in self.streams}
         return trials
@@ -165,7 +169,7 @@ class Run:
         self.all_stacks = []
         self.idle_ready = threading.Event()
         managers = ("audiosessiond", "wireplumber", "pulseaudio") + (ON_1_4 if self.binaries.get("pipewire_backport") else ()) \
-            + ("audiosessiond-pa",)
+            + (ON_1_6 if self.binaries.get("pipewire_1_6_root") else ()) + ("audiosessiond-pa",)
         for manager in managers:
             self.results["systems"][manager] = {"scales": {}, "duck": {}, "deaths": []}
         try:
@@ -275,7 +279,7 @@ class Run:
             farms = self.bench.start_farms(stack, streams)
             self.bench.wait_linked(stack, streams)
         log(f"{manager}: {streams} streams from {clients_for(streams, manager)} clients, interrupt")
-        on_1_4 = manager in ON_1_4
+        on_1_4 = manager in NEWER
         rows, cost = self.bench.react(stack, "interrupt", self.trials(manager)[streams], streams,
                                       f"interrupt-{streams}",
                                       duration=self.profile["cap_interrupt_1.4" if on_1_4 else "cap_interrupt"])
@@ -314,14 +318,14 @@ class Run:
         farms = self.bench.start_farms(stack, CHURN["steady"])
         self.bench.wait_linked(stack, CHURN["steady"])
         churn = self.processes.start(
-            [self.binaries["pw-reaction"], "churn", str(CHURN["rate"]), str(CHURN["alive"]), "Music", "bench-churn"],
+            [stack.reaction, "churn", str(CHURN["rate"]), str(CHURN["alive"]), "Music", "bench-churn"],
             stack.client_env, stack.log("churn"))
         time.sleep(1)
         log(f"{manager}: churn for {seconds} s")
         csv_path = os.path.join(self.out_dir, f"{manager}-churn.csv")
         with open(csv_path, "w") as out:
             observer = self.processes.start(
-                with_priority([self.binaries["pw-reaction"], "react", "interrupt", "1000000", "bench-victim",
+                with_priority([stack.reaction, "react", "interrupt", "1000000", "bench-victim",
                                str(CHURN["steady"]), "30"], "observer"),
                 stack.client_env, stack.log("react-churn"), stdout=out)
             samples = self.bench.watch([stack.daemon.pid], seconds)[stack.daemon.pid]

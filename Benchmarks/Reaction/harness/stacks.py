@@ -8,6 +8,10 @@
   and its role loopbacks (the `media-role-nodes.conf` example; see `wireplumber05_config`),
   both from the bookworm-backports prefix `scripts/fetch-pipewire-backport.sh` unpacks. Their
   clients (farms, observer) run with 1.4.2's library too, so their converters are 1.4.2's.
+- `audiosessiond-1.6`, `wireplumber-0.5.12`: the same on PipeWire 1.6.9 with WirePlumber 0.5.12,
+  from the Debian trixie root `scripts/fetch-pipewire-1.6.sh` makes. Its programs run through
+  the wrappers beside the root; audiosessiond and the observer run on the root's libraries too
+  (copies whose interpreter is the root's loader, made by scripts/bench.sh).
 - `pulseaudio`: a pure PulseAudio 16 daemon with null sinks, module-role-cork and
   module-role-ducking.
 
@@ -64,6 +68,19 @@ def backport_environment(prefix, config_dir):
             "PIPEWIRE_MODULE_DIR": os.path.join(lib, "pipewire-0.3"), "PIPEWIRE_CONFIG_DIR": config_dir}
 
 
+def root_environment(root, config_dir):
+    """What a program of the 1.6 root needs besides its wrapper (which gives it the root's
+    libraries): the root's plugins, modules and data, and the configuration."""
+    lib = os.path.join(root, "usr/lib/x86_64-linux-gnu")
+    return {"SPA_PLUGIN_DIR": os.path.join(lib, "spa-0.2"), "SPA_DATA_DIR": os.path.join(root, "usr/share/spa-0.2"),
+            "PIPEWIRE_MODULE_DIR": os.path.join(lib, "pipewire-0.3"), "PIPEWIRE_CONFIG_DIR": config_dir}
+
+
+# The PipeWire each PipeWire system runs on.
+SERIES = {"audiosessiond": "0.3", "wireplumber": "0.3", "audiosessiond-1.4": "1.4", "wireplumber-0.5": "1.4",
+          "audiosessiond-1.6": "1.6", "wireplumber-0.5.12": "1.6"}
+
+
 def wireplumber05_config(prefix, into):
     """WirePlumber 0.5.8's role loopbacks: the `media-role-nodes.conf` example of wireplumber-doc
     with one change, as for 0.4: `Notification` ducks what plays under it (in the example only
@@ -88,8 +105,15 @@ class PipeWireStack:
         self.processes = processes
         self.manager = manager
         self.binaries = binaries
-        self.backport = manager in ("audiosessiond-1.4", "wireplumber-0.5")
-        self.prefix = binaries.get("pipewire_backport") if self.backport else None
+        self.series = SERIES[manager]
+        self.backport = self.series != "0.3"  # a PipeWire other than the system's
+        self.prefix = {"1.4": binaries.get("pipewire_backport"), "1.6": binaries.get("pipewire_1_6_root")}.get(self.series)
+        self.programs = binaries.get("pipewire_1_6_bin") if self.series == "1.6" else \
+            os.path.join(self.prefix, "usr/bin") if self.prefix else None
+        # what runs on the stack's own library: the observer and audiosessiond (1.6: copies on the root's loader)
+        suffix = "-1.6" if self.series == "1.6" else ""
+        self.reaction = binaries["pw-reaction" + suffix]
+        self.audiosessiond = binaries["audiosessiond" + suffix]
         self.directory = tempfile.mkdtemp(prefix=f"reaction-{manager}-", dir=root)
         self.runtime = os.path.join(self.directory, "runtime")
         self.logs = os.path.join(self.directory, "logs")
@@ -103,13 +127,16 @@ class PipeWireStack:
                         XDG_STATE_HOME=os.path.join(self.directory, "state"), PIPEWIRE_RUNTIME_DIR=self.runtime)
         self.socket = os.path.join(self.runtime, "pipewire-0")
         if self.backport:
-            # PIPEWIRE_CONFIG_DIR replaces every other place: 1.4.2's own files plus the bench's sinks
+            # PIPEWIRE_CONFIG_DIR replaces every other place: the stack's own files plus the bench's sinks
             server_config = os.path.join(self.directory, "server-config")
             shutil.copytree(os.path.join(self.prefix, "usr/share/pipewire"), server_config)
             os.makedirs(os.path.join(server_config, "pipewire.conf.d"), exist_ok=True)
             shutil.copy(os.path.join(CONFIG, "pipewire-bench.conf"),
                         os.path.join(server_config, "pipewire.conf.d", "50-reaction-bench.conf"))
-            self.backport_env = backport_environment(self.prefix, server_config)
+            self.backport_env = backport_environment(self.prefix, server_config) if self.series == "1.4" \
+                else root_environment(self.prefix, server_config)
+        else:
+            self.backport_env = {}
         self.server = None
         self.daemon = None  # the session manager under test
         self.bus = None
@@ -123,8 +150,8 @@ class PipeWireStack:
         return env
 
     def program(self, name):
-        """A PipeWire program of this stack (the prefix's on 1.4.2)."""
-        return os.path.join(self.prefix, "usr/bin", name) if self.backport else name
+        """A PipeWire program of this stack (the prefix's on 1.4.2, the root's wrapper on 1.6.9)."""
+        return os.path.join(self.programs, name) if self.backport else name
 
     def log(self, name):
         return os.path.join(self.logs, name + ".log")
@@ -134,10 +161,9 @@ class PipeWireStack:
         self.server = self.processes.start(with_priority([self.program("pipewire")], "daemon"), env, self.log("pipewire"))
         wait_until(lambda: socket_accepts(self.socket), 15, "the private pipewire")
         if self.manager.startswith("audiosessiond"):
-            if self.backport:
-                self._configure_sink_ports()
+            # alone, it gives the sinks their DSP ports itself (PipeWire 1.x leaves them without)
             self._start_audiosessiond()
-        elif self.manager == "wireplumber-0.5":
+        elif self.manager.startswith("wireplumber-0.5"):
             self._start_wireplumber05()
         else:
             self._start_wireplumber()
@@ -158,18 +184,6 @@ class PipeWireStack:
                 ids[match.group(1)] = current
         return ids
 
-    def _configure_sink_ports(self):
-        """PipeWire 1.4.2 leaves the conf's null sinks in convert mode despite their
-        `adapter.auto-port-config`; with no WirePlumber to configure them, give them the DSP
-        ports 0.3.65 gives them (what the test sandbox does)."""
-        wait_until(lambda: all(name in self._node_ids() for name in self.SINKS), 10, "the bench's sinks")
-        ids = self._node_ids()
-        fmt = "{ mediaType: audio, mediaSubtype: raw, format: F32P, rate: 48000, channels: 2, position: [ FL, FR ] }"
-        for name in self.SINKS:
-            subprocess.run([self.program("pw-cli"), "set-param", str(ids[name]), "PortConfig",
-                            "{ direction: Input, mode: dsp, monitor: true, format: " + fmt + " }"],
-                           env=self.client_env, capture_output=True, timeout=10, check=True)
-
     def _start_bus(self):
         """A private session bus: both session managers run as on a desktop (audiosessiond serves
         its session API and watches MPRIS players there; WirePlumber needs one too)."""
@@ -181,9 +195,10 @@ class PipeWireStack:
         return f"unix:path={bus_socket}"
 
     def _start_audiosessiond(self):
-        argv = [self.binaries["audiosessiond"], "--remote", self.socket,
+        argv = [self.audiosessiond, "--remote", self.socket,
                 "--state-dir", os.path.join(self.directory, "state", "audiosession")]
-        env = dict(self.env)
+        # on 1.6.9, the root's libpipewire loads the root's modules
+        env = dict(self.env, **self.backport_env) if self.series == "1.6" else dict(self.env)
         env["AUDIOSESSION_RULES_DIR"] = self.binaries["rules"]
         env["DBUS_SESSION_BUS_ADDRESS"] = self._start_bus()
         self.daemon = self.processes.start(with_priority(argv, "daemon"), env, self.log("audiosessiond"))
@@ -209,7 +224,7 @@ class PipeWireStack:
                    WIREPLUMBER_CONFIG_DIR=f"{config}:{data}", DBUS_SESSION_BUS_ADDRESS=bus)
         self.daemon = self.processes.start(with_priority([self.program("wireplumber")], "daemon"), env,
                                            self.log("wireplumber"))
-        wait_until(self._loopbacks_ready, 20, "WirePlumber 0.5's role loopbacks")
+        wait_until(self._loopbacks_ready, 20, f"{self.manager}'s role loopbacks")
 
     def _loopbacks_ready(self):
         if self.daemon.poll() is not None:
