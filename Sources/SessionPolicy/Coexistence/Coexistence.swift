@@ -59,7 +59,7 @@ public struct Coexistence: Hashable, Sendable {
     /// WirePlumber 0.5 says it only once every part is loaded, a moment after it connects:
     /// until then it counts as linking, so the daemon hands over at once and takes linking back
     /// if it is told otherwise.
-    private func linksStreams(_ manager: GraphPeer) -> Bool {
+    private func isLinker(_ manager: GraphPeer) -> Bool {
         guard let declared = manager.services ?? manager.processID.flatMap({ declaredServices[$0] }) else { return true }
         return declared.contains(Self.linkingService)
     }
@@ -86,7 +86,7 @@ public struct Coexistence: Hashable, Sendable {
         let processes = Set(present.compactMap(\.processID))
         declaredServices = declaredServices.filter { processes.contains($0.key) }
         for peer in present { if let processID = peer.processID, let services = peer.services { declaredServices[processID] = services } }
-        linkingManagers = managers.filter { linksStreams($0.value) }
+        linkingManagers = managers.filter { isLinker($0.value) }
         let links: Bool
         switch mode {
         case .always: links = true
