@@ -177,8 +177,13 @@ def read_rows(path):
     with open(path) as f:
         for row in csv.DictReader(f):
             parsed = {"trial": int(row["trial"]), "timeout": row["timeout"] == "1"}
-            for column in COLUMNS:
+            for column in COLUMNS + ("audible_us",):
                 parsed[column] = float(row[column]) if row.get(column) else None
+            # the first duck step after the trigger's first audible cycle (pw-reaction only):
+            # a duck follows what is heard, so this is its onset as a listener meets it
+            heard = parsed["audible_us"]
+            parsed["b_heard_us"] = parsed["b_first_us"] - heard if heard is not None and parsed["b_first_us"] is not None \
+                else None
             rows.append(parsed)
     return rows
 

@@ -357,7 +357,10 @@ def section(results, plot_path, command):
 
     out.append("### Duck: a notification ducks the music\n")
     duck_scales = sorted(int(s) for s in results["systems"]["audiosessiond"]["duck"])
-    for column, title in (("b_first_us", "first gain step (b)"), ("b_full_us", "every victim at the duck level"),
+    for column, title in (("b_first_us", "first gain step (b)"),
+                          ("b_heard_us", "first gain step after the notification's first audible cycle (b − audible; "
+                           "PipeWire only; a policy that ducks before anything is heard counts as 0)"),
+                          ("b_full_us", "every victim at the duck level"),
                           ("c_first_us", "restore: first step up (c)"), ("c_all_us", "restore: every victim back at 1.0")):
         out.append(f"\n{title[0].upper() + title[1:]}:\n")
         out.append(latency_table(results, "duck", column, duck_scales, DUCKERS))

@@ -33,6 +33,8 @@
  *              playback node, the partner of the sink the victim plays into, audiosessiond the
  *              stream's soft volumes)
  *              (below 0.99: a 25-step ramp to 0.3 starts at 0.972; a write of ~1.0 is no step)
+ *              audible: the trigger's first audible buffer queued (its first cycle heard);
+ *              b_first - audible is the onset as a listener meets it
  *              b_full: every victim at or below the duck level (+5%)
  *              c_first / c_all: the first gain above the duck level + 0.01 / every victim
  *              back at 1.0
@@ -42,6 +44,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -78,6 +81,9 @@ struct play_stream {
     struct spa_hook listener;
     float amplitude;
     double phase;
+    /* when the first audible buffer was queued (the graph plays it in this cycle or the next):
+     * a duck can only follow what is heard, so its onset is also measured from here */
+    _Atomic uint64_t first_audible_ns;
 };
 
 static void on_play_process(void *data) {
@@ -99,6 +105,7 @@ static void on_play_process(void *data) {
         buf->datas[0].chunk->offset = 0;
         buf->datas[0].chunk->stride = stride;
         buf->datas[0].chunk->size = frames * stride;
+        if (s->amplitude != 0.0f && atomic_load(&s->first_audible_ns) == 0) atomic_store(&s->first_audible_ns, now_ns());
     }
     pw_stream_queue_buffer(s->stream, b);
 }
@@ -358,6 +365,8 @@ struct react {
     uint64_t t0, t1;
     /* per-trial results, ns after t0 (effect) or t1 (restore); 0 = not yet */
     uint64_t a_first, a_all, b_first, b_full, c_first, c_all;
+    /* the trigger's first audible cycle, ns after t0; 0 = none before it went */
+    uint64_t audible;
     bool timed_out;
     int failures;
     float duck_level;
@@ -432,13 +441,13 @@ static void advance(struct react *r);
 
 static void print_row(struct react *r) {
     /* microseconds; empty when the reaction was not seen before the deadline */
-    char cols[6][32];
-    uint64_t vals[6] = { r->a_first, r->a_all, r->b_first, r->b_full, r->c_first, r->c_all };
-    for (int i = 0; i < 6; i++) {
+    char cols[7][32];
+    uint64_t vals[7] = { r->a_first, r->a_all, r->b_first, r->b_full, r->c_first, r->c_all, r->audible };
+    for (int i = 0; i < 7; i++) {
         if (vals[i]) snprintf(cols[i], sizeof(cols[i]), "%.1f", vals[i] / 1000.0);
         else cols[i][0] = '\0';
     }
-    printf("%d,%s,%s,%s,%s,%s,%s,%d\n", r->trial, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5],
+    printf("%d,%s,%s,%s,%s,%s,%s,%s,%d\n", r->trial, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6],
            r->timed_out ? 1 : 0);
     fflush(stdout);
 }
@@ -496,7 +505,7 @@ static void choose_reflex_links(struct react *r) {
 }
 
 static void begin_trial(struct react *r) {
-    r->a_first = r->a_all = r->b_first = r->b_full = r->c_first = r->c_all = 0;
+    r->a_first = r->a_all = r->b_first = r->b_full = r->c_first = r->c_all = r->audible = 0;
     choose_reflex_links(r);
     r->t0 = r->t1 = 0;
     r->timed_out = false;
@@ -518,6 +527,8 @@ static void end_trigger(struct react *r) {
         return;
     }
     r->effect_done = false;
+    uint64_t audible = atomic_load(&r->trigger->first_audible_ns);
+    if (audible > r->t0 && r->t0) r->audible = audible - r->t0;
     play_stream_destroy(r->trigger);
     r->trigger = NULL;
     r->phase = WAIT_TRIGGER_GONE;
@@ -858,7 +869,7 @@ static int run_react(enum scenario scenario, int trials, const char *prefix, int
     r->timer = pw_loop_add_timer(loop, on_timer, r);
     r->registry = pw_core_get_registry(r->app.core, PW_VERSION_REGISTRY, 0);
     pw_registry_add_listener(r->registry, &r->registry_listener, &registry_events, r);
-    printf("trial,a_first_us,a_all_us,b_first_us,b_full_us,c_first_us,c_all_us,timeout\n");
+    printf("trial,a_first_us,a_all_us,b_first_us,b_full_us,c_first_us,c_all_us,audible_us,timeout\n");
     fflush(stdout);
     /* the baseline must come within BENCH_BASELINE_SECONDS (default 60) */
     const char *baseline = getenv("BENCH_BASELINE_SECONDS");
