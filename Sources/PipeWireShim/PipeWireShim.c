@@ -1,5 +1,6 @@
 /* PipeWireShim: one libpipewire call or one pod translation per function (see the header). */
 #include <math.h>
+#include <stdatomic.h>
 #include "PipeWireShim.h"
 
 #include <errno.h>
@@ -474,22 +475,20 @@ uint32_t pws_channel_from_name(const char *name) {
 
 /* ---- capture streams (level meters) ---------------------------------------------------- */
 
-int pws_stream_connect_mono_capture(struct pw_stream *stream) {
-    uint8_t buffer[1024];
-    struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
-    struct spa_audio_info_raw info;
-    spa_zero(info);
-    info.format = SPA_AUDIO_FORMAT_F32;
-    info.channels = 1;
-    info.position[0] = SPA_AUDIO_CHANNEL_MONO;
-    const struct spa_pod *params[1];
-    params[0] = spa_format_audio_raw_build(&b, SPA_PARAM_EnumFormat, &info);
-    if (params[0] == NULL) return -ENOSPC;
-    return pw_stream_connect(stream, PW_DIRECTION_INPUT, PW_ID_ANY,
-                             PW_STREAM_FLAG_MAP_BUFFERS | PW_STREAM_FLAG_DONT_RECONNECT, params, 1);
-}
+struct pws_meter {
+    struct pw_loop *loop;
+    struct pw_stream *stream;
+    struct spa_hook listener;
+    struct spa_source *event;
+    float threshold;
+    /* the data thread's last state (-1: nothing heard yet), and what it published */
+    int heard;
+    atomic_int published;
+    void (*changed)(void *data, bool audible);
+    void *data;
+};
 
-float pws_buffer_peak_f32(struct pw_buffer *buffer) {
+static float peak_f32(struct pw_buffer *buffer) {
     struct spa_buffer *spa = buffer->buffer;
     if (spa == NULL || spa->n_datas < 1) return 0.0f;
     struct spa_data *data = &spa->datas[0];
@@ -503,4 +502,77 @@ float pws_buffer_peak_f32(struct pw_buffer *buffer) {
         if (value > peak) peak = value;
     }
     return peak;
+}
+
+/* Data thread. */
+static void meter_process(void *data) {
+    struct pws_meter *meter = data;
+    struct pw_buffer *buffer;
+    float peak = 0.0f;
+    while ((buffer = pw_stream_dequeue_buffer(meter->stream)) != NULL) {
+        peak = SPA_MAX(peak, peak_f32(buffer));
+        pw_stream_queue_buffer(meter->stream, buffer);
+    }
+    int now = peak > meter->threshold ? 1 : 0;
+    if (now == meter->heard) return;
+    meter->heard = now;
+    atomic_store(&meter->published, now);
+    pw_loop_signal_event(meter->loop, meter->event);
+}
+
+/* Loop thread. */
+static void meter_event(void *data, uint64_t count) {
+    (void)count;
+    struct pws_meter *meter = data;
+    meter->changed(meter->data, atomic_load(&meter->published) == 1);
+}
+
+static const struct pw_stream_events meter_events = {
+    PW_VERSION_STREAM_EVENTS,
+    .process = meter_process,
+};
+
+struct pws_meter *pws_meter_new(struct pw_loop *loop, struct pw_stream *stream, float threshold,
+                                void (*changed)(void *data, bool audible), void *data) {
+    struct pws_meter *meter = calloc(1, sizeof(*meter));
+    if (meter == NULL) return NULL;
+    meter->loop = loop;
+    meter->stream = stream;
+    meter->threshold = threshold;
+    meter->heard = -1;
+    atomic_init(&meter->published, -1);
+    meter->changed = changed;
+    meter->data = data;
+    meter->event = pw_loop_add_event(loop, meter_event, meter);
+    if (meter->event == NULL) {
+        free(meter);
+        return NULL;
+    }
+    pw_stream_add_listener(stream, &meter->listener, &meter_events, meter);
+    return meter;
+}
+
+int pws_meter_connect(struct pws_meter *meter) {
+    uint8_t buffer[1024];
+    struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
+    struct spa_audio_info_raw info;
+    spa_zero(info);
+    info.format = SPA_AUDIO_FORMAT_F32;
+    info.channels = 1;
+    info.position[0] = SPA_AUDIO_CHANNEL_MONO;
+    const struct spa_pod *params[1];
+    params[0] = spa_format_audio_raw_build(&b, SPA_PARAM_EnumFormat, &info);
+    if (params[0] == NULL) return -ENOSPC;
+    return pw_stream_connect(meter->stream, PW_DIRECTION_INPUT, PW_ID_ANY,
+                             PW_STREAM_FLAG_MAP_BUFFERS | PW_STREAM_FLAG_DONT_RECONNECT | PW_STREAM_FLAG_RT_PROCESS,
+                             params, 1);
+}
+
+void pws_meter_free(struct pws_meter *meter) {
+    if (meter == NULL) return;
+    /* Deactivates the node in the data loop (a blocking invoke): no process call after this. */
+    pw_stream_disconnect(meter->stream);
+    spa_hook_remove(&meter->listener);
+    pw_loop_destroy_source(meter->loop, meter->event);
+    free(meter);
 }

@@ -22,7 +22,8 @@ extension GraphSession {
     private func createMeter(node target: GlobalID, threshold: Float) {
         pendingMeters[target] = nil
         guard let core = connectExportCore() else { return }
-        let meter = LevelMeter(target: target, threshold: threshold, core: core) { [weak self] meter, audible in
+        let meter = LevelMeter(target: target, threshold: threshold, core: core, loop: loopThread.loop) {
+            [weak self] meter, audible in
             self?.emit(.levelChanged(node: meter.target, audible: audible))
         }
         guard let meter else {

@@ -6,9 +6,10 @@ import PipeWireShim
 /// Its node is marked `audiosession.meter` (so no policy takes it for an app's stream),
 /// passive (it keeps no device awake) and never autoconnected: the session links the target's
 /// output ports into it. Not `stream.monitor`: that makes 0.3.65's converter use its peaks
-/// resampler, which crashed resampling a 22.05 kHz synthesizer. Processing is not real-time: each buffer is looked at on the loop
-/// thread (a large quantum keeps that to ~20 buffers a second), and only a change of
-/// audibility is reported.
+/// resampler, which crashed resampling a 22.05 kHz synthesizer. Each buffer's peak is taken in
+/// the data thread, in the cycle that made the sound (`pws_meter`: a stream processed on the
+/// loop thread is async, and PipeWire 1.6 gives an async link a quantum of latency, which
+/// delayed every duck by one cycle); only a change of audibility reaches the loop thread.
 final class LevelMeter {
     let target: GlobalID
     let threshold: Float
@@ -19,8 +20,7 @@ final class LevelMeter {
     var nodeID: GlobalID?
 
     private let stream: OpaquePointer
-    private let hook = UnsafeMutablePointer<spa_hook>.allocate(capacity: 1)
-    private let events = UnsafeMutablePointer<pw_stream_events>.allocate(capacity: 1)
+    private var meter: OpaquePointer?
     /// Called on the loop thread when audibility changes.
     private let onChange: (LevelMeter, Bool) -> Void
     private var destroyed = false
@@ -30,7 +30,10 @@ final class LevelMeter {
     /// Property that names the node a meter listens to.
     static let targetKey = "audiosession.meter.target"
 
-    init?(target: GlobalID, threshold: Float, core: OpaquePointer, onChange: @escaping (LevelMeter, Bool) -> Void) {
+    init?(
+        target: GlobalID, threshold: Float, core: OpaquePointer, loop: UnsafeMutablePointer<pw_loop>,
+        onChange: @escaping (LevelMeter, Bool) -> Void
+    ) {
         self.target = target
         self.threshold = threshold
         self.onChange = onChange
@@ -41,20 +44,13 @@ final class LevelMeter {
             "node.autoconnect": "false", "node.passive": "true", "node.dont-reconnect": "true",
             "node.latency": "2048/48000", "audio.channels": "1", "audio.position": "MONO",
         ])
-        guard let stream = pw_stream_new(core, "audiosession-meter", properties) else {
-            hook.deallocate()
-            events.deallocate()
-            return nil
-        }
+        guard let stream = pw_stream_new(core, "audiosession-meter", properties) else { return nil }
         self.stream = stream
-        hook.initialize(to: spa_hook())
-        events.initialize(to: pw_stream_events())
-        events.pointee.version = UInt32(PW_VERSION_STREAM_EVENTS)
-        events.pointee.process = { data in
-            Unmanaged<LevelMeter>.fromOpaque(data!).takeUnretainedValue().process()
-        }
-        pw_stream_add_listener(stream, hook, events, Unmanaged.passUnretained(self).toOpaque())
-        guard pws_stream_connect_mono_capture(stream) >= 0 else {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        meter = pws_meter_new(loop, stream, threshold, { data, audible in
+            Unmanaged<LevelMeter>.fromOpaque(data!).takeUnretainedValue().changed(to: audible)
+        }, context)
+        guard let meter, pws_meter_connect(meter) >= 0 else {
             destroy()
             return nil
         }
@@ -62,26 +58,19 @@ final class LevelMeter {
 
     deinit {
         destroy()
-        hook.deallocate()
-        events.deallocate()
     }
 
     /// Disconnects and destroys the stream (its node and links go with it). Idempotent.
     func destroy() {
         guard !destroyed else { return }
         destroyed = true
-        detachHook(hook)
+        pws_meter_free(meter)
+        meter = nil
         pw_stream_destroy(stream)
     }
 
-    private func process() {
-        var peak: Float = 0
-        while let buffer = pw_stream_dequeue_buffer(stream) {
-            peak = max(peak, pws_buffer_peak_f32(buffer))
-            pw_stream_queue_buffer(stream, buffer)
-        }
-        let now = peak > threshold
-        guard now != audible else { return }
+    private func changed(to now: Bool) {
+        guard !destroyed, now != audible else { return }
         audible = now
         onChange(self, now)
     }

@@ -70,11 +70,21 @@ int pws_node_set_port_config_dsp(struct pw_proxy *node, enum spa_direction direc
 int pws_node_send_command(struct pw_proxy *node, uint32_t command_id);
 
 /* ---- capture streams (level meters) ---------------------------------------------------- */
-/* Connects `stream` as a capture of one F32 channel (any rate), with mapped buffers, never
- * linked by anyone but us (no AUTOCONNECT) and not reconnected when its target goes. */
-int pws_stream_connect_mono_capture(struct pw_stream *stream);
-/* The peak |sample| of a mapped F32 buffer's first data block (0 when it holds none). */
-float pws_buffer_peak_f32(struct pw_buffer *buffer);
+/* A level meter's real-time side, on a capture stream of one F32 channel (any rate, mapped
+ * buffers, never linked by anyone but us, not reconnected when its target goes). Its process
+ * callback runs in the data thread, in the graph cycle that made the audio: a stream processed
+ * on the main loop is async, and PipeWire 1.6 gives an async link a quantum of latency, so the
+ * meter would hear every sound one cycle late. It takes each buffer's peak |sample| and, only
+ * when the peak crosses `threshold` (audible / silent), signals an event on `loop`, where
+ * `changed` is called with the new state. Nothing else is shared with the data thread. */
+struct pws_meter;
+struct pws_meter *pws_meter_new(struct pw_loop *loop, struct pw_stream *stream, float threshold,
+                                void (*changed)(void *data, bool audible), void *data);
+/* Connects the meter's stream (real-time processing). */
+int pws_meter_connect(struct pws_meter *meter);
+/* Disconnects the stream (after which its process callback no longer runs), removes the
+ * listener and the event, and frees the meter; the caller destroys the stream afterwards. */
+void pws_meter_free(struct pws_meter *meter);
 
 /* ---- device methods ----------------------------------------------------------------- */
 int pws_device_enum_params(struct pw_proxy *device, int seq, uint32_t param_id);
