@@ -75,6 +75,33 @@ struct PulseAudioBackendTests {
         try expectNothingLeft(rig, musicRecord: record)
     }
 
+    /// A recording goes on through a call, begun before it or during it, from the microphone or
+    /// from what plays (a monitor recording held through a call used to record nothing more
+    /// after it): on the desktop a call holds no recorder.
+    @Test(arguments: ["mic", "speakers.monitor"])
+    func aRecordingGoesOnThroughACall(source: String) throws {
+        let (rig, daemon) = try start()
+        _ = try play("music", rig)
+        try rig.watcher.waitForSink(of: "music", "speakers")
+        /// Every recording of `process` captures from `source`, unmuted and not corked.
+        func records(_ process: ManagedProcess) -> Bool {
+            let sources = rig.watcher.snapshot.sources
+            let outputs = rig.watcher.snapshot.sourceOutputs.values.filter { $0.properties["application.process.id"] == String(process.pid) }
+            return !outputs.isEmpty && outputs.allSatisfy { !$0.muted && !$0.corked && sources[$0.device]?.name == source }
+        }
+        let before = try rig.pulse.spawn("parecord", ["--device=\(source)", rig.pulse.directory.appendingPathComponent("before.wav").path])
+        try waitUntil(timeout: .seconds(10), "parecord records from \(source); log:\n\(daemon.log)") { records(before) }
+        let call = try play("phone", rig)
+        try rig.watcher.waitForSink(of: "music", "audiosession.hold")
+        #expect(records(before), "the recording that began before the call goes on")
+        let during = try rig.pulse.spawn("parecord", ["--device=\(source)", rig.pulse.directory.appendingPathComponent("during.wav").path])
+        try waitUntil(timeout: .seconds(10), "the recording started during the call records; log:\n\(daemon.log)") { records(during) }
+        call.terminate()
+        try rig.watcher.waitForSink(of: "music", "speakers")
+        #expect(records(before) && records(during))
+        #expect(try daemon.terminate() == 0)
+    }
+
     /// A stream created not to move (module-loopback's `sink_dont_move`, as an app's
     /// `PA_STREAM_DONT_MOVE`) cannot be parked: the engine's next method, a mute, silences it for
     /// the call, and it plays on unmuted after.

@@ -53,6 +53,46 @@ struct RealAppPolicyTests {
         #expect(try rig.sandbox.linkedDevices(of: "music") == ["headphones"])
     }
 
+    /// A call used to hold every recording for its whole length (its capture unlinked, the
+    /// recording silently losing the call) and to hold a recording started during it until it
+    /// ended. On the desktop the microphone is shared: a recording goes on through a call,
+    /// whether it began before the call or during it, and so does a monitor recording.
+    @Test(arguments: [
+        ("pw-record", ["--target", "mic"]),
+        ("parecord", ["--device=mic"]),
+        ("parecord", ["--device=headphones.monitor"]),
+    ])
+    func aRecordingGoesOnThroughACall(program: String, arguments: [String]) async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        let oracle = Self.oracle(rig)
+        try rig.sandbox.play(role: "Music", file: rig.tone, extraArguments: ["-P", "{ node.name = music }"])
+        try await rig.waitUntilLinked("music", to: ["headphones"])
+        /// The recorder's session records and each of its streams is linked.
+        func records(_ recorder: ManagedProcess) throws -> Bool {
+            guard let session = try oracle.session(ofProcess: recorder.pid), session.activity == "active", !session.streams.isEmpty
+            else { return false }
+            let links = try rig.sandbox.dump().links
+            return session.streams.allSatisfy { stream in
+                links.contains { ($0.info["input-node-id"] as? NSNumber)?.uint32Value == stream }
+            }
+        }
+        let before = try rig.sandbox.spawn(program, arguments + [rig.sandbox.directory.appendingPathComponent("before.wav").path])
+        try await eventually("\(program) records; log:\n\(rig.log)") { try records(before) }
+
+        let call = try rig.sandbox.play(role: "Communication", file: rig.tone, extraArguments: ["-P", "{ node.name = call }"])
+        try await eventually("the call holds the music; log:\n\(rig.log)") { try rig.sandbox.linkedDevices(of: "music").isEmpty }
+        #expect(try records(before), "the recording that began before the call goes on")
+        let during = try rig.sandbox.spawn(program, arguments + [rig.sandbox.directory.appendingPathComponent("during.wav").path])
+        try await eventually("the recording started during the call records; log:\n\(rig.log)") { try records(during) }
+        #expect(try rig.sandbox.linkedDevices(of: "music").isEmpty, "the call still holds the music")
+
+        call.terminate()
+        try await rig.waitUntilLinked("music", to: ["headphones"])
+        #expect(try records(before) && records(during))
+        #expect(!rig.log.contains("capture silenced"))
+    }
+
     /// mpv's native node used to be classified once, when it appeared, sometimes before its
     /// role arrived: its session stayed soloAmbient for its whole life in 3 of 8 starts.
     @Test func mpvIsClassifiedTheSameOnTwentyStartsInARow() async throws {

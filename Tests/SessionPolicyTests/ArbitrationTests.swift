@@ -108,13 +108,64 @@ import Testing
     @Test func lowerPriorityExplicitActivationDuringHigherFailsWithInsufficientPriority() {
         var h = EngineHarness(.desktop)
         let call = h.explicit(1, .playAndRecord, mode: .voiceChat, class: .communication)
-        let recorder = h.explicit(2, .record)
+        let player = h.explicit(2, .playback)
         h.activate(call)
-        let decisions = h.activate(recorder)
-        #expect(decisions.failure(recorder) == .insufficientPriority)
-        #expect(!decisions.contains(.activated(recorder)))
-        #expect(h.activity(recorder) == .inactive)
+        let decisions = h.activate(player)
+        #expect(decisions.failure(player) == .insufficientPriority)
+        #expect(!decisions.contains(.activated(player)))
+        #expect(h.activity(player) == .inactive)
         #expect(h.isPlaying(call))
+    }
+
+    /// The desktop's microphone is shared: a recording goes on through a call, whether it began
+    /// before the call or during it, explicit or not; a monitor recording too (it is a capture).
+    @Test func onTheDesktopACallHoldsNoRecorder() {
+        var h = EngineHarness(.desktop)
+        let memo = h.implicit(1, .record)
+        let dictation = h.explicit(2, .record)
+        _ = h.play(memo, .capture)
+        h.activate(dictation)
+        let call = h.explicit(3, .playAndRecord, mode: .voiceChat, class: .communication)
+        let music = h.implicit(4, .playback)
+        _ = h.play(music)
+        let decisions = h.activate(call)
+        #expect(decisions.began(music), "the call still interrupts media")
+        #expect(!decisions.began(memo) && !decisions.began(dictation))
+        #expect(h.activity(memo) == .active && h.activity(dictation) == .active)
+        let lateMemo = h.implicit(5, .record)
+        let late = h.send(.streamStarted(lateMemo, StreamID(.capture, 99)))
+        #expect(!late.began(lateMemo), "a recording started during the call records")
+        #expect(h.activity(lateMemo) == .active)
+        let lateDictation = h.explicit(6, .record)
+        #expect(h.activate(lateDictation).failure(lateDictation) == nil)
+        #expect(h.activity(lateDictation) == .active)
+    }
+
+    /// A session whose streams all capture is a recorder whatever its category (a monitor
+    /// recording, a call app that opened its microphone first); once it plays too, it is not.
+    @Test func onTheDesktopACaptureOnlySessionIsSparedUntilItPlays() {
+        var h = EngineHarness(.desktop)
+        let call = h.explicit(1, .playAndRecord, mode: .voiceChat, class: .communication)
+        h.activate(call)
+        let monitor = h.implicit(2, .playAndRecord, options: .mixWithOthers)
+        #expect(!h.send(.streamStarted(monitor, StreamID(.capture, 50))).began(monitor))
+        #expect(h.activity(monitor) == .active)
+        let player = h.implicit(3, .playAndRecord)
+        _ = h.send(.streamStarted(player, StreamID(.capture, 51)))
+        #expect(h.activity(player) == .active)
+        #expect(h.send(.streamStarted(player, StreamID(.playback, 52))).began(player), "it plays: the call holds it")
+    }
+
+    /// Strict keeps AVAudioSession's rule: a call interrupts a recording and tells an explicit one.
+    @Test func strictlyACallInterruptsARecorderAndTellsIt() {
+        var h = EngineHarness(.strict)
+        let dictation = h.explicit(1, .record)
+        h.activate(dictation)
+        let call = h.explicit(2, .playAndRecord, mode: .voiceChat, class: .communication)
+        #expect(h.activate(call).began(dictation))
+        #expect(h.activity(dictation) == .interrupted)
+        let memo = h.explicit(3, .record)
+        #expect(h.activate(memo).failure(memo) == .insufficientPriority)
     }
 
     @Test func implicitStreamDuringHigherIsHeldThenResumed() {

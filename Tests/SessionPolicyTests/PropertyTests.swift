@@ -57,12 +57,15 @@ import Glibc
         }
         // No two non-mixable sessions of one class both play unducked (strict: always;
         // desktop: for classes whose equals interrupt each other). A session spared from system
-        // alerts is not interrupted by one: in the alert class it is not counted.
+        // alerts is not interrupted by one: in the alert class it is not counted. Nor is a
+        // session of a spared category.
         var seen: [Int: SessionID] = [:]
         for x in playing where x.gain == 1.0 {
             let configuration = try! SessionConfiguration(category: x.category, mode: x.mode, options: x.options)
             guard !configuration.isMixable, strict || x.priorityClass.towardEqual == .interrupt else { continue }
             if x.priorityClass.isSystemAlert && x.preferences.prefersNoInterruptionsFromSystemAlerts { continue }
+            // A spared recorder (the desktop's) plays through anything.
+            if oracle.isSpared(x) { continue }
             if let other = seen[x.priorityClass.priority] {
                 Issue.record("\(other) and \(x.id) both play unducked in class \(x.priorityClass) (after \(event))")
                 return false

@@ -20,6 +20,8 @@ public enum SettingKey: String, CaseIterable, Hashable, Sendable {
     case interruptionMethods = "interruption.methods"
     /// Resume interrupted sessions when the interrupter ends.
     case resumeAfterInterruption = "interruption.resume"
+    /// No interruption holds a recorder (desktop: true; strict: false).
+    case sparesRecorders = "interruption.spare-recorders"
     /// Categories paused when their output goes away; `true` = `[ playback ]`, `false` = none.
     case pauseOnUnplug = "unplug.pause"
     /// Port types that never take over when they appear (last in wins skips them):
@@ -90,7 +92,7 @@ extension SettingKey {
             return .categories(Set(try value.list(of: Category.self, what: "category", key: rawValue)))
         case .routeTakeoverIgnore:
             return .portTypes(Set(try value.list(of: PortType.self, what: "port type", key: rawValue)))
-        case .resumeAfterInterruption, .hardwareArbitration, .silenceUndeterminedCapture, .secondaryAudioHints:
+        case .resumeAfterInterruption, .sparesRecorders, .hardwareArbitration, .silenceUndeterminedCapture, .secondaryAudioHints:
             guard let flag = value.bool else {
                 throw FormatProblem(value.line, "\(rawValue) expects true or false, found \(value.typeDescription)")
             }

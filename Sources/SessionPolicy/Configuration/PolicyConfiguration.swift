@@ -38,6 +38,12 @@ public struct PolicyConfiguration: Hashable, Sendable {
     /// Whether interrupted sessions are resumed (ended + shouldResume, MPRIS Play, relink)
     /// when the interrupter ends.
     public var resumeAfterInterruption: Bool
+    /// Whether no interruption holds a recorder: a session in the `record` category, or one
+    /// whose streams all capture (a monitor recording included). It plays nothing, and on a
+    /// desktop the microphone is shared: holding its capture for a call gains the call nothing
+    /// and loses the recording without a word. The desktop spares them; strict keeps
+    /// AVAudioSession's rule (a call interrupts a recording, and an explicit one is told).
+    public var sparesRecorders: Bool
     /// Categories that silent mode and screen lock silence.
     public var silencedBySilentMode: Set<Category>
     /// Whether preferred sample rate / I/O buffer duration are arbitrated into the graph.
@@ -63,6 +69,7 @@ public struct PolicyConfiguration: Hashable, Sendable {
         routeTakeoverIgnoredTypes: Set<PortType> = [.HDMI, .displayPort],
         routeTakeoverCategories: Set<Category> = Set(Category.allCases),
         resumeAfterInterruption: Bool = true,
+        sparesRecorders: Bool = false,
         silencedBySilentMode: Set<Category> = [.ambient, .soloAmbient],
         hardwareArbitration: Bool = true,
         hardwareLimits: HardwareLimits = HardwareLimits(),
@@ -82,6 +89,7 @@ public struct PolicyConfiguration: Hashable, Sendable {
         self.routeTakeoverIgnoredTypes = routeTakeoverIgnoredTypes
         self.routeTakeoverCategories = routeTakeoverCategories
         self.resumeAfterInterruption = resumeAfterInterruption
+        self.sparesRecorders = sparesRecorders
         self.silencedBySilentMode = silencedBySilentMode
         self.hardwareArbitration = hardwareArbitration
         self.hardwareLimits = hardwareLimits
@@ -90,11 +98,12 @@ public struct PolicyConfiguration: Hashable, Sendable {
     }
 
     /// Desktop: calls interrupt media, notifications and navigation duck it, two music
-    /// players play together, games (ambient) mix.
+    /// players play together, games (ambient) mix, recorders record through calls.
     public static let desktop = PolicyConfiguration(
         profile: .desktop,
         equalClassRule: .classInteraction,
-        roleClassifications: defaultRoleClassifications)
+        roleClassifications: defaultRoleClassifications,
+        sparesRecorders: true)
 
     /// AVAudioSession in full: equal classes follow the category rules (a non-mixable
     /// activation interrupts every other non-mixable session), undetermined record

@@ -17,6 +17,9 @@ struct Contender: Sendable {
     var silencesAlerts: Bool
     var isNonMixable: Bool
     var hasWish: Bool
+    /// A recorder spared from interruption (``PolicyConfiguration/sparesRecorders``): nothing
+    /// above holds it.
+    var isSpared: Bool
     /// Interrupted and waiting (else active). Waiting contenders are judged every walk at
     /// their old position and resume when nothing above interrupts them.
     var isWaiting: Bool

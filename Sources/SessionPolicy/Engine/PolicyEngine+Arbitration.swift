@@ -36,8 +36,13 @@ extension PolicyEngine {
             id: state.id, priority: state.priorityClass.priority, serial: state.serial, appKey: state.appKey,
             audience: state.audience,
             effects: effects(of: state), isExplicit: state.kind == .explicit, silencesAlerts: state.silencesAlerts,
-            isNonMixable: state.isNonMixable, hasWish: !state.wish.isEmpty, isWaiting: waiting,
+            isNonMixable: state.isNonMixable, hasWish: !state.wish.isEmpty, isSpared: isSpared(state), isWaiting: waiting,
             resumesToPlay: resumesToPlay(state))
+    }
+
+    /// Whether no interruption holds it (``PolicyConfiguration/sparesRecorders``).
+    func isSpared(_ state: SessionState) -> Bool {
+        configuration.sparesRecorders && state.isRecorder
     }
 
     /// Whether the end of its interruption lets it play again at once.
@@ -126,21 +131,21 @@ extension PolicyEngine {
     // MARK: The walk
 
     /// What a session of this priority and audience would meet if it activated now (as the
-    /// newest of its class): who interrupts it, or else how many duck it. Changes nothing;
-    /// walks only the contenders of higher classes.
-    func arrival(priority: Int, audience: Int) -> Arrival {
+    /// newest of its class): who interrupts it (nobody when it is `spared`), or else how many
+    /// duck it. Changes nothing; walks only the contenders of higher classes.
+    func arrival(priority: Int, audience: Int, spared: Bool = false) -> Arrival {
         var counters = WalkCounters()
         for contender in contenders {
             if contender.priority <= priority { break }
             counters.enter(priority: contender.priority)
-            let interrupted = counters.isInterrupted(contender.audience)
+            let interrupted = !contender.isSpared && counters.isInterrupted(contender.audience)
             let plays = contender.isWaiting ? !interrupted && contender.resumesToPlay : !interrupted
             if plays { counters.contribute(contender.effects, id: contender.id) }
         }
         counters.enter(priority: priority)
         let raw = counters.interrupter(audience)
         return Arrival(
-            interrupter: counters.isInterrupted(audience) && raw != WalkCounters.none ? SessionID(raw) : nil,
+            interrupter: !spared && counters.isInterrupted(audience) && raw != WalkCounters.none ? SessionID(raw) : nil,
             duckCount: counters.duckCount(audience))
     }
 
@@ -149,8 +154,8 @@ extension PolicyEngine {
         var duckCount: Int32
     }
 
-    func interrupter(forPriority priority: Int, audience: Int) -> SessionID? {
-        arrival(priority: priority, audience: audience).interrupter
+    func interrupter(forPriority priority: Int, audience: Int, spared: Bool = false) -> SessionID? {
+        arrival(priority: priority, audience: audience, spared: spared).interrupter
     }
 
     /// A contender whose arrival or departure changes nobody else: it ducks and interrupts
@@ -200,7 +205,7 @@ extension PolicyEngine {
             for index in buffer.indices {
                 counters.enter(priority: buffer[index].priority)
                 let audience = buffer[index].audience
-                let interrupted = counters.isInterrupted(audience)
+                let interrupted = !buffer[index].isSpared && counters.isInterrupted(audience)
                 var plays = false
                 if !buffer[index].isWaiting {
                     if interrupted {

@@ -65,6 +65,8 @@ extension PolicyEngine {
             if state.kind == .implicit && state.activity != .inactive {
                 leaveContention(id, resumeHint: true)
                 emit(.deactivated(id))
+            } else if state.activity != .inactive {
+                refreshContender(id)  // without streams, a recorder may be one no more
             }
         }
         arbitrate(cause: nil)

@@ -113,7 +113,7 @@ extension PolicyEngine {
                 emit(.activated(id))
                 return
             }
-            if interrupter(forPriority: state.priorityClass.priority, audience: state.audience) != nil {
+            if interrupter(forPriority: state.priorityClass.priority, audience: state.audience, spared: isSpared(state)) != nil {
                 emit(.failed(id, .insufficientPriority))
                 return
             }

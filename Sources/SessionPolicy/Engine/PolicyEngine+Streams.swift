@@ -35,13 +35,27 @@ extension PolicyEngine {
 
         switch state.activity {
         case .active:
-            if let index = contenderIndex(of: id) { contenders[index].resumesToPlay = resumesToPlay(state) }
+            if let index = contenderIndex(of: id) {
+                contenders[index].resumesToPlay = resumesToPlay(state)
+                // A recorder that starts to play is a recorder no more (a call that opened its
+                // microphone first): what is above may hold it now.
+                let spared = isSpared(state)
+                if contenders[index].isSpared != spared {
+                    contenders[index].isSpared = spared
+                    arbitrate(cause: id)
+                }
+            }
         case .interrupted:
             refreshContender(id)
-            emit(.interruptionBegan(id, reason: .default, method: state.interruptionMethod))
+            if isSpared(state) {
+                // It became a recorder (its streams all capture now): nothing holds it.
+                arbitrate(cause: id)
+            } else {
+                emit(.interruptionBegan(id, reason: .default, method: state.interruptionMethod))
+            }
         case .inactive:
             guard !isGraphLost else { return }
-            let arrival = arrival(priority: state.priorityClass.priority, audience: state.audience)
+            let arrival = arrival(priority: state.priorityClass.priority, audience: state.audience, spared: isSpared(state))
             if let interrupter = arrival.interrupter {
                 // Delayed focus: held now, resumed when the higher session ends.
                 enterContention(id, waiting: true, blocker: interrupter)
@@ -92,7 +106,7 @@ extension PolicyEngine {
         let captureSilenced = sessions.values[position].captureSilenced
         if captureSilenced || sessions.values[position].hasRunningCapture { updateCaptureSilencing(of: id) }
         guard kind == .implicit else {
-            refreshContender(id)
+            refreshJudgingRecorders(id)
             return
         }
         switch activity {
@@ -110,7 +124,15 @@ extension PolicyEngine {
             refreshContender(id)
             arbitrate(cause: nil)
         default:
-            refreshContender(id)
+            refreshJudgingRecorders(id)
         }
+    }
+
+    /// Re-reads a contender after its streams changed; one that became a recorder or stopped
+    /// being one (``PolicyConfiguration/sparesRecorders``) is judged again.
+    mutating func refreshJudgingRecorders(_ id: SessionID) {
+        let wasSpared = contenderIndex(of: id).map { contenders[$0].isSpared }
+        refreshContender(id)
+        if let wasSpared, let index = contenderIndex(of: id), contenders[index].isSpared != wasSpared { arbitrate(cause: id) }
     }
 }

@@ -57,6 +57,10 @@ struct SessionState: Sendable {
 
     var hasRunningStreams: Bool { streams.contains { !$0.pausedByUser } }
     var hasRunningCapture: Bool { streams.contains { !$0.pausedByUser && $0.direction == .capture } }
+    /// It records and plays nothing: the `record` category, or streams that all capture.
+    var isRecorder: Bool {
+        configuration.category == .record || (!streams.isEmpty && streams.allSatisfy { $0.direction == .capture })
+    }
     var isNonMixable: Bool { !configuration.isMixable }
     var isSpoken: Bool { configuration.effectiveMode == .spokenAudio }
     /// What others' effects see of it (``Contender/audience``).

@@ -135,7 +135,18 @@ struct ArbitrationOracle {
         return (d.activatedAt ?? .zero) > (x.activatedAt ?? .zero)
     }
 
+    /// What `d` does to `x`; an interruption of a spared recorder (the desktop's) is none at all.
     func effect(of d: SessionSnapshot, on x: SessionSnapshot) -> Interaction {
+        let effect = unspared(of: d, on: x)
+        return effect == .interrupt && isSpared(x) ? .mix : effect
+    }
+
+    /// A recorder the configuration spares: the `record` category, or only capture streams.
+    func isSpared(_ x: SessionSnapshot) -> Bool {
+        configuration.sparesRecorders && (x.category == .record || (!x.streams.isEmpty && x.streams.allSatisfy { $0.direction == .capture }))
+    }
+
+    private func unspared(of d: SessionSnapshot, on x: SessionSnapshot) -> Interaction {
         let dc = try! SessionConfiguration(category: d.category, mode: d.mode, options: d.options)
         let xc = try! SessionConfiguration(category: x.category, mode: x.mode, options: x.options)
         let strict = configuration.equalClassRule == .categoryRules
