@@ -10,8 +10,9 @@
 #   --out DIR  where each run's log and the tally go (default a new temporary directory)
 #   filters    arguments for the test binary; default the integration suites of `make test`
 #
-# The test binary and the programs beside it are copied once into .build-snap/census-<stack>/, so
-# building on while the census runs changes nothing it runs. Each run's whole output is kept;
+# The test binary and the programs beside it are copied once into a directory of this census's
+# own below .build-snap/ (removed at the end), so building on while the census runs, or another
+# census, changes nothing it runs. Each run's whole output is kept;
 # the tally (tally.txt) lists every test that failed, how often, and the first thing it recorded.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -34,15 +35,18 @@ fi
 mkdir -p "$out"
 
 bin="$(cd "$root" && swift build --show-bin-path)"
-snapshot="$root/.build-snap/census-$stack"
-mkdir -p "$snapshot"
+mkdir -p "$root/.build-snap"
+snapshot="$(mktemp -d "$root/.build-snap/census-$stack.XXXXXX")"
 for program in audiosessionPackageTests.xctest audiosessiond audiosessionctl audiosession-example-player; do
   cp -f "$bin/$program" "$snapshot/$program" || { echo "flake-census: build the tests first (swift build --build-tests)" >&2; exit 1; }
 done
 
 hogs=()
-stop_hogs() { for pid in "${hogs[@]}"; do kill "$pid" 2>/dev/null; done; }
-trap stop_hogs EXIT
+finish() {
+  for pid in "${hogs[@]}"; do kill "$pid" 2>/dev/null; done
+  rm -rf "$snapshot"
+}
+trap finish EXIT
 if $hog; then
   for _ in $(seq "$(nproc)"); do (while :; do :; done) & hogs+=("$!"); done
 fi
