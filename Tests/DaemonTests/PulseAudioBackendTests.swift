@@ -81,6 +81,13 @@ struct PulseAudioBackendTests {
     @Test(arguments: ["mic", "speakers.monitor"])
     func aRecordingGoesOnThroughACall(source: String) throws {
         let (rig, daemon) = try start()
+        defer { rig.pulse.stop() }
+        do { try recordThroughACall(source: source, rig, daemon) } catch {
+            Issue.record("\(error)\nthe server now: \(rig.watcher.snapshot.sinkInputs.values.map { "\($0.name) → \(rig.watcher.snapshot.sinks[$0.device]?.name ?? "sink \($0.device)")" })\ndaemon log:\n\(daemon.log)")
+        }
+    }
+
+    private func recordThroughACall(source: String, _ rig: Rig, _ daemon: DaemonProcess) throws {
         _ = try play("music", rig)
         try rig.watcher.waitForSink(of: "music", "speakers")
         /// Every recording of `process` captures from `source`, unmuted and not corked.
