@@ -186,10 +186,14 @@ struct PulseAudioBackendTests {
             call.terminate()
         }
         #expect(try daemon.terminate() == 0)
-        try rig.watcher.waitForSink(of: "video", "speakers")
-        try rig.watcher.waitForSink(of: "music", "speakers")
-        try rig.watcher.waitForVolume(of: "music") { $0 == 65536 }
-        try expectNothingLeft(rig, musicRecord: record)
+        do {
+            try rig.watcher.waitForSink(of: "video", "speakers")
+            try rig.watcher.waitForSink(of: "music", "speakers")
+            try rig.watcher.waitForVolume(of: "music") { $0 == 65536 }
+            try expectNothingLeft(rig, musicRecord: record)
+        } catch {
+            Issue.record("\(error)\nmoves seen: \(rig.watcher.moves.map { "\($0.stream) → \($0.sink ?? "?")" })\ndaemon log:\n\(daemon.log)")
+        }
     }
 
     @Test func sigkillWhileHoldingAndDuckingIsUndoneByTheNextRun() throws {

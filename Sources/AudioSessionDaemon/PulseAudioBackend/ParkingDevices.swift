@@ -196,11 +196,20 @@ final class ParkingDevices: @unchecked Sendable {
 
     /// Releases a stream: back to the device it was on, or the default when that is gone.
     func unpark(_ id: StreamID, in snapshot: PulseSnapshot) {
-        guard let from = held.removeValue(forKey: id), let stream = stream(id) else { return }
-        let kind = stream.kind.deviceKind
-        guard stream.device == devices[kind] else { return }
-        logger.debug("pulse: releasing \(stream.kind.rawValue) \(stream.index) to \(kind) \(from)")
+        guard let from = held.removeValue(forKey: id), let stream = stream(id), isParkedOrOnItsWay(stream, from: from)
+        else { return }
+        logger.debug("pulse: releasing \(stream.kind.rawValue) \(stream.index) to \(stream.kind.deviceKind) \(from)")
         moveBack(stream, to: from, in: snapshot)
+    }
+
+    /// On our device, or still where it was held from: the move to our device may not be
+    /// reported yet (a call that ends, or a daemon stopped, a few milliseconds after it began),
+    /// and the server carries out moves in order, so a move back sent now follows it. Left
+    /// unmoved, it would arrive on our device after its release and stay there, and unloading
+    /// our device would leave that device in its stream-restore record. A stream its user
+    /// moved elsewhere meanwhile stays there.
+    private func isParkedOrOnItsWay(_ stream: PulseStream, from: UInt32) -> Bool {
+        stream.device == devices[stream.kind.deviceKind] || stream.device == from
     }
 
     private func moveBack(_ stream: PulseStream, to device: UInt32, in snapshot: PulseSnapshot) {
@@ -277,7 +286,7 @@ final class ParkingDevices: @unchecked Sendable {
     func releaseAll(in snapshot: PulseSnapshot) {
         stopped = true
         for (id, from) in held.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            if let stream = stream(id), stream.device == devices[stream.kind.deviceKind] { moveBack(stream, to: from, in: snapshot) }
+            if let stream = stream(id), isParkedOrOnItsWay(stream, from: from) { moveBack(stream, to: from, in: snapshot) }
         }
         held.removeAll()
         for (kind, parking) in devices {
