@@ -54,7 +54,10 @@ final class InputGainEnforcement: @unchecked Sendable {
         var entry = applied[device] ?? Applied(
             name: name, original: earlier?.original ?? current, originalLevels: earlier?.originalLevels ?? levels, written: gain)
         entry.written = gain
-        entry.settled = abs(current - gain) < Self.tolerance
+        // After a give-back not yet reported, the device's volume as we know it is our old gain:
+        // it only looks applied. Written again, behind the give-back (the server applies writes
+        // in order); the give-back's late report is then no user's choice.
+        entry.settled = earlier == nil && abs(current - gain) < Self.tolerance
         applied[device] = entry
         journal.recordInputGain(.init(original: entry.original, originalLevels: entry.originalLevels, written: gain), device: name)
         logger.info("\(device) '\(name)': input gain \(gain) (its user's: \(entry.original))")

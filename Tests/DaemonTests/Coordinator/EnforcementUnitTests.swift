@@ -192,6 +192,26 @@ struct EnforcementUnitTests {
         #expect(backend.inputVolumes[Self.mic] == 0.8)
     }
 
+    /// Deactivated and activated again before the give-back was reported: the mirror still
+    /// says our gain, so it looked applied, nothing was written, and the give-back's late
+    /// report was then taken for its user's choice: the microphone stayed at its user's
+    /// volume with the session active (seen once in ten runs on PulseAudio).
+    @Test func aGainAppliedAgainBeforeTheGiveBackIsReportedIsWritten() {
+        backend.inputVolumes[Self.mic] = 0.8
+        enforcement.inputGains.apply(0.5, to: Self.mic)
+        enforcement.inputGains.volumeReported(0.5, of: Self.mic)
+        enforcement.inputGains.apply(nil, to: Self.mic)
+        #expect(backend.inputVolumes[Self.mic] == 0.8)
+        backend.inputVolumes[Self.mic] = 0.5  // the give-back is on its way: the mirror still says 0.5
+        backend.clearActions()
+        enforcement.inputGains.apply(0.5, to: Self.mic)
+        #expect(backend.actions == [.inputVolume(Self.mic, 0.5)], "written again, behind the give-back")
+        enforcement.inputGains.volumeReported(0.8, of: Self.mic)  // the give-back, late
+        enforcement.inputGains.volumeReported(0.5, of: Self.mic)  // our gain again
+        enforcement.inputGains.apply(nil, to: Self.mic)
+        #expect(backend.inputVolumes[Self.mic] == 0.8, "its user's volume comes back at the end")
+    }
+
     @Test func exitGivesBackAGainWhoseWriteIsStillOnItsWay() {
         backend.inputVolumes[Self.mic] = 0.8
         enforcement.inputGains.apply(0.5, to: Self.mic)
