@@ -70,7 +70,8 @@ demo: build
 	$(BIN)/audiosessionctl demo
 
 ## Side-by-side reaction benchmark vs WirePlumber 0.4 (PipeWire 0.3.65), WirePlumber 0.5.8
-## (PipeWire 1.4.2) and PulseAudio 16 (~20 min): BENCHMARKS.md.
+## (PipeWire 1.4.2), WirePlumber 0.5.12 (PipeWire 1.6.9, the trixie root) and PulseAudio 16
+## (~25 min): BENCHMARKS.md.
 bench: deps
 	scripts/bench.sh
 
