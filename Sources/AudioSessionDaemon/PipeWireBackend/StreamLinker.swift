@@ -311,6 +311,12 @@ final class StreamLinker: @unchecked Sendable {
         }
     }
 
+    /// We asked for the device's DSP ports and they are not there yet.
+    private func awaitsPorts(_ device: GlobalID, in snapshot: GraphSnapshot) -> Bool {
+        guard portsRequested.contains(device), let node = snapshot.nodes[device] else { return false }
+        return !snapshot.hasDSPPorts(node)
+    }
+
     /// Asks once for a device's DSP ports when it has none. The graph looks again after a round
     /// trip, and leaves a device whose ports came meanwhile (they come a moment after it) alone.
     private func configurePortsIfNeeded(of device: Node, in snapshot: GraphSnapshot) {
@@ -508,6 +514,10 @@ final class StreamLinker: @unchecked Sendable {
             for: GraphEndpoints.request(for: stream, direction: direction, in: snapshot), route: routes[streamID] ?? [],
             endpoints: endpoints, defaultEndpoint: devices.defaults[direction])
         let (wanted, reason) = (decision.devices, decision.reason)
+        // A device whose DSP ports we asked for and that has none yet (a converter's single
+        // port, or none): linked once they are there (its ports' arrival reconciles again),
+        // never to the port about to go; meanwhile the stream stays where it plays.
+        if wanted.contains(where: { awaitsPorts($0, in: snapshot) }) { return }
         if case .requested(let endpoint) = decision.target { pinned[streamID] = endpoint.id } else { pinned[streamID] = nil }
         let previous = linked[streamID] ?? []
         for device in previous.subtracting(wanted) where snapshot.nodes[device] != nil {
