@@ -20,3 +20,16 @@ debian_mirror() {
     sed -E 's/\[[^]]*\]//' "$file" | awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }'
   done | head -n 1
 }
+
+# `chosen_mirror WHO VARIABLE` prints the archive a script fetches from: the one VARIABLE names,
+# else this machine's (`debian_mirror`). With neither it says so as WHO, naming VARIABLE, and
+# fails (under `set -e`, `MIRROR="$(chosen_mirror ...)"` then stops the script).
+chosen_mirror() {
+  local who="$1" variable="$2" mirror="${!2:-}"
+  [ -n "$mirror" ] || mirror="$(debian_mirror)"
+  if [ -z "$mirror" ]; then
+    echo "$who: no Debian bookworm source in this machine's apt configuration; set $variable" >&2
+    return 1
+  fi
+  echo "$mirror"
+}

@@ -25,8 +25,7 @@ say() { echo "clean-root: $*"; }
 . "$ROOT_DIR/scripts/install-missing.sh"
 install_missing clean-root debootstrap
 . "$ROOT_DIR/scripts/apt-mirror.sh"
-MIRROR="${CLEAN_ROOT_MIRROR:-$(debian_mirror)}"
-[ -n "$MIRROR" ] || { echo "clean-root: no Debian bookworm source in this machine's apt configuration; set CLEAN_ROOT_MIRROR" >&2; exit 1; }
+MIRROR="$(chosen_mirror clean-root CLEAN_ROOT_MIRROR)"
 
 SWIFT="$(command -v swift || true)"
 [ -n "$SWIFT" ] || { echo "clean-root: no swift on PATH" >&2; exit 1; }

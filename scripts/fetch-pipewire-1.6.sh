@@ -24,11 +24,7 @@ SUITE="trixie"
 BACKPORTS="trixie-backports"
 # The Debian archive this machine's apt already uses; PIPEWIRE_1_6_MIRROR overrides it.
 . "$PROJECT/scripts/apt-mirror.sh"
-MIRROR="${PIPEWIRE_1_6_MIRROR:-$(debian_mirror)}"
-if [ -z "$MIRROR" ]; then
-  echo "fetch-pipewire-1.6: no Debian source in this machine's apt configuration; set PIPEWIRE_1_6_MIRROR" >&2
-  exit 1
-fi
+MIRROR="$(chosen_mirror fetch-pipewire-1.6 PIPEWIRE_1_6_MIRROR)"
 # Taken from trixie-backports: the server and its tools (pw-cat, pw-cli, pw-dump, pw-link,
 # pw-record, pw-metadata), pipewire-pulse, SPA plugins and PipeWire modules, WirePlumber with its
 # example configuration (the role loopbacks of wireplumber-doc).

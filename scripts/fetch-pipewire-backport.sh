@@ -22,11 +22,7 @@ STACK="pipewire $VERSION, wireplumber $WIREPLUMBER_VERSION"
 SUITE="bookworm-backports"
 # The Debian archive this machine's apt already uses; PIPEWIRE_BACKPORT_MIRROR overrides it.
 . "$ROOT/scripts/apt-mirror.sh"
-MIRROR="${PIPEWIRE_BACKPORT_MIRROR:-$(debian_mirror)}"
-if [ -z "$MIRROR" ]; then
-  echo "fetch-pipewire-backport: no Debian bookworm source in this machine's apt configuration; set PIPEWIRE_BACKPORT_MIRROR" >&2
-  exit 1
-fi
+MIRROR="$(chosen_mirror fetch-pipewire-backport PIPEWIRE_BACKPORT_MIRROR)"
 # The server, its tools (pw-cat, pw-cli, pw-dump), pipewire-pulse, the library, SPA plugins
 # (audioconvert lives in libspa-0.2-modules), PipeWire modules and the default configuration.
 PACKAGES=(pipewire pipewire-bin pipewire-pulse libpipewire-0.3-0 libpipewire-0.3-modules

@@ -43,8 +43,7 @@ fail() { echo "package-test: FAILED: $*" >&2; exit 1; }
 . "$ROOT_DIR/scripts/install-missing.sh"
 install_missing package-test debootstrap dpkg-dev
 . "$ROOT_DIR/scripts/apt-mirror.sh"
-MIRROR="${PACKAGE_TEST_MIRROR:-$(debian_mirror)}"
-[ -n "$MIRROR" ] || fail "no Debian source in this machine's apt configuration; set PACKAGE_TEST_MIRROR"
+MIRROR="$(chosen_mirror package-test PACKAGE_TEST_MIRROR)"
 VERSION="$(dpkg-deb -f "$DEB" Version)"
 
 # What the checks run inside the root, installed from the root's own archive after the .deb
