@@ -275,3 +275,75 @@ extension RealAppPolicyTests {
         #expect(final.category == player.category && final.priorityClass == player.priorityClass, "\(final.summary)")
     }
 }
+
+extension RealAppPolicyTests {
+    /// Two call apps the rules do not know (baresip under another name), calling each other.
+    /// Each opens its microphone first, so each is a recorder until its speaker comes; the
+    /// slower end used to be held by the other's call (its capture and playback unlinked), and
+    /// over pulse it never finished opening its streams. Both ends of a call stay heard, the
+    /// music pauses for the call and plays again after it.
+    @Test func twoUnknownCallAppsCallingEachOtherAreBothHeard() async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        // Every decision, as the daemon announces it on the bus.
+        let monitor = try rig.sandbox.spawn(
+            DaemonProcess.path(of: "audiosessionctl"), ["monitor", "--json"], extraEnvironment: rig.bus.environment)
+        defer { monitor.terminate() }
+        let player = try await rig.startPlayingMusic()
+        let oracle = Self.oracle(rig)
+        let music = try #require(try oracle.session(ofProcess: player.pid))
+        try await eventually("the monitor saw the music start") { try Self.decisions(in: monitor).contains { $0.session == music.id } }
+        let callee = try RealSIP(port: 15072, binary: "softphone", in: rig.sandbox)
+        defer { callee.stop() }
+        try await eventually("the callee is ready: \(callee.process.output)") { callee.process.output.contains("baresip is ready") }
+        let caller = try RealSIP(port: 15074, calling: 15072, binary: "softphone", in: rig.sandbox)
+        defer { caller.stop() }
+
+        var callSessions: Set<UInt64> = []
+        /// Each end is one call session that plays and records, every stream of it linked.
+        func bothEndsHeard() throws -> Bool {
+            let dump = try rig.sandbox.dump()
+            for pid in [caller.process.pid, callee.process.pid] {
+                guard let session = try oracle.session(ofProcess: pid) else { return false }
+                callSessions.insert(session.id)
+                guard session.priorityClass == "communication", session.activity == "active" else { return false }
+                let nodes = dump.nodes.filter { session.streams.contains($0.id) }
+                guard Set(nodes.compactMap(\.mediaClass)) == ["Stream/Output/Audio", "Stream/Input/Audio"] else { return false }
+                for node in nodes where !dump.nodeLinks.contains(where: { $0.output == node.id || $0.input == node.id }) {
+                    return false
+                }
+            }
+            return true
+        }
+        try await eventually("both ends are heard; daemon:\n\(rig.log)", timeout: .seconds(20)) { try bothEndsHeard() }
+        try await rig.waitForStatus("Paused")
+        // And they stay so.
+        for _ in 1...10 {
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(try bothEndsHeard(), "every stream of both ends is linked and neither session is interrupted")
+        }
+        for pid in [caller.process.pid, callee.process.pid] {
+            let session = try #require(try oracle.session(ofProcess: pid))
+            #expect(session.classifiedBy == "call" && session.category == "playAndRecord", "\(session.summary)")
+        }
+        // No end was held by the other at any moment, not even while its streams were opening.
+        // (Once an end hangs up it is a call no more: what it still plays may be held.)
+        let decisions = try Self.decisions(in: monitor)
+        #expect(decisions.contains { $0.session == music.id && $0.kind == "interruptionBegan" }, "the call held the music")
+        let held = decisions.filter { callSessions.contains($0.session) && $0.kind == "interruptionBegan" }
+        #expect(held.isEmpty, "an end of the call was held: \(held); daemon:\n\(rig.log)")
+        caller.stop()
+        callee.stop()
+        try await rig.waitForStatus("Playing")
+    }
+
+    /// The `Decision` signals `audiosessionctl monitor --json` printed: session and kind.
+    static func decisions(in monitor: ManagedProcess) throws -> [(session: UInt64, kind: String)] {
+        monitor.output.split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                object["signal"] as? String == "Decision"
+            else { return nil }
+            return ((object["session"] as? NSNumber)?.uint64Value ?? 0, object["kind"] as? String ?? "")
+        }
+    }
+}

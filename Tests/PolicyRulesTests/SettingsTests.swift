@@ -128,7 +128,7 @@ struct SettingsTests {
         ("hardware.default-rate = 12345", "a.conf:1: hardware.default-rate 12345 is not in hardware.allowed-rates"),
         ("capture.silence-undetermined = null", "a.conf:1: capture.silence-undetermined expects true or false, found null"),
         ("secondary-audio-hints = [ ]", "a.conf:1: secondary-audio-hints expects true or false, found an array"),
-        ("duck.levle = 0.3", "a.conf:1: unknown setting 'duck.levle' (known: profile, equal-class, duck.level, duck.ramp-ms, unduck.ramp-ms, interruption.methods, interruption.resume, interruption.spare-recorders, unplug.pause, route.takeover.ignore, route.takeover.categories, silent-mode.categories, hardware.arbitration, hardware.default-rate, hardware.default-quantum, hardware.min-quantum, hardware.max-quantum, hardware.allowed-rates, capture.silence-undetermined, secondary-audio-hints)"),
+        ("duck.levle = 0.3", "a.conf:1: unknown setting 'duck.levle' (known: profile, equal-class, duck.level, duck.ramp-ms, unduck.ramp-ms, interruption.methods, interruption.resume, interruption.spare-recorders, interruption.spare-opening-apps, unplug.pause, route.takeover.ignore, route.takeover.categories, silent-mode.categories, hardware.arbitration, hardware.default-rate, hardware.default-quantum, hardware.min-quantum, hardware.max-quantum, hardware.allowed-rates, capture.silence-undetermined, secondary-audio-hints)"),
     ])
     func badValues(settings: String, expected: String) {
         #expect(problems("audiosession.settings = { \(settings) }") == [expected])

@@ -156,6 +156,49 @@ import Testing
         #expect(h.send(.streamStarted(player, StreamID(.playback, 52))).began(player), "it plays: the call holds it")
     }
 
+    /// An app the rules say nothing about may be one end of a call that has opened only its
+    /// speaker so far: while it opens its streams nothing holds it. If it turns out a call,
+    /// it was never held; if it stays unknown, the call holds it once its window ends. A late
+    /// rule (a role that arrives after the stream) ends the window at once.
+    @Test func onTheDesktopAnUnknownAppIsSparedWhileItOpensItsStreams() {
+        var h = EngineHarness(.desktop)
+        let call = h.explicit(1, .playAndRecord, mode: .voiceChat, class: .communication)
+        h.activate(call)
+        let otherEnd = h.implicit(2, .soloAmbient)
+        #expect(h.engine.snapshot(of: otherEnd)?.isOpening == true)
+        #expect(!h.send(.streamStarted(otherEnd, StreamID(.playback, 60))).began(otherEnd), "its speaker is heard")
+        _ = h.send(.streamStarted(otherEnd, StreamID(.capture, 61)))
+        let becameACall = h.send(.reclassify(otherEnd, Classification(
+            category: .playAndRecord, mode: .voiceChat, priorityClass: .communication)))
+        #expect(!becameACall.began(otherEnd))
+        #expect(h.engine.snapshot(of: otherEnd)?.isOpening == false)
+        #expect(h.isPlaying(otherEnd) && h.isPlaying(call), "both ends of the call are heard")
+
+        let beeper = h.implicit(3, .soloAmbient)
+        #expect(!h.send(.streamStarted(beeper, StreamID(.playback, 62))).began(beeper))
+        #expect(h.send(.openingEnded(beeper)).began(beeper), "still unknown when its window ends: the call holds it")
+        #expect(h.activity(beeper) == .interrupted)
+
+        let player = h.implicit(4, .soloAmbient)
+        _ = h.send(.streamStarted(player, StreamID(.playback, 63)))
+        #expect(h.send(.reclassify(player, Classification(category: .playback))).began(player), "a late role: judged at once")
+        #expect(h.send(.openingEnded(player)).isEmpty)
+
+        let known = h.implicit(5, .playback)
+        #expect(h.engine.snapshot(of: known)?.isOpening == false, "the rules classified it: no window")
+        #expect(h.send(.streamStarted(known, StreamID(.playback, 64))).began(known))
+    }
+
+    /// Strict judges every stream as it comes: an unknown app is held by a call at once.
+    @Test func strictlyAnUnknownAppIsHeldAtOnce() {
+        var h = EngineHarness(.strict)
+        let call = h.explicit(1, .playAndRecord, mode: .voiceChat, class: .communication)
+        h.activate(call)
+        let unknown = h.implicit(2, .soloAmbient)
+        #expect(h.engine.snapshot(of: unknown)?.isOpening == false)
+        #expect(h.send(.streamStarted(unknown, StreamID(.playback, 60))).began(unknown))
+    }
+
     /// Strict keeps AVAudioSession's rule: a call interrupts a recording and tells an explicit one.
     @Test func strictlyACallInterruptsARecorderAndTellsIt() {
         var h = EngineHarness(.strict)

@@ -22,10 +22,18 @@ import Glibc
             var daemon = DaemonView()
             let oracle = ArbitrationOracle(configuration: configuration)
             var clock: UInt64 = 0
+            var opening = OpeningApps(configuration: configuration)
             for event in RandomScenario.events(sessions: sessions, steps: steps) {
                 clock += 1_000
                 if case .sessionRemoved(let id) = event { daemon.forget(id) }
                 daemon.apply(engine.handle(event, at: Timestamp(nanoseconds: clock)))
+                opening.apply(event)
+                // Which apps are still opening (and so spared), told apart from the events alone.
+                let engineOpening = Set(engine.sessionIDs.filter { engine.snapshot(of: $0)?.isOpening == true })
+                if engineOpening != opening.sessions {
+                    Issue.record("opening: engine \(engineOpening.sorted()), expected \(opening.sessions.sorted()) (after \(event))")
+                    return
+                }
                 if !Self.check(engine, daemon, oracle, after: event) { return }
             }
         }
@@ -104,6 +112,25 @@ import Glibc
                 return log
             }
             #expect(run() == run())
+        }
+    }
+}
+
+/// Which sessions are apps still opening their streams, from the events alone: an implicit
+/// session the rules say nothing about, until its window ends, a rule classifies it or it goes.
+struct OpeningApps {
+    let configuration: PolicyConfiguration
+    var sessions: Set<SessionID> = []
+
+    mutating func apply(_ event: PolicyEvent) {
+        switch event {
+        case .sessionCreated(let id, let descriptor):
+            let unclassified = descriptor.kind == .implicit && descriptor.classification == configuration.defaultClassification
+            if configuration.sparesOpeningApps && unclassified { sessions.insert(id) }
+        case .sessionRemoved(let id), .openingEnded(let id): sessions.remove(id)
+        case .reclassify(let id, let classification) where classification != configuration.defaultClassification:
+            sessions.remove(id)
+        default: break
         }
     }
 }

@@ -30,6 +30,9 @@ struct SessionEffects: Equatable {
     var isHeld: Bool {
         interruption == .unlink || (interruption == .sessionAPI && enforcedAfterGrace) || routeLoss == .unlink
     }
+    /// Its player paused over MPRIS for an interruption: its streams idle because we paused
+    /// it, not because it stopped; the end of the interruption plays it again.
+    var isPausedForInterruption: Bool { interruption == .mpris }
     /// A player asked over MPRIS to pause after its output went away is muted meanwhile, not
     /// unlinked: an unlinked pulse stream may never complete the player's own cork, and the
     /// player (mpv) then hangs in it instead of pausing.

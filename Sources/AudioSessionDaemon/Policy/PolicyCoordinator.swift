@@ -30,6 +30,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     private var composition: AppComposition
     /// When idle and silent streams stop counting as running.
     let quietness = StreamQuietness.standard
+    let behaviour = AppBehaviour.standard
     /// Every delay between a decision and its last effect.
     let timing: EnforcementTiming
     /// Who each stream's process is, read once per process.
@@ -288,6 +289,7 @@ final class PolicyCoordinator: @unchecked Sendable {
                 kind: .implicit, app: app, classification: composed.classification,
                 capabilities: backend.interruptionMethods)))
             logger.info("\(session) for '\(app)': \(describe(composed)) [app \(facts.identity)]")
+            if engine.snapshot(of: session)?.isOpening == true { awaitOpening(of: session) }
         }
         updateLevelWatching(session)
         playerControl?.mprisStreamJoined(stream, session: session)
@@ -390,6 +392,16 @@ final class PolicyCoordinator: @unchecked Sendable {
         updateLevelWatching(session)
     }
 
+    /// An app the rules say nothing about is spared while it opens its streams; after
+    /// ``AppBehaviour/openingWindow`` it is judged like any other.
+    private func awaitOpening(of session: SessionID) {
+        _ = loop.schedule(after: behaviour.openingWindow) { [weak self] in
+            guard let self, self.engine.snapshot(of: session)?.isOpening == true else { return }
+            self.logger.info("\(session) has opened its streams: judged like any other app")
+            self.submit(.openingEnded(session))
+        }
+    }
+
     // MARK: - Levels
 
     /// Watches the level of a session's playback streams while it ducks others; stops when it
@@ -486,8 +498,11 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     private func idleGraceExpired(_ id: StreamID) {
         idleTimers[id] = nil
+        // Idle because we hold it or paused its player is not stopped: the idle moment may
+        // have come just before our pause (a call's rate switch), with its timer still running.
         guard let record = sessions.streams[id], record.stream.activity == .idle || !levels.sounds(id),
-            record.reportedActive, effects[record.session]?.isHeld != true
+            record.reportedActive, effects[record.session]?.isHeld != true,
+            effects[record.session]?.isPausedForInterruption != true
         else { return }
         logger.debug("stream \(id) idle or silent past its grace: stopped")
         stop(id)

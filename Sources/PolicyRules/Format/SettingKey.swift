@@ -22,6 +22,9 @@ public enum SettingKey: String, CaseIterable, Hashable, Sendable {
     case resumeAfterInterruption = "interruption.resume"
     /// No interruption holds a recorder (desktop: true; strict: false).
     case sparesRecorders = "interruption.spare-recorders"
+    /// Nothing interrupts an app the rules do not classify while it opens its streams
+    /// (desktop: true; strict: false).
+    case sparesOpeningApps = "interruption.spare-opening-apps"
     /// Categories paused when their output goes away; `true` = `[ playback ]`, `false` = none.
     case pauseOnUnplug = "unplug.pause"
     /// Port types that never take over when they appear (last in wins skips them):
@@ -92,7 +95,7 @@ extension SettingKey {
             return .categories(Set(try value.list(of: Category.self, what: "category", key: rawValue)))
         case .routeTakeoverIgnore:
             return .portTypes(Set(try value.list(of: PortType.self, what: "port type", key: rawValue)))
-        case .resumeAfterInterruption, .sparesRecorders, .hardwareArbitration, .silenceUndeterminedCapture, .secondaryAudioHints:
+        case .resumeAfterInterruption, .sparesRecorders, .sparesOpeningApps, .hardwareArbitration, .silenceUndeterminedCapture, .secondaryAudioHints:
             guard let flag = value.bool else {
                 throw FormatProblem(value.line, "\(rawValue) expects true or false, found \(value.typeDescription)")
             }

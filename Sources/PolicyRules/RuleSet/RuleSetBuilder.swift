@@ -130,6 +130,7 @@ extension PolicyConfiguration {
         case (.resumeAfterInterruption, .flag(let on)): resumeAfterInterruption = on
         case (.pauseOnUnplug, .categories(let categories)): pauseOnUnplug = categories
         case (.sparesRecorders, .flag(let on)): sparesRecorders = on
+        case (.sparesOpeningApps, .flag(let on)): sparesOpeningApps = on
         case (.silentModeCategories, .categories(let categories)): silencedBySilentMode = categories
         case (.routeTakeoverIgnore, .portTypes(let types)): routeTakeoverIgnoredTypes = types
         case (.routeTakeoverCategories, .categories(let categories)): routeTakeoverCategories = categories

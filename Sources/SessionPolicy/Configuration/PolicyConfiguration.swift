@@ -44,6 +44,11 @@ public struct PolicyConfiguration: Hashable, Sendable {
     /// and loses the recording without a word. The desktop spares them; strict keeps
     /// AVAudioSession's rule (a call interrupts a recording, and an explicit one is told).
     public var sparesRecorders: Bool
+    /// Whether an app the rules say nothing about is spared from interruption while its
+    /// streams are still arriving (``AppBehaviour/openingWindow``): until it has shown what it
+    /// is, it may be one end of a call, and holding that end holds the call. The desktop spares
+    /// them; strict judges every stream as it comes.
+    public var sparesOpeningApps: Bool
     /// Categories that silent mode and screen lock silence.
     public var silencedBySilentMode: Set<Category>
     /// Whether preferred sample rate / I/O buffer duration are arbitrated into the graph.
@@ -70,6 +75,7 @@ public struct PolicyConfiguration: Hashable, Sendable {
         routeTakeoverCategories: Set<Category> = Set(Category.allCases),
         resumeAfterInterruption: Bool = true,
         sparesRecorders: Bool = false,
+        sparesOpeningApps: Bool = false,
         silencedBySilentMode: Set<Category> = [.ambient, .soloAmbient],
         hardwareArbitration: Bool = true,
         hardwareLimits: HardwareLimits = HardwareLimits(),
@@ -90,6 +96,7 @@ public struct PolicyConfiguration: Hashable, Sendable {
         self.routeTakeoverCategories = routeTakeoverCategories
         self.resumeAfterInterruption = resumeAfterInterruption
         self.sparesRecorders = sparesRecorders
+        self.sparesOpeningApps = sparesOpeningApps
         self.silencedBySilentMode = silencedBySilentMode
         self.hardwareArbitration = hardwareArbitration
         self.hardwareLimits = hardwareLimits
@@ -103,7 +110,8 @@ public struct PolicyConfiguration: Hashable, Sendable {
         profile: .desktop,
         equalClassRule: .classInteraction,
         roleClassifications: defaultRoleClassifications,
-        sparesRecorders: true)
+        sparesRecorders: true,
+        sparesOpeningApps: true)
 
     /// AVAudioSession in full: equal classes follow the category rules (a non-mixable
     /// activation interrupts every other non-mixable session), undetermined record

@@ -40,9 +40,10 @@ extension PolicyEngine {
             resumesToPlay: resumesToPlay(state))
     }
 
-    /// Whether no interruption holds it (``PolicyConfiguration/sparesRecorders``).
+    /// Whether no interruption holds it: a recorder (``PolicyConfiguration/sparesRecorders``),
+    /// or an app still opening its streams (``PolicyConfiguration/sparesOpeningApps``).
     func isSpared(_ state: SessionState) -> Bool {
-        configuration.sparesRecorders && state.isRecorder
+        (configuration.sparesRecorders && state.isRecorder) || state.isOpening
     }
 
     /// Whether the end of its interruption lets it play again at once.

@@ -21,6 +21,7 @@ extension PolicyEngine {
         state.route = routeSelector().route(for: routeRequest(state))
         state.interruptionMethod = state.method(preferring: self.configuration.interruptionMethods)
         state.recordPermission = permissions[descriptor.app] ?? .undetermined
+        state.isOpening = opens(descriptor)
         sessions[id] = state
         sessionOrder.insert(id, at: sessionOrder.partitioningIndex { $0 >= id })
         appSessions[descriptor.app, default: []].insert(id)
@@ -75,8 +76,24 @@ extension PolicyEngine {
         state.priorityClass = classification.priorityClass
         state.interaction = classification.effectiveInteraction
         if categoryChanged { state.outputOverride = .none }
+        // What it does or a late rule has told what it is: it is judged as that from now on.
+        if classification != self.configuration.defaultClassification { state.isOpening = false }
         sessions[id] = state
         applyConfigurationChange(id, routeReason: categoryChanged ? .categoryChange : nil)
+    }
+
+    /// Whether a new session is an app still opening its streams: an implicit one the rules
+    /// say nothing about, where the configuration spares those.
+    func opens(_ descriptor: SessionDescriptor) -> Bool {
+        configuration.sparesOpeningApps && descriptor.kind == .implicit
+            && descriptor.classification == configuration.defaultClassification
+    }
+
+    /// Its opening window passed: from now on it is judged like any other session.
+    mutating func endOpening(_ id: SessionID) {
+        guard sessions[id]?.isOpening == true else { return }
+        sessions[id]?.isOpening = false
+        refreshJudgingRecorders(id)
     }
 
     /// After category / class changes: effects, silencing, route, arbitration.

@@ -87,6 +87,7 @@ public struct PolicyEngine: Sendable {
         case .sessionRemoved(let id): removeSession(id)
         case .setCategory(let id, let category, let mode, let options): setCategory(id, category, mode, options)
         case .reclassify(let id, let classification): reclassify(id, classification)
+        case .openingEnded(let id): endOpening(id)
         case .setActive(let id, let active, let options): setActive(id, active, options)
         case .setPreferredHardware(let id, let wish): setPreferredHardware(id, wish)
         case .setPreferredInput(let id, let uid): setPreferredInput(id, uid)

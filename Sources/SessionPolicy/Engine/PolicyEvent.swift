@@ -8,6 +8,9 @@ public enum PolicyEvent: Hashable, Sendable {
     case setCategory(SessionID, Category, mode: Mode, options: CategoryOptions)
     /// The rules (re)classified a session (implicit sessions, or a rules reload).
     case reclassify(SessionID, Classification)
+    /// An app that was opening its streams has had ``AppBehaviour/openingWindow``: it is
+    /// judged like any other from now on (``PolicyConfiguration/sparesOpeningApps``).
+    case openingEnded(SessionID)
     case setActive(SessionID, Bool, options: SetActiveOptions)
     case setPreferredHardware(SessionID, HardwareWish)
     /// `nil` clears the preference.

@@ -22,6 +22,9 @@ public struct SessionSnapshot: Hashable, Sendable {
     public var preferredOutputChannels: Int?
     /// Interrupted (or kept waiting) by a muted microphone.
     public var isHeldByMutedInput: Bool
+    /// An app the rules say nothing about, still opening its streams: nothing interrupts it yet
+    /// (``PolicyConfiguration/sparesOpeningApps``).
+    public var isOpening: Bool = false
     public var streams: [StreamID]
     public var activatedAt: Timestamp?
 }
@@ -42,7 +45,7 @@ extension PolicyEngine {
             preferredHardware: state.wish, preferredInputUID: state.preferredInputUID,
             outputOverride: state.outputOverride, preferences: state.preferences,
             preferredInputChannels: state.preferredInputChannels, preferredOutputChannels: state.preferredOutputChannels,
-            isHeldByMutedInput: contender?.heldByMutedInput ?? false, streams: state.streams.map(\.id),
+            isHeldByMutedInput: contender?.heldByMutedInput ?? false, isOpening: state.isOpening, streams: state.streams.map(\.id),
             activatedAt: state.activity == .inactive ? nil : state.activatedAt)
     }
 

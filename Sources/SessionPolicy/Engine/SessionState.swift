@@ -52,6 +52,10 @@ struct SessionState: Sendable {
     var userPausedWhileInterrupted = false
     var silenced = false
     var captureSilenced = false
+    /// An app the rules say nothing about, whose streams are still arriving
+    /// (``PolicyConfiguration/sparesOpeningApps``): nothing interrupts it until it has shown
+    /// what it is (``PolicyEvent/openingEnded(_:)``) or a rule classifies it.
+    var isOpening = false
     /// The route last computed (and reported) for it.
     var route = RouteDescription.empty
 

@@ -103,6 +103,25 @@ struct MPRISJournalTests {
         #expect(journal == nil, "Play confirmed: nothing owed, no file")
     }
 
+    /// A call that switches the graph's rate makes the music idle for a moment just before the
+    /// call pauses it. That idle moment's grace used to run on through our own pause: it
+    /// counted the paused player as stopped, closed the pause, and the call's end played
+    /// nothing. Our own pause is not the app stopping.
+    @Test func anIdleMomentBeforeOurPauseDoesNotCloseIt() async throws {
+        attachPlayers([player(.playing)])
+        attachGraph([music()])
+        coordinator.handle(.streamChanged(music(.idle)))  // the rate switch
+        coordinator.handle(.streamAppeared(call()))
+        try await buttons.waitFor(["Pause \(Self.mpv)"])
+        coordinator.handle(.streamChanged(music(.playing)))  // running again at the new rate
+        status(.paused)
+        coordinator.handle(.streamChanged(music(.idle)))  // paused: its node idles
+        clock.advance(by: StreamQuietness.standard.idleGrace * 2)
+        #expect(journal == [entry()], "still paused by us")
+        coordinator.handle(.streamRemoved(2))
+        try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)"])
+    }
+
     @Test func aUserWhoTakesOverDuringTheCallTakesThePlayerOutOfTheJournal() async throws {
         try await pausedByACall()
         status(.playing)  // its user pressed play: paused again, never resumed by us

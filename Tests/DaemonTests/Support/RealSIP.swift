@@ -10,7 +10,9 @@ final class RealSIP: @unchecked Sendable {
     let directory: URL
 
     /// Starts baresip listening on 127.0.0.1:`port`; `calling` dials another instance at once.
-    init(port: Int, calling other: Int? = nil, in sandbox: PrivatePipeWire) throws {
+    /// `binary` other than baresip runs a copy of it under that name: a call app the rules do
+    /// not know, which the daemon can tell only by what its streams do.
+    init(port: Int, calling other: Int? = nil, binary: String = "baresip", in sandbox: PrivatePipeWire) throws {
         self.port = port
         directory = sandbox.directory.appendingPathComponent("baresip-\(port)")
         try? FileManager.default.removeItem(at: directory)
@@ -35,7 +37,13 @@ final class RealSIP: @unchecked Sendable {
             .write(to: directory.appendingPathComponent("accounts"), atomically: true, encoding: .utf8)
         var arguments = ["-f", directory.path]
         if let other { arguments += ["-e", "/dial sip:user\(other)@127.0.0.1:\(other)"] }
-        process = try sandbox.spawn("baresip", arguments, extraEnvironment: ["HOME": directory.path])
+        var program = "baresip"
+        if binary != program {
+            let copy = directory.appendingPathComponent(binary)
+            try FileManager.default.copyItem(atPath: "/usr/bin/baresip", toPath: copy.path)
+            program = copy.path
+        }
+        process = try sandbox.spawn(program, arguments, extraEnvironment: ["HOME": directory.path])
     }
 
     deinit { stop() }

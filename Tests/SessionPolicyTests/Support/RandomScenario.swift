@@ -72,7 +72,8 @@ struct RandomScenario {
             case 27: events.append(.setPreferredHardware(session, HardwareWish(sampleRate: [44_100, 48_000, 96_000][other % 3], ioBufferDuration: [0.005, 0.01, 0.02][(other / 3) % 3])))
             case 28: events.append(other % 2 == 0 ? .graphLost : .graphRestored)
             case 29: events.append(.screenLocked(other % 2 == 0))
-            case 30: events.append(.capabilitiesChanged(session, other % 2 == 0 ? [.unlink] : [.mpris, .unlink]))
+            case 30:
+                events.append(other % 3 == 2 ? .openingEnded(session) : .capabilitiesChanged(session, other % 2 == 0 ? [.unlink] : [.mpris, .unlink]))
             default:
                 let input = ports[3 + other / 8 % 2].device
                 switch other % 8 {
@@ -141,9 +142,11 @@ struct ArbitrationOracle {
         return effect == .interrupt && isSpared(x) ? .mix : effect
     }
 
-    /// A recorder the configuration spares: the `record` category, or only capture streams.
+    /// A recorder the configuration spares (the `record` category, or only capture streams),
+    /// or an app still opening its streams.
     func isSpared(_ x: SessionSnapshot) -> Bool {
-        configuration.sparesRecorders && (x.category == .record || (!x.streams.isEmpty && x.streams.allSatisfy { $0.direction == .capture }))
+        if x.isOpening { return true }
+        return configuration.sparesRecorders && (x.category == .record || (!x.streams.isEmpty && x.streams.allSatisfy { $0.direction == .capture }))
     }
 
     private func unspared(of d: SessionSnapshot, on x: SessionSnapshot) -> Interaction {
