@@ -86,7 +86,7 @@ struct RulesExplainCommand: AsyncParsableCommand {
     /// The streams grouped into apps as the daemon groups them, each classified from all of its
     /// streams (a stream runs when its node does and its app has not corked it).
     static func apps(in snapshot: GraphSnapshot, ruleSet: RuleSet) -> [RulesExplanation.App] {
-        let composition = AppComposition(call: ruleSet.callClassification)
+        let composition = ruleSet.appComposition
         var members: [AppIdentity: [(UInt32, AppStream)]] = [:]
         for node in snapshot.streams {
             let client = node.clientID.flatMap { snapshot.clients[$0] }

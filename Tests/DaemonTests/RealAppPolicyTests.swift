@@ -347,3 +347,37 @@ extension RealAppPolicyTests {
         }
     }
 }
+
+extension RealAppPolicyTests {
+    /// A MIDI player, a game or a tool playing a file that no rule names sets no role: it used
+    /// to stay soloAmbient, so silent mode muted music its user asked for. Past a short sound
+    /// it is media playback, which silent mode leaves alone; a beep stays soloAmbient and silent
+    /// mode silences it.
+    @Test(arguments: [("aplay", ["-q"]), ("paplay", [])])
+    func aRoleLessPlayerIsMediaOnceItPlaysLongerThanABeep(program: String, arguments: [String]) async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        let oracle = Self.oracle(rig)
+        try oracle.ctl(["silent", "on"])
+        let player = try rig.sandbox.spawn(program, arguments + [rig.tone.path])
+        var session: SessionOracle.Session?
+        try await eventually("\(program) is media playback, not silenced; log:\n\(rig.log)") {
+            session = try oracle.session(ofProcess: player.pid)
+            return session?.category == "playback" && session?.silenced == false
+        }
+        #expect(session?.classifiedBy == "playing", "\(session?.summary ?? "")")
+        let streamID = try #require(session?.streams.first)
+        let node = try #require(try rig.sandbox.dump().nodes.first { $0.id == streamID })
+        #expect(node.mute == false && node.softMute != true, "it is heard: \(node.props ?? [:])")
+
+        let beep = try rig.sandbox.spawn(program, arguments + [try rig.sandbox.testTone(seconds: 1).path])
+        var beepSession: SessionOracle.Session?
+        try await eventually("the beep is soloAmbient and silenced; log:\n\(rig.log)") {
+            beepSession = try oracle.session(ofProcess: beep.pid) ?? beepSession
+            return beepSession?.silenced == true
+        }
+        #expect(beepSession?.category == "soloAmbient", "\(beepSession?.summary ?? "")")
+        #expect(try beep.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(try oracle.session(ofProcess: beep.pid) == nil)
+    }
+}

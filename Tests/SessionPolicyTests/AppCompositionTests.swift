@@ -61,6 +61,29 @@ struct AppCompositionTests {
         #expect(recording.classification.category == .record)
     }
 
+    /// An app no rule names that plays longer than a short sound is a player (or a game):
+    /// media playback, which silent mode leaves alone. A beep stays what the rules say, and so
+    /// does any app a rule classifies.
+    @Test func anUnclassifiedAppThatPlaysLongIsMediaPlayback() {
+        var player = AppStream(classification: unconfigured, direction: .playback, isRunning: true)
+        #expect(composition.classify([player]) == AppClassification(unconfigured, reason: .rules), "a short sound so far")
+        player.hasPlayedLong = true
+        let playing = composition.classify([player])
+        #expect(playing.reason == .playing)
+        #expect(playing.classification == Classification(category: .playback, priorityClass: .media))
+        player.isRunning = false
+        #expect(composition.classify([player]).reason == .playing, "paused between tracks: still a player")
+        let ruled = AppStream(classification: music, direction: .playback, isRunning: true, hasPlayedLong: true)
+        #expect(composition.classify([ruled]) == AppClassification(music, reason: .rules))
+        let notification = Classification(category: .playback, options: .duckOthers, priorityClass: .notification)
+        let long = AppStream(classification: notification, direction: .playback, isRunning: true, hasPlayedLong: true)
+        #expect(composition.classify([long]).classification == notification, "a rule said what it is")
+        // A player that also captures from a microphone is a call, as any app.
+        player.isRunning = true
+        let microphone = AppStream(classification: unconfigured, direction: .capture, isRunning: true)
+        #expect(composition.classify([player, microphone]) == AppClassification(call, reason: .call))
+    }
+
     @Test func monitorsAndRulesWithInputAreNotCalls() {
         let playing = AppStream(classification: unconfigured, direction: .playback, isRunning: true)
         let monitor = AppStream(classification: unconfigured, direction: .capture, isRunning: true, capturesMonitor: true)

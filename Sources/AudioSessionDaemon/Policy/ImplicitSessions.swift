@@ -14,6 +14,8 @@ struct ImplicitSessions {
         var classification: StreamClassificationFacts
         /// The engine was told this stream runs (`streamStarted`), and not since that it stopped.
         var reportedActive: Bool
+        /// It ran without a stop for longer than a short sound (``AppBehaviour/shortSoundLimit``).
+        var hasPlayedLong = false
     }
 
     /// The rules' verdict on one stream, kept for recomposing its app.
@@ -64,6 +66,10 @@ struct ImplicitSessions {
 
     mutating func setReportedActive(_ active: Bool, stream: StreamID) {
         streams[stream]?.reportedActive = active
+    }
+
+    mutating func setPlayedLong(stream: StreamID) {
+        streams[stream]?.hasPlayedLong = true
     }
 
     /// Records what the engine now has for a session.

@@ -41,6 +41,8 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// Everything carried out on the server, and its undoing.
     let enforcement: Enforcement
     private var idleTimers: [StreamID: ScheduledWork] = [:]
+    /// Playback streams that may still be short sounds (``AppBehaviour/shortSoundLimit``).
+    private var longPlayTimers: [StreamID: ScheduledWork] = [:]
     private var graceTimers: [SessionID: ScheduledWork] = [:]
     /// How many steps are open (an event, and the engine steps it causes): what they changed is
     /// journalled when the outermost one ends, before the loop sends any of it.
@@ -101,7 +103,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         self.coexistence = Coexistence(mode: linkingMode)
         self.ruleSet = ruleSet
         self.engine = PolicyEngine(configuration: ruleSet.configuration)
-        self.composition = AppComposition(call: ruleSet.callClassification)
+        self.composition = ruleSet.appComposition
         self.backend = backend
         self.logger = logger
         backend.usePortTypeRule { [ruleSet] in ruleSet.portType(properties: $0) }
@@ -230,7 +232,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// Swaps in a new rule set: the engine is reconfigured and every stream re-classified.
     func reload(_ fresh: RuleSet) {
         ruleSet = fresh
-        composition = AppComposition(call: fresh.callClassification)
+        composition = fresh.appComposition
         routes.devicesChanged = true
         backend.usePortTypeRule { fresh.portType(properties: $0) }
         reconfigure(fresh.configuration)
@@ -340,6 +342,7 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     private func streamRemoved(_ id: StreamID) {
         cancelIdleTimer(id)
+        longPlayTimers.removeValue(forKey: id)?.cancel()
         refusedClaims.remove(id)
         enforcement.streamRemoved(id)
         routes.streamRemoved(id)
@@ -361,11 +364,30 @@ final class PolicyCoordinator: @unchecked Sendable {
         sessions.setReportedActive(true, stream: stream.id)
         recompose(record.session)  // before the start: a call interrupts from its first stream
         submit(.streamStarted(record.session, stream.id))
+        if stream.direction == .playback, !record.hasPlayedLong, sessions.isImplicit(record.session),
+            record.classification.classification == composition.unclassified
+        {
+            awaitLongPlay(of: stream.id)
+        }
+    }
+
+    /// A playback stream no rule classifies that runs past ``AppBehaviour/shortSoundLimit``
+    /// without a stop is no short sound: its app is classified again (media playback).
+    private func awaitLongPlay(of id: StreamID) {
+        longPlayTimers.removeValue(forKey: id)?.cancel()
+        longPlayTimers[id] = loop.schedule(after: behaviour.shortSoundLimit) { [weak self] in
+            guard let self else { return }
+            self.longPlayTimers[id] = nil
+            guard let record = self.sessions.streams[id], record.reportedActive else { return }
+            self.sessions.setPlayedLong(stream: id)
+            self.recompose(record.session)
+        }
     }
 
     /// Reports a running stream stopped (idle or silent past its grace, or held).
     func stop(_ id: StreamID) {
         guard let record = sessions.streams[id], record.reportedActive else { return }
+        longPlayTimers.removeValue(forKey: id)?.cancel()
         sessions.setReportedActive(false, stream: id)
         submit(.streamStopped(id))
         recompose(record.session)
@@ -377,7 +399,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             AppStream(
                 classification: record.classification.classification, direction: record.stream.direction,
                 isRunning: record.reportedActive || (record.stream.id == starting?.id && starting?.activity != .pausedByUser),
-                capturesMonitor: record.stream.capturesMonitor)
+                capturesMonitor: record.stream.capturesMonitor, hasPlayedLong: record.hasPlayedLong)
         }
     }
 
@@ -463,6 +485,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     private func dropAllStreams() {
         for id in sessions.streams.keys.sorted() {
             cancelIdleTimer(id)  // enforcement forgot every stream already (`lost`)
+            longPlayTimers.removeValue(forKey: id)?.cancel()
             if let record = sessions.streams[id], !sessions.isImplicit(record.session) {
                 _ = sessions.remove(stream: id)  // an explicit session's stream: the session stays
                 if record.reportedActive { submit(.streamStopped(id)) }

@@ -94,6 +94,12 @@ public struct RuleSet: Hashable, Sendable {
         classification(of: ["media.role": "Communication"])
     }
 
+    /// How these rules' apps are classified from their streams together: a call is what a
+    /// `Communication` stream is, an unclassified stream what no rule matches.
+    public var appComposition: AppComposition {
+        AppComposition(call: callClassification, unclassified: classification(of: [:]))
+    }
+
     public func classify(node: [String: String], client: [String: String]) -> StreamClassification {
         classify(properties: client.merging(node) { _, nodeValue in nodeValue })
     }

@@ -7,6 +7,9 @@
 /// - The app takes the classification of its leading stream: the highest class among the
 ///   streams that run (among all of them while none runs), a configured category before the
 ///   default one.
+/// - An app no rule classifies whose playback ran longer than a short sound
+///   (``AppBehaviour/shortSoundLimit``) is media `playback`: a player or a game the rules do
+///   not name, which silent mode must not mute. Short sounds (beeps) keep the default.
 /// - An app whose leading category has no input but that captures gets one with input:
 ///   - from a microphone while it plays: a call (the rules' classification of a
 ///     `Communication` stream), for as long as both run;
@@ -18,18 +21,26 @@
 public struct AppComposition: Hashable, Sendable {
     /// What a call is: the rules' classification of a stream with `media.role = Communication`.
     public var call: Classification
+    /// What the rules give a stream they say nothing about (``PolicyConfiguration/defaultClassification``).
+    public var unclassified: Classification
 
-    public init(call: Classification) {
+    public init(call: Classification, unclassified: Classification = .unconfigured) {
         self.call = call
+        self.unclassified = unclassified
     }
 
     public func classify(_ streams: [AppStream]) -> AppClassification {
         let running = streams.filter(\.isRunning)
-        let leading = Self.leading(running.isEmpty ? streams : running) ?? .unconfigured
+        var leading = Self.leading(running.isEmpty ? streams : running) ?? .unconfigured
         guard !leading.category.hasInput else { return AppClassification(leading, reason: .rules) }
+        var reason = AppClassificationReason.rules
+        if leading == unclassified, streams.contains(where: { $0.direction == .playback && $0.hasPlayedLong }) {
+            leading = Classification(category: .playback, priorityClass: unclassified.priorityClass)
+            reason = .playing
+        }
 
         let capturing = running.filter { $0.direction == .capture }
-        guard !capturing.isEmpty else { return AppClassification(leading, reason: .rules) }
+        guard !capturing.isEmpty else { return AppClassification(leading, reason: reason) }
         let fromMicrophone = capturing.contains { !$0.capturesMonitor }
         let plays = running.contains { $0.direction == .playback }
 

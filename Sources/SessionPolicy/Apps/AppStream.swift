@@ -7,12 +7,18 @@ public struct AppStream: Hashable, Sendable {
     public var isRunning: Bool
     /// A capture of what plays (a sink's monitor), not of a microphone.
     public var capturesMonitor: Bool
+    /// It has run without a stop for longer than a short sound (``AppBehaviour/shortSoundLimit``).
+    public var hasPlayedLong: Bool
 
-    public init(classification: Classification, direction: StreamDirection, isRunning: Bool, capturesMonitor: Bool = false) {
+    public init(
+        classification: Classification, direction: StreamDirection, isRunning: Bool, capturesMonitor: Bool = false,
+        hasPlayedLong: Bool = false
+    ) {
         self.classification = classification
         self.direction = direction
         self.isRunning = isRunning
         self.capturesMonitor = capturesMonitor
+        self.hasPlayedLong = hasPlayedLong
     }
 }
 
@@ -26,6 +32,8 @@ public enum AppClassificationReason: String, Hashable, Sendable, CaseIterable, W
     case recording
     /// It captures what plays (a sink's monitor): it must not change what it records.
     case monitoring
+    /// No rule classifies it, and it played longer than a short sound: media playback.
+    case playing
 
     public var wireName: String { rawValue }
 
@@ -35,6 +43,7 @@ public enum AppClassificationReason: String, Hashable, Sendable, CaseIterable, W
         case .call: "call: captures from a microphone and plays at once"
         case .recording: "records: captures from a microphone, plays nothing"
         case .monitoring: "captures what plays (a monitor): mixes with everything"
+        case .playing: "no rule classifies it and it plays longer than a short sound: media playback"
         }
     }
 }

@@ -162,6 +162,35 @@ struct QuietStreamTests {
         #expect(musicGain == 0.3, "words again")
     }
 
+    /// A role-less player the rules do not name: soloAmbient while it may be a beep, so silent
+    /// mode mutes it; past a short sound it is media playback, and silent mode lets it play.
+    /// A beep that ends in time stays what it was.
+    @Test func aRoleLessStreamThatPlaysLongIsMediaPlaybackThatSilentModeLeavesAlone() throws {
+        coordinator.setSilentMode(true)
+        let player = BackendStream(
+            id: .playback(3), client: 30, properties: [:], activity: .playing, appName: "timidity", processID: nil)
+        coordinator.handle(.streamAppeared(player))
+        let session = try #require(coordinator.sessions.streams[3]?.session)
+        #expect(coordinator.engine.snapshot(of: session)?.category == .soloAmbient)
+        #expect(coordinator.engine.snapshot(of: session)?.isSilenced == true, "it may be a beep")
+        loop.advance(by: AppBehaviour.standard.shortSoundLimit)
+        #expect(coordinator.engine.snapshot(of: session)?.category == .playback)
+        #expect(coordinator.sessions.composed[session]?.reason == .playing)
+        #expect(coordinator.engine.snapshot(of: session)?.isSilenced == false, "music the user asked for")
+
+        let beep = BackendStream(id: .playback(4), client: 40, properties: [:], activity: .playing, appName: "beep", processID: nil)
+        coordinator.handle(.streamAppeared(beep))
+        let beepSession = try #require(coordinator.sessions.streams[4]?.session)
+        loop.advance(by: AppBehaviour.standard.shortSoundLimit / 2)
+        coordinator.handle(.streamRemoved(4))
+        coordinator.handle(.streamAppeared(BackendStream(
+            id: .playback(5), client: 40, properties: [:], activity: .playing, appName: "beep", processID: nil)))
+        loop.advance(by: AppBehaviour.standard.shortSoundLimit / 2)
+        let again = try #require(coordinator.sessions.streams[5]?.session)
+        #expect(coordinator.engine.snapshot(of: again)?.category == .soloAmbient, "two short beeps are not a long one")
+        _ = beepSession
+    }
+
     @Test func aSilentHelperStreamNeverDucks() {
         coordinator.handle(.streamAppeared(speech(2, client: 10)))
         coordinator.handle(.streamAudible(2, false))  // sd_dummy: runs, plays zeros

@@ -17,9 +17,19 @@ struct SessionOracle {
         var classifiedBy: String { fields["classifiedBy"] as? String ?? "" }
         var appIdentity: String { fields["appIdentity"] as? String ?? "" }
         var captureSilenced: Bool { fields["captureSilenced"] as? Bool ?? false }
+        var silenced: Bool { fields["silenced"] as? Bool ?? false }
         var gain: Double { (fields["gain"] as? NSNumber)?.doubleValue ?? 1 }
         var streams: [UInt32] { (fields["streams"] as? [NSNumber])?.map(\.uint32Value) ?? [] }
         var summary: String { "\(category)/\(mode) class \(priorityClass) by \(classifiedBy) \(activity) streams \(streams)" }
+    }
+
+    /// Runs `audiosessionctl` against the daemon (e.g. `silent on`); its output.
+    @discardableResult
+    func ctl(_ arguments: [String]) throws -> String {
+        try ManagedProcess.run(
+            DaemonProcess.path(of: "audiosessionctl"), arguments,
+            environment: sandbox.environment.merging(["DBUS_SESSION_BUS_ADDRESS": busAddress]) { $1 },
+            logDirectory: sandbox.logDirectory)
     }
 
     func sessions() throws -> [Session] {
