@@ -173,6 +173,28 @@ struct PulseAudioSessionTests {
         }
     }
 
+    /// A role-less player no rule names is silenced in silent mode while it may be a beep;
+    /// once it has played longer than a short sound it is media playback and plays on. The
+    /// server keeps no saved volume of our making for it.
+    @Test func aRoleLessPlayerPlaysOnInSilentModeOnceItPlaysLongerThanABeep() throws {
+        let rig = try Rig()
+        defer { rig.stop() }
+        try rig.ctl(["silent", "on"])
+        let restored = try rig.watcher.streamRestore()
+        _ = try rig.pulse.spawn("paplay", ["--client-name=midi-player", rig.tone.path])
+        try rig.watcher.waitForStream("midi-player")
+        try rig.watcher.waitForVolume(of: "midi-player") { $0 == 0 }
+        try rig.watcher.waitForVolume(of: "midi-player", timeout: .seconds(10)) { $0 == 65536 }
+        let status = try rig.ctl(["status", "--json"])
+        #expect(status.contains("\"classifiedBy\":\"playing\""), "\(status)")
+        try rig.ctl(["silent", "off"])
+        #expect(try rig.daemon.terminate() == 0, "the daemon's log:\n\(rig.daemon.log)")
+        try waitUntil(timeout: .seconds(5), "no saved volume of ours is left") {
+            let now = try rig.watcher.streamRestore()
+            return now.filter { restored[$0.key] != $0.value }.values.allSatisfy { !$0.muted && !$0.volume.contains(0) }
+        }
+    }
+
     @Test func aDeniedAppRecordsSilenceAndAGrantedOneDoesNot() throws {
         let rig = try Rig()
         defer { rig.stop() }
