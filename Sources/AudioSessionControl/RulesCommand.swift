@@ -93,7 +93,7 @@ struct RulesExplainCommand: AsyncParsableCommand {
             let properties = (client?.properties ?? [:]).merging(node.properties) { _, nodeValue in nodeValue }
             let facts = AppFacts(
                 sandboxAppID: properties["pipewire.access.portal.app_id"] ?? client?.pid.flatMap(FlatpakAppID.of),
-                lineage: client?.pid.map(ProcessAncestry.lineage(from:)) ?? [], connection: node.clientID ?? 0)
+                appScopeID: client?.pid.flatMap(AppScope.of), lineage: client?.pid.map(ProcessAncestry.lineage(from:)) ?? [], connection: node.clientID ?? 0)
             let stream = AppStream(
                 classification: ruleSet.classify(properties: properties).classification,
                 direction: node.mediaClass == "Stream/Input/Audio" ? .capture : .playback,

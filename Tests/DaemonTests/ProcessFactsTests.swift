@@ -72,3 +72,29 @@ struct ProcessFactsTests {
         #expect(FlatpakAppID.of(getpid()) == nil, "a test run is in no Flatpak sandbox")
     }
 }
+
+/// The app id a desktop's systemd unit vouches for (systemd's desktop-environment conventions).
+@Suite("App units")
+struct AppScopeTests {
+    @Test(arguments: [
+        ("0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-org.gnome.Terminal-4242.scope\n", "org.gnome.Terminal"),
+        ("0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-org.kde.dolphin@a1b2.service\n", "org.kde.dolphin"),
+        ("0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-firefox\\x2desr-77.scope\n", "firefox-esr"),
+        ("0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-firefox\\x2desr-77.scope\n", "firefox-esr"),
+        ("1:name=systemd:/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-org.example.Softphone-9.scope\n0::/\n", "org.example.Softphone"),
+    ])
+    func anAppUnitIsItsDesktopFileID(cgroup: String, id: String) {
+        #expect(AppScope.applicationID(inCgroup: cgroup) == id)
+    }
+
+    @Test(arguments: [
+        "0::/user.slice/user-1000.slice/session-2.scope\n",
+        "0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.example.App-5.scope\n",
+        "0::/user.slice/user-1000.slice/user@1000.service/app.slice/dbus-:1.2-org.freedesktop.portal.Desktop@0.service\n",
+        "0::/user.slice/user-1000.slice/user@1000.service/app.slice/vte-spawn-1b2c.scope\n",
+        "0::/\n",
+    ])
+    func otherUnitsVouchForNoApp(cgroup: String) {
+        #expect(AppScope.applicationID(inCgroup: cgroup) == nil)
+    }
+}

@@ -198,14 +198,19 @@ struct PulseAudioSessionTests {
     @Test func aDeniedAppRecordsSilenceAndAGrantedOneDoesNot() throws {
         let rig = try Rig()
         defer { rig.stop() }
+        // Two programs (copies of pacat, parec's binary, under their names): a permission is the
+        // program's, never a client name's — the denied one calls itself the granted one.
         try rig.ctl(["permission", "deny", "deniedrecorder"])
         try rig.ctl(["permission", "grant", "grantedrecorder"])
-        for app in ["deniedrecorder", "grantedrecorder"] {
+        for (app, name) in [("deniedrecorder", "grantedrecorder"), ("grantedrecorder", "grantedrecorder")] {
+            let program = rig.pulse.directory.appendingPathComponent(app)
+            try FileManager.default.copyItem(atPath: "/usr/bin/pacat", toPath: program.path)
             _ = try rig.pulse.spawn(
-                "parec", ["-d", "mic", "--client-name=\(app)", "/dev/null"], extraEnvironment: ["PULSE_PROP": "media.role=production"])
+                program.path, ["-r", "-d", "mic", "--client-name=\(name)", "--stream-name=\(app)", "/dev/null"],
+                extraEnvironment: ["PULSE_PROP": "media.role=production"])
         }
         func recorder(_ app: String) -> PulseStream? {
-            rig.watcher.snapshot.sourceOutputs.values.first { $0.properties["application.name"] == app }
+            rig.watcher.snapshot.sourceOutputs.values.first { $0.properties["media.name"] == app }
         }
         try waitUntil(timeout: .seconds(10), "both recorders run") { recorder("deniedrecorder") != nil && recorder("grantedrecorder") != nil }
         try waitUntil(timeout: .seconds(5), "the denied recorder records silence (volume \(String(describing: recorder("deniedrecorder")?.channelVolumes)))") {

@@ -29,7 +29,7 @@ struct IdentityTests {
         let client = try sandbox.connect()
         var victim: UInt64 = 0
         try await waitUntil(timeout: .seconds(10), "the VoIP app's session exists") { () async throws -> Bool in
-            victim = try await sessions(client).first { $0.value["app"]?.stringValue == "voip" }?.key ?? 0
+            victim = try await sessions(client).first { $0.value["label"]?.stringValue == "voip" }?.key ?? 0
             return victim != 0
         }
         // Another app's player names that session in its stream's properties.
@@ -42,6 +42,60 @@ struct IdentityTests {
             let joined = all[victim]?["streams"]?.arrayValue ?? []
             return joined.isEmpty && all.contains { $0.key != victim && !($0.value["streams"]?.arrayValue ?? []).isEmpty }
         }
+    }
+
+    /// A python script that creates its session as zoom is python3: zoom's granted permission
+    /// is not its, and the name it gave is only its label.
+    @Test func aProcessThatClaimsAnotherAppsNameGetsItsOwnPermission() async throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        #expect(try sandbox.ctl(["permission", "grant", "zoom"]).status == 0)
+        let script = sandbox.pipewire.directory.appendingPathComponent("claims-zoom.py")
+        try """
+            import dbus
+            bus = dbus.SessionBus()
+            manager = dbus.Interface(bus.get_object("org.audiosession.Manager1", "/org/audiosession/Manager1"), "org.audiosession.Manager1")
+            path = manager.CreateSession("zoom")
+            props = dbus.Interface(bus.get_object("org.audiosession.Manager1", path), "org.freedesktop.DBus.Properties")
+            for name in ["App", "Label", "RecordPermission"]:
+                print(name, props.Get("org.audiosession.Session1", name))
+            """.write(to: script, atomically: true, encoding: .utf8)
+        let client = try sandbox.pipewire.spawn("/usr/bin/python3", [script.path], extraEnvironment: sandbox.bus.environment)
+        #expect(try client.waitForExit(timeout: .seconds(15)) == 0, "\(client.output)\(client.errorOutput)")
+        let lines = client.output.split(separator: "\n").map(String.init)
+        let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().lastPathComponent
+        #expect(lines.contains("App \(python)"), "its program, not the name it gave: \(lines)")
+        #expect(lines.contains("Label zoom"), "\(lines)")
+        #expect(lines.contains("RecordPermission undetermined"), "not zoom's grant: \(lines)")
+    }
+
+    /// A program a desktop launched in its app unit is that unit's app id, the desktop file id
+    /// (`app-gnome-org.example.Softphone-<n>.scope`), whatever its binary or the name it gives;
+    /// the same needs a writable cgroup tree as the Flatpak scope below.
+    @Test(.enabled(if: FlatpakScope.unavailableReason == nil, Comment(rawValue: FlatpakScope.unavailableReason ?? "")))
+    func aProgramADesktopLaunchedIsItsAppUnitsID() async throws {
+        let sandbox = try ServiceSandbox()
+        defer { sandbox.stop() }
+        #expect(try sandbox.ctl(["permission", "grant", "org.example.Softphone"]).status == 0)
+        let scope = try FlatpakScope(unit: "app-gnome-org.example.Softphone-\(getpid()).scope")
+        defer { scope.remove() }
+        let script = sandbox.pipewire.directory.appendingPathComponent("launched.py")
+        try """
+            import dbus
+            bus = dbus.SessionBus()
+            manager = dbus.Interface(bus.get_object("org.audiosession.Manager1", "/org/audiosession/Manager1"), "org.audiosession.Manager1")
+            path = manager.CreateSession("")
+            props = dbus.Interface(bus.get_object("org.audiosession.Manager1", path), "org.freedesktop.DBus.Properties")
+            for name in ["App", "RecordPermission"]:
+                print(name, props.Get("org.audiosession.Session1", name))
+            """.write(to: script, atomically: true, encoding: .utf8)
+        let client = try sandbox.pipewire.spawn(
+            "/bin/sh", ["-c", "echo $$ > \(scope.procs) && exec /usr/bin/python3 \(script.path)"],
+            extraEnvironment: sandbox.bus.environment)
+        #expect(try client.waitForExit(timeout: .seconds(15)) == 0, "\(client.output)\(client.errorOutput)")
+        let lines = client.output.split(separator: "\n").map(String.init)
+        #expect(lines.contains("App org.example.Softphone"), "\(lines)")
+        #expect(lines.contains("RecordPermission granted"), "\(lines)")
     }
 
     /// Skipped, with the reason printed, where no Flatpak scope can be made (no cgroup tree, or
@@ -126,10 +180,15 @@ struct FlatpakScope {
     }()
 
     init(appID: String) throws {
+        try self.init(unit: "app-flatpak-\(appID)-\(getpid()).scope")
+    }
+
+    /// Any unit's cgroup (a desktop's app scope too).
+    init(unit: String) throws {
         guard let hierarchy = Self.hierarchy else {
             throw SandboxError.commandFailed("no cgroup hierarchy with cgroup.procs to make a Flatpak scope in")
         }
-        directory = URL(fileURLWithPath: hierarchy).appendingPathComponent("app-flatpak-\(appID)-\(getpid()).scope")
+        directory = URL(fileURLWithPath: hierarchy).appendingPathComponent(unit)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
         } catch {

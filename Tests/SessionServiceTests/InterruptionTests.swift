@@ -19,7 +19,7 @@ struct InterruptionTests {
         let client = try sandbox.connect()
         let run = try sandbox.spawnCtl(["run", "--category", "playback", "--", "pw-cat", "-p", "-P", "{ node.name = music }", tone.path])
         try sandbox.pipewire.waitUntilLinked("music", to: ["headphones"])
-        let listing = try #require(try await listSessions(client).first { $0["app"] == .string("pw-cat") })
+        let listing = try #require(try await listSessions(client).first { $0["label"] == .string("pw-cat") })
         let path = try #require(listing["path"]?.stringValue)
         let session = SessionClient(connection: client, path: path)
         let signals = SignalRecorder(try await client.signals(path: path, interface: ServiceSandbox.sessionInterface))

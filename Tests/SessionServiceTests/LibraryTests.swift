@@ -49,7 +49,7 @@ struct LibraryTests {
         #expect(try await session.isOtherAudioPlaying == false)
         #expect(try await session.secondaryAudioShouldBeSilencedHint == false)
         #expect(try await session.recordPermission == .undetermined)
-        #expect(try sandbox.ctl(["permission", "grant", "library-test"]).status == 0)
+        #expect(try sandbox.ctl(["permission", "grant", ownAppID]).status == 0)  // its process, not its name
         #expect(try await session.requestRecordPermission())
         #expect(try await session.recordPermission == .granted)
         let environment = try await session.streamEnvironment()
@@ -69,7 +69,7 @@ struct LibraryTests {
         try await third
         #expect(ids[0] == ids[1])
         let client = try sandbox.connect()
-        #expect(try await listSessions(client).filter { $0["app"] == .string("eager") }.count == 1)
+        #expect(try await listSessions(client).filter { $0["label"] == .string("eager") }.count == 1)
         await session.close()
     }
 

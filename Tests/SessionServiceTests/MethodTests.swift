@@ -12,7 +12,8 @@ struct MethodTests {
         let client = try sandbox.connect()
         let session = try await SessionClient.create(on: client, app: "voip")
         #expect(session.path == "/org/audiosession/Session/\(session.number)")
-        #expect(try await session.property("App") == .string("voip"))
+        #expect(try await session.property("Label") == .string("voip"), "the name it gave, for people")
+        #expect(try await session.property("App") == .string(ownAppID), "what its process vouches for")
         #expect(try await session.property("Category") == .string("soloAmbient"), "AVAudioSession's default")
 
         let changes = SignalRecorder(try await client.signals(
@@ -171,7 +172,7 @@ struct MethodTests {
         #expect(try await listSessions(watcher).contains { $0["path"] == .objectPath(session.path) })
         owner.close()
         try await waitUntil(timeout: .seconds(5), "the session is gone from ListSessions") {
-            try await listSessions(watcher).contains { $0["app"] == .string("leaver") } == false
+            try await listSessions(watcher).contains { $0["label"] == .string("leaver") } == false
         }
         let gone = await busError {
             _ = try await watcher.property("Category", of: ServiceSandbox.sessionInterface, at: session.path, on: ServiceSandbox.busName)
@@ -194,36 +195,39 @@ struct MethodTests {
         let json = try sandbox.ctl(["status", "--json"])
         let status = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
         let statusSessions = try #require(status["sessions"] as? [[String: Any]])
-        #expect(statusSessions.contains { $0["app"] as? String == "game" && $0["category"] as? String == "ambient" })
+        #expect(statusSessions.contains { $0["label"] as? String == "game" && $0["category"] as? String == "ambient" })
         #expect(((status["currentRoute"] as? [String: Any])?["outputs"] as? [[String: Any]])?.first?["uid"] as? String == "headphones")
 
         let on = try sandbox.ctl(["silent", "on"])
         #expect(on.status == 0, "\(on.error)")
         #expect(try await client.property("SilentMode", of: ServiceSandbox.managerInterface, at: ServiceSandbox.manager, on: ServiceSandbox.busName) == .bool(true))
         let sessions = try await listSessions(client)
-        #expect(sessions.first { $0["app"] == .string("game") }?["silenced"] == .bool(true))
-        #expect(sessions.first { $0["app"] == .string("player") }?["silenced"] == .bool(false), "media is not silenced")
+        #expect(sessions.first { $0["label"] == .string("game") }?["silenced"] == .bool(true))
+        #expect(sessions.first { $0["label"] == .string("player") }?["silenced"] == .bool(false), "media is not silenced")
         #expect(try sandbox.ctl(["silent", "off"]).status == 0)
-        #expect(try await listSessions(client).first { $0["app"] == .string("game") }?["silenced"] == .bool(false))
+        #expect(try await listSessions(client).first { $0["label"] == .string("game") }?["silenced"] == .bool(false))
 
-        // RequestRecordPermission waits for the user's answer, given with the command line.
+        // RequestRecordPermission waits for the user's answer, given with the command line, for
+        // the app its process is (this test's), whatever name the session was given.
         let recorder = try await SessionClient.create(on: client, app: "recorder")
         let requests = SignalRecorder(try await client.signals(member: "RecordPermissionRequested"))
         async let answer = recorder.call("RequestRecordPermission", timeout: .seconds(20))
-        _ = try await requests.waitFor("the request is announced") { $0.arguments.first == .string("recorder") }
-        let grant = try sandbox.ctl(["permission", "grant", "recorder"])
+        _ = try await requests.waitFor("the request is announced") { $0.arguments.first == .string(ownAppID) }
+        #expect(try sandbox.ctl(["permission", "grant", "recorder"]).status == 0)
+        #expect(try await recorder.property("RecordPermission") == .string("undetermined"), "a name is not an app")
+        let grant = try sandbox.ctl(["permission", "grant", ownAppID])
         #expect(grant.status == 0, "\(grant.error)")
         #expect(try await answer.first == .bool(true))
         #expect(try await recorder.property("RecordPermission") == .string("granted"))
         #expect(try await recorder.call("RequestRecordPermission").first == .bool(true), "remembered: answered at once")
 
-        #expect(try sandbox.ctl(["permission", "deny", "recorder"]).status == 0)
+        #expect(try sandbox.ctl(["permission", "deny", ownAppID]).status == 0)
         #expect(try await recorder.property("RecordPermission") == .string("denied"))
         let listed = try sandbox.ctl(["permission", "list"])
-        #expect(listed.output.contains("recorder\tdenied"))
+        #expect(listed.output.contains("\(ownAppID)\tdenied"))
         let file = sandbox.pipewire.directory.appendingPathComponent("state/record-permissions.json")
-        #expect(try String(contentsOf: file, encoding: .utf8).contains("\"recorder\" : \"denied\""), "persisted in the state dir")
-        #expect(try sandbox.ctl(["permission", "reset", "recorder"]).status == 0)
+        #expect(try String(contentsOf: file, encoding: .utf8).contains("\"\(ownAppID)\" : \"denied\""), "persisted in the state dir")
+        #expect(try sandbox.ctl(["permission", "reset", ownAppID]).status == 0)
         #expect(try await recorder.property("RecordPermission") == .string("undetermined"))
     }
 

@@ -15,7 +15,7 @@ struct PreferenceTests {
     private func session(of app: String, _ client: BusConnection) async throws -> SessionClient {
         var path = ""
         try await waitUntil(timeout: .seconds(10), "\(app) has an active session") { () async throws -> Bool in
-            let listing = try await listSessions(client).first { $0["app"] == .string(app) && $0["activity"] == .string("active") }
+            let listing = try await listSessions(client).first { $0["label"] == .string(app) && $0["activity"] == .string("active") }
             path = listing?["path"]?.stringValue ?? ""
             return !path.isEmpty
         }

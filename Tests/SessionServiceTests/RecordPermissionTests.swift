@@ -3,7 +3,9 @@ import PipeWireSandbox
 import Testing
 
 /// A denied app records silence, a granted one records the tone: measured on the samples
-/// `pw-cat -r` wrote, from a virtual source fed by a test tone.
+/// `pw-cat -r` wrote, from a virtual source fed by a test tone. The two apps are two programs
+/// (copies of pw-cat under their names): what a permission belongs to is the program the
+/// system vouches for, never the name a stream gives.
 @Suite("Record permission on real capture", .serialized)
 struct RecordPermissionTests {
     @Test func aDeniedAppRecordsSilenceAndAGrantedOneDoesNot() async throws {
@@ -22,7 +24,8 @@ struct RecordPermissionTests {
         try sandbox.pipewire.run("pw-link", ["feeder:output_MONO", "mic:input_MONO"])
 
         var deniedProps: [String: Any]?
-        let denied = try record(as: "deniedrecorder", in: sandbox) { deniedProps = $0 }
+        // The denied program says it is the granted one: it is still itself.
+        let denied = try record(as: "deniedrecorder", claiming: "grantedrecorder", in: sandbox) { deniedProps = $0 }
         let granted = try record(as: "grantedrecorder", in: sandbox) { _ in }
         #expect(denied.count > 10_000 && granted.count > 10_000)
         let deniedPeak = denied.map { abs(Int($0)) }.max() ?? 0
@@ -32,13 +35,20 @@ struct RecordPermissionTests {
         try sandbox.waitForLog("capture silenced (record permission)")
     }
 
-    /// Records about a second as `app` and returns the second half of the samples (the first
-    /// half covers linking and the permission taking effect).
-    private func record(as app: String, in sandbox: ServiceSandbox, props: ([String: Any]?) -> Void) throws -> [Int16] {
+    /// Records about a second as the program `app` (a copy of pw-cat) and returns the second
+    /// half of the samples (the first half covers linking and the permission taking effect).
+    /// `claiming` is the application.name its stream gives.
+    private func record(
+        as app: String, claiming name: String? = nil, in sandbox: ServiceSandbox, props: ([String: Any]?) -> Void
+    ) throws -> [Int16] {
         let file = sandbox.pipewire.directory.appendingPathComponent("\(app).wav")
-        let recorder = try sandbox.pipewire.spawn("pw-cat", [
+        let program = sandbox.pipewire.directory.appendingPathComponent(app)
+        if !FileManager.default.fileExists(atPath: program.path) {
+            try FileManager.default.copyItem(atPath: "/usr/bin/pw-cat", toPath: program.path)
+        }
+        let recorder = try sandbox.pipewire.spawn(program.path, [
             "-r", "--media-role", "Production", "--format", "s16", "--rate", "48000", "--channels", "1",
-            "-P", "{ node.name = \(app) application.name = \(app) }", file.path,
+            "-P", "{ node.name = \(app) application.name = \(name ?? app) }", file.path,
         ])
         defer { recorder.terminate() }
         let bytesPerSecond = 48_000 * 2

@@ -108,7 +108,7 @@ struct RobustnessTests {
         #expect(outcomes.keys.allSatisfy { $0 == "ok" || $0 == "org.freedesktop.DBus.Error.LimitsExceeded" }, "\(outcomes)")
         #expect(outcomes["ok", default: 0] > 0)
         let observer = try sandbox.connect()
-        #expect(try await listSessions(observer).contains { $0["app"] == .string("flood") }, "the daemon still answers")
+        #expect(try await listSessions(observer).contains { $0["label"] == .string("flood") }, "the daemon still answers")
         #expect(sandbox.daemon.isRunning)
     }
 

@@ -19,7 +19,7 @@ struct RunCommandTests {
         var session: [String: BusValue] = [:]
         try await waitUntil(timeout: .seconds(10), "the wrapped stream is in an explicit session; log:\n\(sandbox.log.suffix(2000))") {
             () async throws -> Bool in
-            session = try await listSessions(client).first { $0["app"] == .string("pw-cat") && $0["kind"] == .string("explicit") } ?? [:]
+            session = try await listSessions(client).first { $0["label"] == .string("pw-cat") && $0["kind"] == .string("explicit") } ?? [:]
             return session["streams"]?.arrayValue?.count == 1
         }
         #expect(session["category"] == .string("playAndRecord"))
@@ -30,7 +30,7 @@ struct RunCommandTests {
         run.terminate()  // SIGTERM is forwarded to pw-cat; run exits with its status
         #expect(run.exitStatus != 0)
         try await waitUntil(timeout: .seconds(5), "the session is gone") { () async throws -> Bool in
-            try await listSessions(client).contains { $0["app"] == .string("pw-cat") } == false
+            try await listSessions(client).contains { $0["label"] == .string("pw-cat") } == false
         }
     }
 
@@ -44,7 +44,7 @@ struct RunCommandTests {
         var id: UInt64?
         try await waitUntil(timeout: .seconds(10), "the paplay stream is in the session; log:\n\(sandbox.log.suffix(2000))") {
             () async throws -> Bool in
-            let session = try await listSessions(client).first { $0["app"] == .string("pulse-player") }
+            let session = try await listSessions(client).first { $0["label"] == .string("pulse-player") }
             id = session?["id"]?.uint64Value
             return session?["streams"]?.arrayValue?.count == 1
         }
@@ -97,7 +97,7 @@ struct RunCommandTests {
             let run = try sandbox.spawnCtl(["run", "--category", "playback", "--", "sleep", "600"])
             defer { run.terminate() }
             try await waitUntil(timeout: .seconds(10), "sleep is in a session") { () async throws -> Bool in
-                try await listSessions(client).contains { $0["app"] == .string("sleep") }
+                try await listSessions(client).contains { $0["label"] == .string("sleep") }
             }
             // As a user would: once the command runs (run's child is sleep).
             let tasks = "/proc/\(run.pid)/task"

@@ -191,21 +191,26 @@ struct DemoPulseAudioAct {
     /// A recorder the user denied the microphone records silence (its source output at 0 %), and
     /// records again once granted. Its stream-restore record before, by key.
     private func recordPermission(in stage: Stage) throws -> [String: StreamRestoreEntry] {
+        // A permission is the program's, not a name's: the recorder is its own program
+        // (pacat, parec's binary, copied as voice-memo), whatever it calls itself.
         let app = "Voice Memo"
-        _ = try stage.pulse.spawn("parec", ["-d", "mic", "--client-name=\(app)", "/dev/null"], extraEnvironment: ["PULSE_PROP": "media.role=production"])
+        let program = stage.pulse.directory.appendingPathComponent("voice-memo")
+        try FileManager.default.copyItem(atPath: "/usr/bin/pacat", toPath: program.path)
+        _ = try stage.pulse.spawn(
+            program.path, ["-r", "-d", "mic", "--client-name=\(app)", "/dev/null"], extraEnvironment: ["PULSE_PROP": "media.role=production"])
         try waitUntil(timeout: .seconds(5), "the recorder runs") { stage.recorder(app) != nil }
-        timeline.say(.app, "Voice Memo records from the microphone: parec (media.role=production)")
+        timeline.say(.app, "Voice Memo records from the microphone: the program voice-memo (media.role=production)")
         let key = "source-output-by-media-role:production"
         try waitUntil(timeout: .seconds(5), "the recorder's stream-restore record exists") { try stage.watcher.streamRestore()[key] != nil }
         let record = try stage.watcher.streamRestore()[key]
         let denied = ContinuousClock.now
-        try stage.control(["permission", "deny", app])
-        timeline.say(.user, "audiosessionctl permission deny '\(app)'")
+        try stage.control(["permission", "deny", "voice-memo"])
+        timeline.say(.user, "audiosessionctl permission deny voice-memo")
         try waitUntil(timeout: .seconds(5), "the denied recorder records silence") { stage.recorder(app)?.channelVolumes.max() == 0 }
         timeline.say(.server, "Voice Memo's recording volume 0 % (\(milliseconds(since: denied))): it records silence, and keeps running")
         let granted = ContinuousClock.now
-        try stage.control(["permission", "grant", app])
-        timeline.say(.user, "audiosessionctl permission grant '\(app)'")
+        try stage.control(["permission", "grant", "voice-memo"])
+        timeline.say(.user, "audiosessionctl permission grant voice-memo")
         try waitUntil(timeout: .seconds(5), "the granted recorder records again") { stage.recorder(app)?.channelVolumes.max() == PulseVolume.norm }
         timeline.say(.server, "Voice Memo's recording volume back to 100 % (\(milliseconds(since: granted)))")
         return record.map { [key: $0] } ?? [:]

@@ -39,7 +39,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Let notification sounds play while the command records (default: silenced).")
     var allowSystemSoundsDuringRecording = false
 
-    @Option(help: ArgumentHelp("App name for record permission (default: the command's name).", valueName: "name"))
+    @Option(help: ArgumentHelp(
+        "The session's label (default: the command's name). Its record permission is audiosessionctl's: a permission belongs to the program the system vouches for, never to a name.",
+        valueName: "name"))
     var app: String?
 
     @OptionGroup var connection: DaemonConnectionOptions

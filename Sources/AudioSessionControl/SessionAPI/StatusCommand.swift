@@ -61,6 +61,13 @@ struct StatusCommand: AsyncParsableCommand {
         ["uid": port.uid, "name": port.portName, "type": port.portType?.wireName ?? "unknown", "channels": port.channels]
     }
 
+    /// The vouched app id, and the name it gives itself when that differs: `python3 (zoom)`.
+    static func app(_ session: [String: BusValue]) -> String {
+        let app = session["app"]?.stringValue ?? ""
+        let label = session["label"]?.stringValue ?? ""
+        return label.isEmpty || label == app ? app : "\(app) (\(label))"
+    }
+
     static func table(
         sessions: [[String: BusValue]], silent: Bool, server: String = "", linking: String = "", route: RouteDescription,
         clock: GraphClock? = nil
@@ -88,7 +95,7 @@ struct StatusCommand: AsyncParsableCommand {
             rows.append([
                 session["id"]?.uint64Value.map(String.init) ?? "?",
                 session["kind"]?.stringValue ?? "",
-                session["app"]?.stringValue ?? "",
+                Self.app(session),
                 session["category"]?.stringValue ?? "",
                 session["mode"]?.stringValue ?? "",
                 options.isEmpty ? "-" : options,

@@ -43,6 +43,7 @@ extension SessionService {
         return [
             "Id": .uint64(id.rawValue),
             "App": .string(snapshot.app),
+            "Label": .string(snapshot.label),
             "Category": .string(category.wireName),
             "Mode": .string(snapshot.mode.wireName),
             "Options": .uint32(UInt32(truncatingIfNeeded: snapshot.options.rawValue)),
@@ -91,6 +92,7 @@ extension SessionService {
             "id": .uint64(snapshot.id.rawValue),
             "kind": .string(snapshot.kind.wireName),
             "app": .string(snapshot.app),
+            "label": .string(snapshot.label),
             "category": .string(snapshot.category.wireName),
             "mode": .string(snapshot.mode.wireName),
             "options": .strings(snapshot.options.wireNames),

@@ -78,6 +78,7 @@ enum SessionAPI {
         properties: [
             BusProperty("Id", "t", changes: .constant),
             BusProperty("App", "s", changes: .constant),
+            BusProperty("Label", "s", changes: .constant),
             BusProperty("Category", "s"),
             BusProperty("Mode", "s"),
             BusProperty("Options", "u"),

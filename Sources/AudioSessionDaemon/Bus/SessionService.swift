@@ -236,6 +236,7 @@ final class SessionService: @unchecked Sendable {
             var mutable = values
             mutable["Id"] = nil
             mutable["App"] = nil
+            mutable["Label"] = nil
             try? object.setProperties(mutable, of: SessionAPI.sessionInterface)
         }
         finishDeactivations(waitingOnly: true)

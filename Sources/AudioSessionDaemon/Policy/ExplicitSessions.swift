@@ -22,19 +22,21 @@ struct SessionOwner: Hashable, Sendable {
     var uid: UInt32
     /// Its Flatpak app id, read from its process when it connected (nil: unsandboxed).
     var sandboxAppID: String? = nil
+    /// The app id its process vouches for (``AppIdentity/appID``), read when it connected.
+    var appID: String? = nil
 
-    var ownership: SessionOwnership.Owner { SessionOwnership.Owner(pid: pid, sandboxAppID: sandboxAppID) }
+    var ownership: SessionOwnership.Owner { SessionOwnership.Owner(pid: pid, sandboxAppID: sandboxAppID, appID: appID) }
 }
 
 extension PolicyCoordinator {
     /// Creates an explicit session owned by `owner`; soloAmbient and inactive, as in AVAudioSession.
     func createExplicitSession(app requested: String, owner: SessionOwner) -> SessionID {
         let app = SessionOwnership.app(named: requested, by: owner.ownership)
-        if app != requested { logger.info("a session asked for as '\(requested)' is \(app)'s: its sandbox says so") }
+        if app != requested { logger.info("a session asked for as '\(requested)' is \(app)'s: its process says so") }
         let id = SessionID(nextExplicitSession)
         nextExplicitSession += 1
         explicitSessions[id] = ExplicitSession(id: id, owner: owner, app: app)
-        submit(.sessionCreated(id, SessionDescriptor(kind: .explicit, app: app)))
+        submit(.sessionCreated(id, SessionDescriptor(kind: .explicit, app: app, label: requested)))
         logger.info("\(id) created by \(owner.uniqueName) (pid \(owner.pid), '\(app)')")
         return id
     }

@@ -285,12 +285,13 @@ final class PolicyCoordinator: @unchecked Sendable {
             sessions.setComposed(composed, session: session)
             // A sandboxed app is its app id (the portal's, else its Flatpak scope's), whatever
             // application.name its stream states: it cannot claim another app's permission.
-            let owner = SessionOwnership.Owner(pid: stream.processID ?? 0, sandboxAppID: facts.identity.sandboxAppID)
+            let owner = SessionOwnership.Owner(
+                pid: stream.processID ?? 0, sandboxAppID: facts.identity.sandboxAppID, appID: facts.identity.appID)
             let app = SessionOwnership.app(named: stream.appName, by: owner)
             submit(.sessionCreated(session, SessionDescriptor(
-                kind: .implicit, app: app, classification: composed.classification,
+                kind: .implicit, app: app, label: stream.appName, classification: composed.classification,
                 capabilities: backend.interruptionMethods)))
-            logger.info("\(session) for '\(app)': \(describe(composed)) [app \(facts.identity)]")
+            logger.info("\(session) for '\(stream.appName)': \(describe(composed)) [app \(app), \(facts.identity)]")
             if engine.snapshot(of: session)?.isOpening == true { awaitOpening(of: session) }
         }
         updateLevelWatching(session)

@@ -10,6 +10,7 @@ struct AppFactsReader {
         /// Which process this is: its pid may be given to another one after it exits.
         var startTime: UInt64
         var sandboxAppID: String?
+        var appScopeID: String?
         var lineage: [ProcessEntry]
     }
 
@@ -32,7 +33,8 @@ struct AppFactsReader {
         }
         if let serial = stream.connectionSerial, readConnections[serial] == pid, let process = known[pid] {
             return AppFacts(
-                sandboxAppID: stream.sandboxAppID ?? process.sandboxAppID, lineage: process.lineage, connection: stream.client)
+                sandboxAppID: stream.sandboxAppID ?? process.sandboxAppID, appScopeID: process.appScopeID, lineage: process.lineage,
+                connection: stream.client)
         }
         let status = readStatus(pid)
         let process: Known
@@ -40,7 +42,8 @@ struct AppFactsReader {
             process = cached
         } else {
             process = Known(
-                startTime: status?.startTime ?? 0, sandboxAppID: FlatpakAppID.of(pid), lineage: ProcessAncestry.lineage(from: pid))
+                startTime: status?.startTime ?? 0, sandboxAppID: FlatpakAppID.of(pid), appScopeID: AppScope.of(pid),
+                lineage: ProcessAncestry.lineage(from: pid))
             if known.count >= Self.limit { known.removeAll() }
             if status != nil { known[pid] = process }  // a process already gone is not remembered
         }
@@ -49,7 +52,8 @@ struct AppFactsReader {
             readConnections[serial] = pid
         }
         return AppFacts(
-            sandboxAppID: stream.sandboxAppID ?? process.sandboxAppID, lineage: process.lineage, connection: stream.client)
+            sandboxAppID: stream.sandboxAppID ?? process.sandboxAppID, appScopeID: process.appScopeID, lineage: process.lineage,
+            connection: stream.client)
     }
 
     mutating func forgetAll() {

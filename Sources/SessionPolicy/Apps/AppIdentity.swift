@@ -14,13 +14,16 @@ public struct ProcessEntry: Hashable, Sendable {
 public struct AppFacts: Hashable, Sendable {
     /// The sandbox's app id (Flatpak, or the portal's `pipewire.access.portal.app_id`).
     public var sandboxAppID: String?
+    /// The app id of the systemd unit a desktop launched it in (``AppScope`` in AppProcesses).
+    public var appScopeID: String?
     /// The stream's process first, then its parent, and so on up to (not including) init.
     public var lineage: [ProcessEntry]
     /// The audio-server connection the stream came on: the last resort when nothing else is known.
     public var connection: UInt32
 
-    public init(sandboxAppID: String? = nil, lineage: [ProcessEntry] = [], connection: UInt32) {
+    public init(sandboxAppID: String? = nil, appScopeID: String? = nil, lineage: [ProcessEntry] = [], connection: UInt32) {
         self.sandboxAppID = sandboxAppID
+        self.appScopeID = appScopeID
         self.lineage = lineage
         self.connection = connection
     }
@@ -29,10 +32,20 @@ public struct AppFacts: Hashable, Sendable {
 /// An app as the system knows it: all the streams of one app share one implicit session,
 /// however many connections they come on (the ALSA plugin opens one per PCM; a browser
 /// opens its microphone on a separate client, from another of its processes).
+///
+/// Its ``appID`` is what the system vouches for, never a name the app gives: record
+/// permission is keyed by it, and a process that calls itself another app is still itself.
 public struct AppIdentity: Hashable, Sendable, CustomStringConvertible {
     public let key: String
+    /// The app id the system vouches for: the sandbox's app id, else the desktop's app unit's
+    /// id, else the file name of the executable the app's topmost process runs; nil when no
+    /// process is known (nothing vouches for a bare connection).
+    public let appID: String?
 
-    public init(key: String) { self.key = key }
+    public init(key: String, appID: String? = nil) {
+        self.key = key
+        self.appID = appID
+    }
 
     public var description: String { key }
 
@@ -44,17 +57,23 @@ public struct AppIdentity: Hashable, Sendable, CustomStringConvertible {
     private static let appIDPrefix = "app-id:"
 
     /// - A sandboxed app is its app id: every process of it, whatever its binary.
+    /// - An app a desktop launched in its own systemd unit is that unit's app id: the program
+    ///   and every helper it starts.
     /// - Otherwise the topmost ancestor running the same executable as the stream's process:
     ///   a browser's audio and content processes are children of its main process, while two
     ///   instances started side by side (from a shell, a launcher, a test) stay two apps.
     /// - Without a process, its connection.
     public init(_ facts: AppFacts) {
         if let appID = facts.sandboxAppID, !appID.isEmpty {
-            self.key = Self.appIDPrefix + appID
+            self.init(key: Self.appIDPrefix + appID, appID: appID)
+            return
+        }
+        if let appID = facts.appScopeID, !appID.isEmpty {
+            self.init(key: "app-scope:" + appID, appID: appID)
             return
         }
         guard let first = facts.lineage.first else {
-            self.key = "connection:\(facts.connection)"
+            self.init(key: "connection:\(facts.connection)")
             return
         }
         var root = first
@@ -64,6 +83,7 @@ public struct AppIdentity: Hashable, Sendable, CustomStringConvertible {
                 root = ancestor
             }
         }
-        self.key = "process:\(root.pid)"
+        let name = root.executable.split(separator: "/").last.map(String.init) ?? ""
+        self.init(key: "process:\(root.pid)", appID: name.isEmpty ? "pid-\(root.pid)" : name)
     }
 }

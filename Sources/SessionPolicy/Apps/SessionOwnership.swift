@@ -8,19 +8,24 @@ public enum SessionOwnership {
         public var pid: Int32
         /// The sandbox's app id (Flatpak), read from the peer's process: nil when unsandboxed.
         public var sandboxAppID: String?
+        /// The app id its process vouches for (``AppIdentity/appID``): nil when unknown.
+        public var appID: String?
 
-        public init(pid: Int32, sandboxAppID: String?) {
+        public init(pid: Int32, sandboxAppID: String?, appID: String? = nil) {
             self.pid = pid
             self.sandboxAppID = sandboxAppID
+            self.appID = appID
         }
     }
 
-    /// The app a session's record permission (and everything keyed by app) belongs to: a
-    /// sandboxed app is its app id whatever name it gives; an unsandboxed one is the name it
-    /// gives (it runs as the user, who may grant any permission anyway: only a sandbox is a
-    /// boundary worth keeping).
+    /// The app a session's record permission (and everything keyed by app) belongs to: what
+    /// the system vouches for — its sandbox's app id, its desktop app unit's, its executable's
+    /// name — whatever name it gives. The given name is only its label. A python script that
+    /// calls itself zoom is python3, and gets python3's permission, never zoom's. Only when no
+    /// process is known does the name stand.
     public static func app(named requested: String, by owner: Owner) -> String {
         if let appID = owner.sandboxAppID, !appID.isEmpty { return appID }
+        if let appID = owner.appID, !appID.isEmpty { return appID }
         return requested
     }
 

@@ -65,19 +65,24 @@ public enum SessionKind: String, Hashable, Sendable, CaseIterable, WireNamed {
 /// What the daemon knows about a new session.
 public struct SessionDescriptor: Hashable, Sendable {
     public var kind: SessionKind
-    /// The app the session belongs to (record permission and "someone else" are per app).
+    /// The app the session belongs to (record permission and "someone else" are per app):
+    /// the id the system vouches for (``SessionOwnership/app(named:by:)``).
     public var app: String
+    /// The name the app gives itself (`CreateSession`'s, a stream's `application.name`): for
+    /// people to read, never to decide anything by. Empty: the same as ``app``.
+    public var label: String
     public var classification: Classification
     /// How interruptions can reach it (`sessionAPI` for explicit sessions, `mpris` when
     /// the daemon found an MPRIS player for it; `unlink` and `mute` always work on streams).
     public var capabilities: Set<InterruptionMethod>
 
     public init(
-        kind: SessionKind, app: String, classification: Classification = .unconfigured,
+        kind: SessionKind, app: String, label: String = "", classification: Classification = .unconfigured,
         capabilities: Set<InterruptionMethod>? = nil
     ) {
         self.kind = kind
         self.app = app
+        self.label = label.isEmpty ? app : label
         self.classification = classification
         self.capabilities = capabilities ?? (kind == .explicit ? [.sessionAPI, .unlink, .mute] : [.unlink, .mute])
     }

@@ -15,7 +15,7 @@ extension PolicyEngine {
         }
         let key = appKey(for: descriptor.app)
         var state = SessionState(
-            id: id, kind: descriptor.kind, app: descriptor.app, appKey: key, configuration: configuration,
+            id: id, kind: descriptor.kind, app: descriptor.app, label: descriptor.label, appKey: key, configuration: configuration,
             priorityClass: descriptor.classification.priorityClass,
             interaction: descriptor.classification.effectiveInteraction, capabilities: descriptor.capabilities)
         state.route = routeSelector().route(for: routeRequest(state))

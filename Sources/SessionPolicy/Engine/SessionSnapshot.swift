@@ -4,6 +4,8 @@ public struct SessionSnapshot: Hashable, Sendable {
     public var id: SessionID
     public var kind: SessionKind
     public var app: String
+    /// What the app calls itself (``SessionDescriptor/label``).
+    public var label: String = ""
     public var category: Category
     public var mode: Mode
     public var options: CategoryOptions
@@ -37,7 +39,7 @@ extension PolicyEngine {
         guard let state = sessions[id] else { return nil }
         let contender = contenderIndex(of: id).map { contenders[$0] }
         return SessionSnapshot(
-            id: id, kind: state.kind, app: state.app, category: state.configuration.category,
+            id: id, kind: state.kind, app: state.app, label: state.label, category: state.configuration.category,
             mode: state.configuration.mode, options: state.configuration.options,
             priorityClass: state.priorityClass, activity: state.activity,
             gain: contender.map { $0.isEffective ? gain(forDuckCount: $0.appliedDuckCount) : 1.0 } ?? 1.0,

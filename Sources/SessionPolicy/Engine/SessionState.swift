@@ -21,6 +21,8 @@ struct SessionState: Sendable {
     let id: SessionID
     let kind: SessionKind
     let app: String
+    /// What the app calls itself (``SessionDescriptor/label``).
+    let label: String
     let appKey: Int
     var configuration: SessionConfiguration
     var priorityClass: PriorityClass

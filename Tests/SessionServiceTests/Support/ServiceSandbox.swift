@@ -187,3 +187,10 @@ final class SignalRecorder: @unchecked Sendable {
         return found!
     }
 }
+
+/// The app id the daemon vouches for this test process (its sessions' `App`, what record
+/// permission is keyed by): its executable's name, whatever name a session is created with.
+let ownAppID: String = {
+    let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+    return URL(fileURLWithPath: path).lastPathComponent
+}()
