@@ -74,13 +74,23 @@ struct RulesExplainCommand: AsyncParsableCommand {
                 let properties = client.merging(node.properties) { _, nodeValue in nodeValue }
                 return RulesExplanation.Stream(
                     id: node.id, name: RulesExplanation.Stream.name(properties: properties, nodeName: node.name),
-                    classification: ruleSet.classify(node: node.properties, client: client))
+                    classification: ruleSet.classify(properties: Self.facts(of: node, in: snapshot).vouching(properties)))
             }
             print(RulesExplanation.text(streams, apps: Self.apps(in: snapshot, ruleSet: ruleSet), ruleSet: ruleSet), terminator: "")
         case .unreachable(let problem):
             FileHandle.standardError.write(Data("audiosessionctl: \(problem)\n".utf8))
             throw ExitCode(69)  // EX_UNAVAILABLE
         }
+    }
+
+    /// What the system vouches for about a stream's app, read as the daemon reads it.
+    static func facts(of node: Node, in snapshot: GraphSnapshot) -> AppFacts {
+        let client = node.clientID.flatMap { snapshot.clients[$0] }
+        let properties = (client?.properties ?? [:]).merging(node.properties) { _, nodeValue in nodeValue }
+        return AppFacts(
+            sandboxAppID: properties["pipewire.access.portal.app_id"] ?? client?.pid.flatMap(FlatpakAppID.of),
+            appScopeID: client?.pid.flatMap(AppScope.of), lineage: client?.pid.map(ProcessAncestry.lineage(from:)) ?? [],
+            connection: node.clientID ?? 0)
     }
 
     /// The streams grouped into apps as the daemon groups them, each classified from all of its
@@ -91,11 +101,9 @@ struct RulesExplainCommand: AsyncParsableCommand {
         for node in snapshot.streams {
             let client = node.clientID.flatMap { snapshot.clients[$0] }
             let properties = (client?.properties ?? [:]).merging(node.properties) { _, nodeValue in nodeValue }
-            let facts = AppFacts(
-                sandboxAppID: properties["pipewire.access.portal.app_id"] ?? client?.pid.flatMap(FlatpakAppID.of),
-                appScopeID: client?.pid.flatMap(AppScope.of), lineage: client?.pid.map(ProcessAncestry.lineage(from:)) ?? [], connection: node.clientID ?? 0)
+            let facts = Self.facts(of: node, in: snapshot)
             let stream = AppStream(
-                classification: ruleSet.classify(properties: properties).classification,
+                classification: ruleSet.classify(properties: facts.vouching(properties)).classification,
                 direction: node.mediaClass == "Stream/Input/Audio" ? .capture : .playback,
                 isRunning: node.state == .running && !node.isCorked,
                 capturesMonitor: properties["stream.capture.sink"] == "true" || properties["stream.monitor"] == "true")

@@ -381,3 +381,33 @@ extension RealAppPolicyTests {
         #expect(try oracle.session(ofProcess: beep.pid) == nil)
     }
 }
+
+extension RealAppPolicyTests {
+    /// speech-dispatcher's generic module runs a command per message; here espeak-ng piped to
+    /// one `aplay` per chunk, an ALSA client whose stream says nothing of speech. Each aplay was
+    /// an app of its own, "no role": it never ducked the music, and silent mode muted the
+    /// speech. The rules now see what started it (`audiosession.ancestors`, read from the
+    /// process tree): speech, which ducks the music while heard.
+    @Test func speechPlayedByAHelperPerChunkIsSpeech() async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        let oracle = Self.oracle(rig)
+        let volumes = try VolumeWatcher(rig.sandbox)
+        try rig.sandbox.play(role: "Music", file: rig.tone, extraArguments: ["-P", "{ node.name = music }"])
+        try await rig.waitUntilLinked("music", to: ["headphones"])
+        let speech = try RealSpeech(in: rig.sandbox, playingThroughAplay: true)
+        defer { speech.stop() }
+        let saying = Task.detached { try speech.say("The quick brown fox jumps over the lazy dog, and over the lazy dog again.") }
+        var session: SessionOracle.Session?
+        try await eventually("aplay's session is speech; log:\n\(rig.log)", timeout: .seconds(20)) {
+            session = try oracle.sessions().first { $0.fields["label"] as? String == "ALSA plug-in [aplay]" || ($0.fields["app"] as? String) == "aplay" }
+            return session?.mode == "voicePrompt"
+        }
+        #expect(session?.priorityClass == "navigation", "\(session?.summary ?? "")")
+        try await eventually("the music is ducked while the words are heard") {
+            volumes.volumes(of: "music").contains { abs($0 - 0.3) < 1e-4 }
+        }
+        try await saying.value
+        try await eventually("the music is back after the words") { volumes.volume(of: "music") == 1.0 }
+    }
+}

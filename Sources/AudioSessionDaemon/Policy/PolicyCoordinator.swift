@@ -246,9 +246,9 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     /// What the rules say of a stream alone, and which app it belongs to.
     private func classify(_ stream: BackendStream) -> ImplicitSessions.StreamClassificationFacts {
-        ImplicitSessions.StreamClassificationFacts(
-            classification: ruleSet.classification(of: stream.properties),
-            identity: AppIdentity(appFacts.facts(for: stream)))
+        let facts = appFacts.facts(for: stream)
+        return ImplicitSessions.StreamClassificationFacts(
+            classification: ruleSet.classification(of: facts.vouching(stream.properties)), identity: AppIdentity(facts))
     }
 
     /// A stream whose facts changed (its properties, its client's, the rules): it moves to its

@@ -87,3 +87,26 @@ public struct AppIdentity: Hashable, Sendable, CustomStringConvertible {
         self.init(key: "process:\(root.pid)", appID: name.isEmpty ? "pid-\(root.pid)" : name)
     }
 }
+
+extension AppFacts {
+    /// What the system vouches for about a stream's app, as properties the rules match beside
+    /// the stream's own (and over any a stream claims with the same names):
+    /// - `audiosession.app`: its app id (``AppIdentity/appID``);
+    /// - `audiosession.ancestors`: the file names of the executables its process descends from,
+    ///   nearest first, separated by spaces — so a rule can name the app that started a helper
+    ///   (a speech module that plays each chunk with `aplay`).
+    public var ruleProperties: [String: String] {
+        var properties: [String: String] = [:]
+        if let appID = AppIdentity(self).appID { properties["audiosession.app"] = appID }
+        let ancestors = lineage.dropFirst().compactMap { entry in
+            entry.executable.split(separator: "/").last.map(String.init)
+        }
+        if !ancestors.isEmpty { properties["audiosession.ancestors"] = ancestors.joined(separator: " ") }
+        return properties
+    }
+
+    /// A stream's properties with what the system vouches for laid over them.
+    public func vouching(_ properties: [String: String]) -> [String: String] {
+        properties.merging(ruleProperties) { _, vouched in vouched }
+    }
+}

@@ -10,7 +10,10 @@ final class RealSpeech: @unchecked Sendable {
     let socket: URL
     private let sandbox: PrivatePipeWire
 
-    init(in sandbox: PrivatePipeWire) throws {
+    /// `playingThroughAplay`: the default module is speech-dispatcher's generic one
+    /// (`sd_generic`), which runs a command per message: espeak-ng writes a WAV, one `aplay`
+    /// per chunk plays it (an ALSA client, through PipeWire's plugin), as generic modules do.
+    init(in sandbox: PrivatePipeWire, playingThroughAplay: Bool = false) throws {
         try sandbox.startPulse()
         self.sandbox = sandbox
         let directory = sandbox.directory.appendingPathComponent("speech-dispatcher")
@@ -20,13 +23,29 @@ final class RealSpeech: @unchecked Sendable {
         try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
         try fileManager.copyItem(at: URL(fileURLWithPath: "/etc/speech-dispatcher"), to: configuration)
         let conf = configuration.appendingPathComponent("speechd.conf")
-        let settings = """
+        let settings = playingThroughAplay ? """
+            AudioOutputMethod "pulse"
+            DefaultModule aplay-generic
+            AddModule "aplay-generic" "sd_generic" "aplay-generic.conf"
+            AddModule "dummy" "sd_dummy" ""
+
+            """ : """
             AudioOutputMethod "pulse"
             DefaultModule espeak-ng
             AddModule "espeak-ng" "sd_espeak-ng" "espeak-ng.conf"
             AddModule "dummy" "sd_dummy" ""
 
             """
+        if playingThroughAplay {
+            try #"""
+                GenericExecuteSynth "espeak-ng --stdout -v en '$DATA' | aplay -q"
+                GenericCmdDependency "espeak-ng"
+                AddVoice "en" "MALE1" "en"
+                DefaultVoice "en"
+                GenericLanguage "en" "en" "utf-8"
+
+                """#.write(to: configuration.appendingPathComponent("modules/aplay-generic.conf"), atomically: true, encoding: .utf8)
+        }
         try (settings + String(contentsOf: conf, encoding: .utf8)).write(to: conf, atomically: true, encoding: .utf8)
         socket = directory.appendingPathComponent("speechd.sock")
         process = try sandbox.spawn(
