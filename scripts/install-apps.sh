@@ -19,6 +19,9 @@ PACKAGES=(
   baresip-core
   # A game over SDL2: Chocolate Doom with the Freedoom data, headless (SDL's dummy video)
   chocolate-doom freedoom
+  # Programs no rule names, told apart by what they do: a MIDI player (TiMidity++ over ALSA,
+  # with the freepats instruments) and a speech synthesizer that plays through ALSA itself (flite)
+  timidity freepats flite
 )
 
 . "$(dirname "$0")/install-missing.sh"

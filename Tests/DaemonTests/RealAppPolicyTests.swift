@@ -411,3 +411,69 @@ extension RealAppPolicyTests {
         try await eventually("the music is back after the words") { volumes.volume(of: "music") == 1.0 }
     }
 }
+
+extension RealAppPolicyTests {
+    /// TiMidity++ playing a MIDI file over ALSA: no role, no rule names it. Silent mode muted
+    /// it as a beep; it is a player, media playback, and plays on.
+    @Test func aMIDIPlayerIsMediaPlaybackThatSilentModeLeavesAlone() async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        let oracle = Self.oracle(rig)
+        try oracle.ctl(["silent", "on"])
+        let song = rig.sandbox.directory.appendingPathComponent("scale.mid")
+        try MIDIFile.scale(seconds: 30).write(to: song)
+        // freepats: the instruments Debian packages small (the default config wants fluid-soundfont-gm)
+        let timidity = try rig.sandbox.spawn("timidity", ["-c", "/etc/timidity/freepats.cfg", "-Os", song.path])
+        var session: SessionOracle.Session?
+        try await eventually("timidity is media playback, not silenced; its output: \(timidity.errorOutput.suffix(300)); log:\n\(rig.log)") {
+            session = try oracle.session(ofProcess: timidity.pid)
+            return session?.category == "playback" && session?.silenced == false
+        }
+        #expect(session?.classifiedBy == "playing", "\(session?.summary ?? "")")
+        let streamID = try #require(session?.streams.first)
+        let node = try #require(try rig.sandbox.dump().nodes.first { $0.id == streamID })
+        #expect(node.mute == false && node.softMute != true, "it is heard: \(node.props ?? [:])")
+    }
+
+    /// flite speaks through ALSA by itself: the rules name it among speech engines; it ducks the
+    /// music while its words are heard and gives it back after.
+    @Test func fliteSpeaksAndDucksTheMusic() async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        let oracle = Self.oracle(rig)
+        let volumes = try VolumeWatcher(rig.sandbox)
+        try rig.sandbox.play(role: "Music", file: rig.tone, extraArguments: ["-P", "{ node.name = music }"])
+        try await rig.waitUntilLinked("music", to: ["headphones"])
+        let flite = try rig.sandbox.spawn("flite", ["-t", "The quick brown fox jumps over the lazy dog, and over the lazy dog again, twice."])
+        var session: SessionOracle.Session?
+        try await eventually("flite's session is speech; its output: \(flite.errorOutput.suffix(300)); log:\n\(rig.log)") {
+            session = try oracle.session(ofProcess: flite.pid) ?? session
+            return session?.mode == "voicePrompt"
+        }
+        #expect(session?.priorityClass == "navigation", "\(session?.summary ?? "")")
+        try await eventually("the music is ducked while the words are heard") {
+            volumes.volumes(of: "music").contains { abs($0 - 0.3) < 1e-4 }
+        }
+        #expect(try flite.waitForExit(timeout: .seconds(20)) == 0)
+        try await eventually("the music is back after the words") { volumes.volume(of: "music") == 1.0 }
+    }
+}
+
+/// A Standard MIDI File made here: a test needs no file from elsewhere.
+enum MIDIFile {
+    /// A C major scale played over and over on a piano, half a second a note.
+    static func scale(seconds: Int) -> Data {
+        var track: [UInt8] = [0x00, 0xC0, 0x00]  // program change: piano
+        let notes: [UInt8] = [60, 62, 64, 65, 67, 69, 71, 72]
+        for index in 0..<(seconds * 2) {
+            let note = notes[index % notes.count]
+            track += [0x00, 0x90, note, 0x60]  // on at once
+            track += [0x60, 0x80, note, 0x40]  // off 96 ticks (half a second at 120 bpm) later
+        }
+        track += [0x00, 0xFF, 0x2F, 0x00]  // end of track
+        var file: [UInt8] = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0, 0x60]
+        let length = UInt32(track.count)
+        file += Array("MTrk".utf8) + [UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF)]
+        return Data(file + track)
+    }
+}

@@ -79,7 +79,7 @@ struct StatusCommand: AsyncParsableCommand {
             "linking: \(linking.isEmpty ? "unknown (an older daemon)" : linking)",
             "route: out \(route.outputs.map(\.description).joined(separator: ", ")) · in \(route.inputs.map(\.description).joined(separator: ", "))",
             "now playing: " + (nowPlaying(in: sessions).map {
-                "\($0["id"]?.uint64Value.map(String.init) ?? "?") \($0["app"]?.stringValue ?? "") (media keys go there)"
+                "\($0["id"]?.uint64Value.map(String.init) ?? "?") \(app($0)) (media keys go there)"
             } ?? "none"),
             "",
         ]

@@ -22,7 +22,7 @@ extension SessionService {
             "AvailableOutputs": WireValues.ports(ports.filter { $0.direction == .output }),
             "Sessions": .array(element: "o", sessionObjects.keys.sorted().map { .objectPath(SessionAPI.sessionPath($0.rawValue)) }),
             "NowPlaying": .uint64(coordinator.engine.nowPlaying?.rawValue ?? 0),
-            "NowPlayingApp": .string(coordinator.engine.nowPlaying.flatMap { coordinator.engine.snapshot(of: $0)?.app } ?? ""),
+            "NowPlayingApp": .string(coordinator.engine.nowPlaying.flatMap { coordinator.engine.snapshot(of: $0)?.label } ?? ""),
             "SampleRate": .double(hardware.sampleRate),
             "IOBufferDuration": .double(hardware.ioBufferDuration),
             // Whether a running driver was seen at these values, or nothing runs.

@@ -190,7 +190,7 @@ final class SessionService: @unchecked Sendable {
         case .mediaServicesReset:
             try? manager?.emit("MediaServicesReset", of: SessionAPI.managerInterface)
         case .nowPlayingChanged(let id):
-            let app = id.flatMap { coordinator.engine.snapshot(of: $0)?.app } ?? ""
+            let app = id.flatMap { coordinator.engine.snapshot(of: $0)?.label } ?? ""
             try? manager?.emit("NowPlayingChanged", of: SessionAPI.managerInterface, [.uint64(id?.rawValue ?? 0), .string(app)])
         default:
             break

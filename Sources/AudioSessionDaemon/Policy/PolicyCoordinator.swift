@@ -683,7 +683,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         case .pauseForRouteLoss(let id, let method):
             routes.pauseForRouteLoss(id, method: method)
         case .nowPlayingChanged(let id):
-            logger.info("now playing: \(id.map { "\($0) '\(engine.snapshot(of: $0)?.app ?? "?")'" } ?? "none")")
+            logger.info("now playing: \(id.map { "\($0) '\(engine.snapshot(of: $0)?.label ?? "?")'" } ?? "none")")
         case .secondaryAudioHint, .reportHardware, .mediaServicesLost, .mediaServicesReset, .outputVolumeChanged,
              .inputGainChanged:
             logger.debug("decision: \(decision)")
