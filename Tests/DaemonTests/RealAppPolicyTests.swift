@@ -360,15 +360,7 @@ extension RealAppPolicyTests {
         let oracle = Self.oracle(rig)
         try oracle.ctl(["silent", "on"])
         let player = try rig.sandbox.spawn(program, arguments + [rig.tone.path])
-        var session: SessionOracle.Session?
-        try await eventually("\(program) is media playback, not silenced; log:\n\(rig.log)") {
-            session = try oracle.session(ofProcess: player.pid)
-            return session?.category == "playback" && session?.silenced == false
-        }
-        #expect(session?.classifiedBy == "playing", "\(session?.summary ?? "")")
-        let streamID = try #require(session?.streams.first)
-        let node = try #require(try rig.sandbox.dump().nodes.first { $0.id == streamID })
-        #expect(node.mute == false && node.softMute != true, "it is heard: \(node.props ?? [:])")
+        try await Self.expectPlayingOnInSilentMode(player, rig: rig)
 
         let beep = try rig.sandbox.spawn(program, arguments + [try rig.sandbox.testTone(seconds: 1).path])
         var beepSession: SessionOracle.Session?
@@ -392,9 +384,7 @@ extension RealAppPolicyTests {
         let rig = try await Rig().ready()
         defer { rig.stop() }
         let oracle = Self.oracle(rig)
-        let volumes = try VolumeWatcher(rig.sandbox)
-        try rig.sandbox.play(role: "Music", file: rig.tone, extraArguments: ["-P", "{ node.name = music }"])
-        try await rig.waitUntilLinked("music", to: ["headphones"])
+        let volumes = try await Self.playMusic(in: rig)
         let speech = try RealSpeech(in: rig.sandbox, playingThroughAplay: true)
         defer { speech.stop() }
         let saying = Task.detached { try speech.say("The quick brown fox jumps over the lazy dog, and over the lazy dog again.") }
@@ -424,9 +414,24 @@ extension RealAppPolicyTests {
         try MIDIFile.scale(seconds: 30).write(to: song)
         // freepats: the instruments Debian packages small (the default config wants fluid-soundfont-gm)
         let timidity = try rig.sandbox.spawn("timidity", ["-c", "/etc/timidity/freepats.cfg", "-Os", song.path])
+        try await Self.expectPlayingOnInSilentMode(timidity, rig: rig)
+    }
+
+    /// A Music stream (`music`) linked to the headphones, and a watcher of its volumes.
+    static func playMusic(in rig: Rig) async throws -> VolumeWatcher {
+        let volumes = try VolumeWatcher(rig.sandbox)
+        try rig.sandbox.play(role: "Music", file: rig.tone, extraArguments: ["-P", "{ node.name = music }"])
+        try await rig.waitUntilLinked("music", to: ["headphones"])
+        return volumes
+    }
+
+    /// With silent mode on: the program's session becomes media playback by what it does
+    /// (`playing`), and its stream is heard — not muted by us, at its own volume.
+    static func expectPlayingOnInSilentMode(_ program: ManagedProcess, rig: Rig) async throws {
+        let oracle = Self.oracle(rig)
         var session: SessionOracle.Session?
-        try await eventually("timidity is media playback, not silenced; its output: \(timidity.errorOutput.suffix(300)); log:\n\(rig.log)") {
-            session = try oracle.session(ofProcess: timidity.pid)
+        try await eventually("pid \(program.pid) is media playback, not silenced; its output: \(program.errorOutput.suffix(300)); log:\n\(rig.log)") {
+            session = try oracle.session(ofProcess: program.pid)
             return session?.category == "playback" && session?.silenced == false
         }
         #expect(session?.classifiedBy == "playing", "\(session?.summary ?? "")")
@@ -441,9 +446,7 @@ extension RealAppPolicyTests {
         let rig = try await Rig().ready()
         defer { rig.stop() }
         let oracle = Self.oracle(rig)
-        let volumes = try VolumeWatcher(rig.sandbox)
-        try rig.sandbox.play(role: "Music", file: rig.tone, extraArguments: ["-P", "{ node.name = music }"])
-        try await rig.waitUntilLinked("music", to: ["headphones"])
+        let volumes = try await Self.playMusic(in: rig)
         let flite = try rig.sandbox.spawn("flite", ["-t", "The quick brown fox jumps over the lazy dog, and over the lazy dog again, twice."])
         var session: SessionOracle.Session?
         try await eventually("flite's session is speech; its output: \(flite.errorOutput.suffix(300)); log:\n\(rig.log)") {

@@ -44,25 +44,35 @@ struct IdentityTests {
         }
     }
 
+    /// Runs a python client that creates a session with `name` and prints `properties` of it,
+    /// a `Name value` line each; in `scope` (a systemd unit's cgroup) when given, as a desktop
+    /// or `flatpak run` would start it. Its lines.
+    private func createSession(
+        named name: String, printing properties: [String], in sandbox: ServiceSandbox, scope: FlatpakScope? = nil
+    ) throws -> [String] {
+        let script = sandbox.pipewire.directory.appendingPathComponent("client-\(UUID().uuidString).py")
+        try """
+            import dbus
+            bus = dbus.SessionBus()
+            manager = dbus.Interface(bus.get_object("org.audiosession.Manager1", "/org/audiosession/Manager1"), "org.audiosession.Manager1")
+            path = manager.CreateSession("\(name)")
+            props = dbus.Interface(bus.get_object("org.audiosession.Manager1", path), "org.freedesktop.DBus.Properties")
+            for name in [\(properties.map { "\"\($0)\"" }.joined(separator: ", "))]:
+                print(name, props.Get("org.audiosession.Session1", name))
+            """.write(to: script, atomically: true, encoding: .utf8)
+        let command = (scope.map { "echo $$ > \($0.procs) && " } ?? "") + "exec /usr/bin/python3 \(script.path)"
+        let client = try sandbox.pipewire.spawn("/bin/sh", ["-c", command], extraEnvironment: sandbox.bus.environment)
+        #expect(try client.waitForExit(timeout: .seconds(15)) == 0, "\(client.output)\(client.errorOutput)")
+        return client.output.split(separator: "\n").map(String.init)
+    }
+
     /// A python script that creates its session as zoom is python3: zoom's granted permission
     /// is not its, and the name it gave is only its label.
     @Test func aProcessThatClaimsAnotherAppsNameGetsItsOwnPermission() async throws {
         let sandbox = try ServiceSandbox()
         defer { sandbox.stop() }
         #expect(try sandbox.ctl(["permission", "grant", "zoom"]).status == 0)
-        let script = sandbox.pipewire.directory.appendingPathComponent("claims-zoom.py")
-        try """
-            import dbus
-            bus = dbus.SessionBus()
-            manager = dbus.Interface(bus.get_object("org.audiosession.Manager1", "/org/audiosession/Manager1"), "org.audiosession.Manager1")
-            path = manager.CreateSession("zoom")
-            props = dbus.Interface(bus.get_object("org.audiosession.Manager1", path), "org.freedesktop.DBus.Properties")
-            for name in ["App", "Label", "RecordPermission"]:
-                print(name, props.Get("org.audiosession.Session1", name))
-            """.write(to: script, atomically: true, encoding: .utf8)
-        let client = try sandbox.pipewire.spawn("/usr/bin/python3", [script.path], extraEnvironment: sandbox.bus.environment)
-        #expect(try client.waitForExit(timeout: .seconds(15)) == 0, "\(client.output)\(client.errorOutput)")
-        let lines = client.output.split(separator: "\n").map(String.init)
+        let lines = try createSession(named: "zoom", printing: ["App", "Label", "RecordPermission"], in: sandbox)
         let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().lastPathComponent
         #expect(lines.contains("App \(python)"), "its program, not the name it gave: \(lines)")
         #expect(lines.contains("Label zoom"), "\(lines)")
@@ -79,21 +89,7 @@ struct IdentityTests {
         #expect(try sandbox.ctl(["permission", "grant", "org.example.Softphone"]).status == 0)
         let scope = try FlatpakScope(unit: "app-gnome-org.example.Softphone-\(getpid()).scope")
         defer { scope.remove() }
-        let script = sandbox.pipewire.directory.appendingPathComponent("launched.py")
-        try """
-            import dbus
-            bus = dbus.SessionBus()
-            manager = dbus.Interface(bus.get_object("org.audiosession.Manager1", "/org/audiosession/Manager1"), "org.audiosession.Manager1")
-            path = manager.CreateSession("")
-            props = dbus.Interface(bus.get_object("org.audiosession.Manager1", path), "org.freedesktop.DBus.Properties")
-            for name in ["App", "RecordPermission"]:
-                print(name, props.Get("org.audiosession.Session1", name))
-            """.write(to: script, atomically: true, encoding: .utf8)
-        let client = try sandbox.pipewire.spawn(
-            "/bin/sh", ["-c", "echo $$ > \(scope.procs) && exec /usr/bin/python3 \(script.path)"],
-            extraEnvironment: sandbox.bus.environment)
-        #expect(try client.waitForExit(timeout: .seconds(15)) == 0, "\(client.output)\(client.errorOutput)")
-        let lines = client.output.split(separator: "\n").map(String.init)
+        let lines = try createSession(named: "zoom", printing: ["App", "RecordPermission"], in: sandbox, scope: scope)
         #expect(lines.contains("App org.example.Softphone"), "\(lines)")
         #expect(lines.contains("RecordPermission granted"), "\(lines)")
     }
