@@ -256,9 +256,16 @@ struct WirePlumber05Tests {
 
         wirePlumber.terminate()
         try daemon.waitForLog(linkingAlone, count: 2)
-        try waitUntil(timeout: .seconds(10), "the daemon links the music again") {
-            let links = try sandbox.dump().ownedLinks(of: "music")
-            return links.count == 2 && links.allSatisfy { $0.owner == "audiosessiond" }
+        var seen = ""
+        do {
+            try waitUntil(timeout: .seconds(10), "the daemon links the music again") {
+                let links = try sandbox.dump().ownedLinks(of: "music")
+                seen = links.map { "\($0.peer) by \($0.owner ?? "?")" }.joined(separator: ", ")
+                return links.count == 2 && links.allSatisfy { $0.owner == "audiosessiond" }
+            }
+        } catch {
+            Issue.record("the music's links: [\(seen)]; the daemon's log:\n\(daemon.log.suffix(6000))")
+            throw error
         }
 
         try startWirePlumber(in: sandbox)

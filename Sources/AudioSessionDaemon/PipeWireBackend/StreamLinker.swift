@@ -392,11 +392,23 @@ final class StreamLinker: @unchecked Sendable {
     }
 
     /// A link we destroyed is gone; its stream, released meanwhile, may be linked again now.
+    ///
+    /// A link whose client left is gone with it: the other session manager, exiting. When we
+    /// took linking back its links still stood on the stream's ports, so ours were not made
+    /// (a link to linked ports is skipped); the stream is linked again now, or it would stay
+    /// silent. A link someone removed while still here (a patchbay) is left removed.
     private func linkRemoved(_ link: Link, in snapshot: GraphSnapshot) {
         for stream in [link.outputNode, link.inputNode] where unlinking[stream]?.remove(link.id) != nil {
             guard unlinking[stream]?.isEmpty == true else { continue }
             unlinking[stream] = nil
             if ready, !held.contains(stream) { reconcile(streamID: stream, in: snapshot) }
+        }
+        guard isActive, ready, let owner = link.properties["client.id"].flatMap(GlobalID.init), snapshot.clients[owner] == nil
+        else { return }
+        for stream in [link.outputNode, link.inputNode] where linked[stream] != nil && !held.contains(stream) && unlinking[stream] == nil {
+            logger.debug("stream \(stream): link \(link.id) went with client \(owner): linking it again")
+            relinking.insert(stream)
+            reconcile(streamID: stream, in: snapshot)
         }
     }
 

@@ -3,7 +3,10 @@ import SessionPolicy
 /// Beside another session manager: ``Coexistence`` decides whether we link; this carries it out.
 extension PolicyCoordinator {
     func peersChanged(_ peers: [GraphPeer]) {
-        guard let change = coexistence.peersChanged(peers) else { return }
+        let before = coexistence.managers
+        let change = coexistence.peersChanged(peers)
+        if coexistence.managers != before { logger.debug("session managers: \(Self.describe(coexistence.managers))") }
+        guard let change else { return }
         logger.notice("\(change.reason)")
         backend.setLinking(change.linksStreams, configuringDevicePorts: change.configuresDevicePorts)
         // Holding a stream (unlinking it) is possible only while we link: every session's
@@ -14,5 +17,15 @@ extension PolicyCoordinator {
 
     func rolePolicySeen(stream: String, target: String) {
         if let warning = coexistence.rolePolicySeen(stream: stream, target: target) { logger.warning("\(warning)") }
+    }
+
+    /// Each other session manager as the graph shows it: what decides whether we link.
+    static func describe(_ managers: [UInt32: GraphPeer]) -> String {
+        guard !managers.isEmpty else { return "none" }
+        return managers.values.sorted { $0.id < $1.id }.map { peer in
+            let services = peer.services.map { "services [\($0.sorted().joined(separator: " "))]" } ?? "no services said"
+            return "client \(peer.id) '\(peer.displayName)' pid \(peer.processID.map(String.init) ?? "?"), \(services)"
+                + (peer.providesDefaultMetadata ? ", provides 'default'" : "")
+        }.joined(separator: "; ")
     }
 }
