@@ -39,7 +39,9 @@ public actor AudioSession {
 
     /// - Parameters:
     ///   - address: a D-Bus address; `nil` for the user session bus.
-    ///   - app: the app name record permission is kept under; `nil` for the process name.
+    ///   - app: the session's label, the name people see; `nil` for the process name. Record
+    ///     permission is kept under the app id the system vouches for (the Flatpak id, the
+    ///     desktop's app unit, else the program's name), never under this name.
     public init(address: String? = nil, app: String? = nil) {
         self.address = address
         self.appName = app
