@@ -93,7 +93,7 @@ extension PolicyEngine {
     mutating func endOpening(_ id: SessionID) {
         guard sessions[id]?.isOpening == true else { return }
         sessions[id]?.isOpening = false
-        refreshJudgingRecorders(id)
+        refreshJudgingSpared(id)
     }
 
     /// After category / class changes: effects, silencing, route, arbitration.

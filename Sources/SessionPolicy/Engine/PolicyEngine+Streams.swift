@@ -106,7 +106,7 @@ extension PolicyEngine {
         let captureSilenced = sessions.values[position].captureSilenced
         if captureSilenced || sessions.values[position].hasRunningCapture { updateCaptureSilencing(of: id) }
         guard kind == .implicit else {
-            refreshJudgingRecorders(id)
+            refreshJudgingSpared(id)
             return
         }
         switch activity {
@@ -124,13 +124,14 @@ extension PolicyEngine {
             refreshContender(id)
             arbitrate(cause: nil)
         default:
-            refreshJudgingRecorders(id)
+            refreshJudgingSpared(id)
         }
     }
 
-    /// Re-reads a contender after its streams changed; one that became a recorder or stopped
-    /// being one (``PolicyConfiguration/sparesRecorders``) is judged again.
-    mutating func refreshJudgingRecorders(_ id: SessionID) {
+    /// Re-reads a contender after its streams or its opening changed; one that is spared now
+    /// and was not, or the reverse (a recorder, ``PolicyConfiguration/sparesRecorders``; an app
+    /// opening its streams, ``PolicyConfiguration/sparesOpeningApps``), is judged again.
+    mutating func refreshJudgingSpared(_ id: SessionID) {
         let wasSpared = contenderIndex(of: id).map { contenders[$0].isSpared }
         refreshContender(id)
         if let wasSpared, let index = contenderIndex(of: id), contenders[index].isSpared != wasSpared { arbitrate(cause: id) }
