@@ -4,10 +4,6 @@
 /// host app). The id is the app's desktop file id, with any `-` of its own escaped (`\x2d`), so
 /// the first `-` left ends the launcher. Flatpak's `app-flatpak-…` units are ``FlatpakAppID``'s.
 public enum AppScope {
-    public static func of(_ pid: Int32) -> String? {
-        ProcFile.text("/proc/\(pid)/cgroup").flatMap(applicationID(inCgroup:))
-    }
-
     /// The id of the innermost app unit in a `/proc/<pid>/cgroup` text, nil when there is none.
     public static func applicationID(inCgroup cgroup: String) -> String? {
         for line in cgroup.split(separator: "\n") {

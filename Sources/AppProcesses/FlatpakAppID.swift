@@ -7,13 +7,14 @@ import Foundation
 /// The Flatpak app a process runs in, if any: `[Application] name=` of the sandbox's
 /// `/.flatpak-info`, else the `app-flatpak-<id>-<n>.scope` systemd puts it in.
 public enum FlatpakAppID {
-    public static func of(_ pid: Int32) -> String? {
+    /// - Parameter cgroup: the process's `/proc/<pid>/cgroup` when the caller read it already.
+    public static func of(_ pid: Int32, cgroup: String? = nil) -> String? {
         if let info = ProcFile.text("/proc/\(pid)/root/.flatpak-info"),
             let name = applicationName(inFlatpakInfo: info)
         {
             return name
         }
-        guard let cgroup = ProcFile.text("/proc/\(pid)/cgroup") else { return nil }
+        guard let cgroup = cgroup ?? ProcFile.text("/proc/\(pid)/cgroup") else { return nil }
         return applicationName(inCgroup: cgroup)
     }
 

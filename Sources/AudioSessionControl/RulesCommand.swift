@@ -69,45 +69,55 @@ struct RulesExplainCommand: AsyncParsableCommand {
         defer { graph.stop() }
         switch await GraphCommand.waitForInitialSync(graph, events: events, timeout: .milliseconds(Int(timeout * 1000))) {
         case .synced(let snapshot):
-            let streams = snapshot.streams.map { node in
-                let client = node.clientID.flatMap { snapshot.clients[$0] }?.properties ?? [:]
-                let properties = client.merging(node.properties) { _, nodeValue in nodeValue }
-                return RulesExplanation.Stream(
-                    id: node.id, name: RulesExplanation.Stream.name(properties: properties, nodeName: node.name),
-                    classification: ruleSet.classify(properties: Self.facts(of: node, in: snapshot).vouching(properties)))
+            let seen = Self.streams(in: snapshot, ruleSet: ruleSet)
+            let streams = seen.map { stream in
+                RulesExplanation.Stream(
+                    id: stream.node.id, name: RulesExplanation.Stream.name(properties: stream.properties, nodeName: stream.node.name),
+                    classification: stream.classification)
             }
-            print(RulesExplanation.text(streams, apps: Self.apps(in: snapshot, ruleSet: ruleSet), ruleSet: ruleSet), terminator: "")
+            print(RulesExplanation.text(streams, apps: Self.apps(of: seen, ruleSet: ruleSet), ruleSet: ruleSet), terminator: "")
         case .unreachable(let problem):
             FileHandle.standardError.write(Data("audiosessionctl: \(problem)\n".utf8))
             throw ExitCode(69)  // EX_UNAVAILABLE
         }
     }
 
-    /// What the system vouches for about a stream's app, read as the daemon reads it.
-    static func facts(of node: Node, in snapshot: GraphSnapshot) -> AppFacts {
-        let client = node.clientID.flatMap { snapshot.clients[$0] }
-        let properties = (client?.properties ?? [:]).merging(node.properties) { _, nodeValue in nodeValue }
-        return AppFacts(
-            sandboxAppID: properties["pipewire.access.portal.app_id"] ?? client?.pid.flatMap(FlatpakAppID.of),
-            appScopeID: client?.pid.flatMap(AppScope.of), lineage: client?.pid.map(ProcessAncestry.lineage(from:)) ?? [],
-            connection: node.clientID ?? 0)
+    /// One stream as the daemon sees it: its properties merged with its client's, its app (from
+    /// what the system vouches for, read as the daemon reads it) and the rules' verdict on it.
+    struct SeenStream {
+        let node: Node
+        let properties: [String: String]
+        let identity: AppIdentity
+        let classification: StreamClassification
+    }
+
+    static func streams(in snapshot: GraphSnapshot, ruleSet: RuleSet) -> [SeenStream] {
+        snapshot.streams.map { node in
+            let client = node.clientID.flatMap { snapshot.clients[$0] }
+            let properties = (client?.properties ?? [:]).merging(node.properties) { _, nodeValue in nodeValue }
+            var facts = client?.pid.map { AppFacts.reading(process: $0, connection: node.clientID ?? 0) }
+                ?? AppFacts(connection: node.clientID ?? 0)
+            if let portal = properties["pipewire.access.portal.app_id"] { facts.sandboxAppID = portal }
+            let identity = AppIdentity(facts)
+            return SeenStream(
+                node: node, properties: properties, identity: identity,
+                classification: ruleSet.classify(properties: facts.vouching(properties, as: identity)))
+        }
     }
 
     /// The streams grouped into apps as the daemon groups them, each classified from all of its
     /// streams (a stream runs when its node does and its app has not corked it).
-    static func apps(in snapshot: GraphSnapshot, ruleSet: RuleSet) -> [RulesExplanation.App] {
+    static func apps(of streams: [SeenStream], ruleSet: RuleSet) -> [RulesExplanation.App] {
         let composition = ruleSet.appComposition
         var members: [AppIdentity: [(UInt32, AppStream)]] = [:]
-        for node in snapshot.streams {
-            let client = node.clientID.flatMap { snapshot.clients[$0] }
-            let properties = (client?.properties ?? [:]).merging(node.properties) { _, nodeValue in nodeValue }
-            let facts = Self.facts(of: node, in: snapshot)
+        for seen in streams {
+            let node = seen.node, properties = seen.properties
             let stream = AppStream(
-                classification: ruleSet.classify(properties: facts.vouching(properties)).classification,
+                classification: seen.classification.classification,
                 direction: node.mediaClass == "Stream/Input/Audio" ? .capture : .playback,
                 isRunning: node.state == .running && !node.isCorked,
                 capturesMonitor: properties["stream.capture.sink"] == "true" || properties["stream.monitor"] == "true")
-            members[AppIdentity(facts), default: []].append((node.id, stream))
+            members[seen.identity, default: []].append((node.id, stream))
         }
         return members.map { identity, streams in
             RulesExplanation.App(

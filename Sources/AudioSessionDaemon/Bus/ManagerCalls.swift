@@ -56,9 +56,11 @@ extension SessionService {
             return call.fail(WireValues.error(.resourceNotAvailable, "a connection may hold at most \(Self.maxSessionsPerPeer) sessions"))
         }
         let pid = Int32(bitPattern: call.caller.pid)
+        // What its process vouches for, never what it says: its sandbox, its app unit, its program.
+        let facts = pid > 1 ? AppFacts.reading(process: pid) : AppFacts(connection: 0)
         let owner = SessionOwner(
-            uniqueName: call.caller.uniqueName, pid: pid, uid: call.caller.uid, sandboxAppID: FlatpakAppID.of(pid),
-            appID: Self.vouchedAppID(of: pid))
+            uniqueName: call.caller.uniqueName, pid: pid, uid: call.caller.uid, sandboxAppID: facts.sandboxAppID,
+            appID: AppIdentity(facts).appID)
         let id = coordinator.createExplicitSession(app: app, owner: owner)
         guard let values = sessionProperties(id) else {
             coordinator.removeExplicitSession(id)
@@ -120,15 +122,6 @@ extension SessionService {
 
     static func isValidAppName(_ app: String) -> Bool {
         !app.isEmpty && app.utf8.count <= 255 && !app.unicodeScalars.contains { $0.properties.generalCategory == .control }
-    }
-
-    /// The app id a caller's process vouches for: its Flatpak id, its desktop app unit's id, or
-    /// its executable's name (the topmost process of its executable): never what it says.
-    static func vouchedAppID(of pid: Int32) -> String? {
-        guard pid > 1 else { return nil }
-        return AppIdentity(AppFacts(
-            sandboxAppID: FlatpakAppID.of(pid), appScopeID: AppScope.of(pid), lineage: ProcessAncestry.lineage(from: pid),
-            connection: 0)).appID
     }
 
     /// `/proc/<pid>/comm`: the app name of a caller that did not give one.

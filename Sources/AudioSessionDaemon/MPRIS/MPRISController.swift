@@ -129,7 +129,7 @@ final class MPRISController: Sendable {
             let status = await status(of: busName) ?? .stopped
             let player = MPRISPlayer(
                 busName: busName, uniqueName: owner, processID: processID,
-                flatpakAppID: processID.flatMap(FlatpakAppID.of), status: status)
+                flatpakAppID: processID.flatMap { FlatpakAppID.of($0) }, status: status)
             logger.info("MPRIS player \(busName) (pid \(processID.map(String.init) ?? "?")\(player.flatpakAppID.map { ", app \($0)" } ?? "")): \(status.rawValue)")
             return player
         } catch {

@@ -247,8 +247,9 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// What the rules say of a stream alone, and which app it belongs to.
     private func classify(_ stream: BackendStream) -> ImplicitSessions.StreamClassificationFacts {
         let facts = appFacts.facts(for: stream)
+        let identity = AppIdentity(facts)
         return ImplicitSessions.StreamClassificationFacts(
-            classification: ruleSet.classification(of: facts.vouching(stream.properties)), identity: AppIdentity(facts))
+            classification: ruleSet.classification(of: facts.vouching(stream.properties, as: identity)), identity: identity)
     }
 
     /// A stream whose facts changed (its properties, its client's, the rules): it moves to its
@@ -283,8 +284,8 @@ final class PolicyCoordinator: @unchecked Sendable {
         if isNew {
             let composed = composition.classify(appStreams(of: session, starting: stream))
             sessions.setComposed(composed, session: session)
-            // A sandboxed app is its app id (the portal's, else its Flatpak scope's), whatever
-            // application.name its stream states: it cannot claim another app's permission.
+            // An app is what its process vouches for (its sandbox, its app unit, its program),
+            // whatever application.name its stream states: it cannot claim another app's permission.
             let owner = SessionOwnership.Owner(
                 pid: stream.processID ?? 0, sandboxAppID: facts.identity.sandboxAppID, appID: facts.identity.appID)
             let app = SessionOwnership.app(named: stream.appName, by: owner)

@@ -9,9 +9,17 @@ struct AppFactsReader {
     private struct Known {
         /// Which process this is: its pid may be given to another one after it exits.
         var startTime: UInt64
-        var sandboxAppID: String?
-        var appScopeID: String?
-        var lineage: [ProcessEntry]
+        /// What was read of it (``AppFacts/reading(process:connection:)``).
+        var facts: AppFacts
+
+        /// Its facts for a stream: on the stream's connection, with the sandbox id the stream
+        /// carries (the portal's) first.
+        func facts(for stream: BackendStream) -> AppFacts {
+            var facts = self.facts
+            facts.connection = stream.client
+            if let portal = stream.sandboxAppID { facts.sandboxAppID = portal }
+            return facts
+        }
     }
 
     private var known: [Int32: Known] = [:]
@@ -32,18 +40,14 @@ struct AppFactsReader {
             return AppFacts(sandboxAppID: stream.sandboxAppID, connection: stream.client)
         }
         if let serial = stream.connectionSerial, readConnections[serial] == pid, let process = known[pid] {
-            return AppFacts(
-                sandboxAppID: stream.sandboxAppID ?? process.sandboxAppID, appScopeID: process.appScopeID, lineage: process.lineage,
-                connection: stream.client)
+            return process.facts(for: stream)
         }
         let status = readStatus(pid)
         let process: Known
         if let cached = known[pid], let status, cached.startTime == status.startTime {
             process = cached
         } else {
-            process = Known(
-                startTime: status?.startTime ?? 0, sandboxAppID: FlatpakAppID.of(pid), appScopeID: AppScope.of(pid),
-                lineage: ProcessAncestry.lineage(from: pid))
+            process = Known(startTime: status?.startTime ?? 0, facts: AppFacts.reading(process: pid))
             if known.count >= Self.limit { known.removeAll() }
             if status != nil { known[pid] = process }  // a process already gone is not remembered
         }
@@ -51,9 +55,7 @@ struct AppFactsReader {
             if readConnections.count >= Self.limit { readConnections.removeAll() }
             readConnections[serial] = pid
         }
-        return AppFacts(
-            sandboxAppID: stream.sandboxAppID ?? process.sandboxAppID, appScopeID: process.appScopeID, lineage: process.lineage,
-            connection: stream.client)
+        return process.facts(for: stream)
     }
 
     mutating func forgetAll() {

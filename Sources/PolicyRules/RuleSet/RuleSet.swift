@@ -97,7 +97,7 @@ public struct RuleSet: Hashable, Sendable {
     /// How these rules' apps are classified from their streams together: a call is what a
     /// `Communication` stream is, an unclassified stream what no rule matches.
     public var appComposition: AppComposition {
-        AppComposition(call: callClassification, unclassified: classification(of: [:]))
+        AppComposition(call: callClassification, unclassified: configuration.defaultClassification)
     }
 
     public func classify(node: [String: String], client: [String: String]) -> StreamClassification {

@@ -8,6 +8,9 @@ public struct ProcessEntry: Hashable, Sendable {
         self.pid = pid
         self.executable = executable
     }
+
+    /// The executable's file name (`python3`, `aplay`); empty when it cannot be read.
+    public var programName: String { executable.split(separator: "/").last.map(String.init) ?? "" }
 }
 
 /// What the system knows about the app behind a stream: the facts an identity is made of.
@@ -83,30 +86,24 @@ public struct AppIdentity: Hashable, Sendable, CustomStringConvertible {
                 root = ancestor
             }
         }
-        let name = root.executable.split(separator: "/").last.map(String.init) ?? ""
+        let name = root.programName
         self.init(key: "process:\(root.pid)", appID: name.isEmpty ? "pid-\(root.pid)" : name)
     }
 }
 
 extension AppFacts {
-    /// What the system vouches for about a stream's app, as properties the rules match beside
-    /// the stream's own (and over any a stream claims with the same names):
-    /// - `audiosession.app`: its app id (``AppIdentity/appID``);
+    /// A stream's properties with what the system vouches for about its app laid over them (and
+    /// over any the stream claims with the same names), for the rules to match:
+    /// - `audiosession.app`: its app id (``AppIdentity/appID`` of `identity`, the identity these
+    ///   facts make);
     /// - `audiosession.ancestors`: the file names of the executables its process descends from,
     ///   nearest first, separated by spaces — so a rule can name the app that started a helper
     ///   (a speech module that plays each chunk with `aplay`).
-    public var ruleProperties: [String: String] {
-        var properties: [String: String] = [:]
-        if let appID = AppIdentity(self).appID { properties["audiosession.app"] = appID }
-        let ancestors = lineage.dropFirst().compactMap { entry in
-            entry.executable.split(separator: "/").last.map(String.init)
-        }
-        if !ancestors.isEmpty { properties["audiosession.ancestors"] = ancestors.joined(separator: " ") }
-        return properties
-    }
-
-    /// A stream's properties with what the system vouches for laid over them.
-    public func vouching(_ properties: [String: String]) -> [String: String] {
-        properties.merging(ruleProperties) { _, vouched in vouched }
+    public func vouching(_ properties: [String: String], as identity: AppIdentity) -> [String: String] {
+        var vouched = properties
+        if let appID = identity.appID { vouched["audiosession.app"] = appID }
+        let ancestors = lineage.dropFirst().map(\.programName).filter { !$0.isEmpty }
+        if !ancestors.isEmpty { vouched["audiosession.ancestors"] = ancestors.joined(separator: " ") }
+        return vouched
     }
 }
