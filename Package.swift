@@ -26,6 +26,7 @@ let package = Package(
         // libpulse's headers, and the library loaded at run time (dlopen): see its header.
         .target(name: "CPulse"),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CMalloc"),
         .target(name: "SessionBusShim", dependencies: ["CSystemd"]),
         // The Swift runtime's global-executor hooks: the daemon runs its tasks on one quiet thread.
         .target(name: "GlobalExecutorHooks"),
@@ -60,7 +61,7 @@ let package = Package(
             name: "AudioSessionDaemon",
             dependencies: [
                 "PipeWireGraph", "PulseAudioServer", "SessionPolicy", "PolicyRules", "SessionBus", "GlobalExecutorHooks",
-                "AppProcesses", .product(name: "Logging", package: "swift-log"),
+                "CMalloc", "AppProcesses", .product(name: "Logging", package: "swift-log"),
             ]),
         // A private, headless PipeWire with virtual devices and real clients: tests, demo, benchmarks.
         .target(name: "PipeWireSandbox", dependencies: ["PulseAudioServer", .product(name: "Logging", package: "swift-log")]),

@@ -158,6 +158,7 @@ public final class AudioSessionDaemon: Sendable {
     /// thread instead of libdispatch's pool, so an idle daemon never wakes up.
     public func runUntilTerminated() {
         TerminationSignal.block()
+        LargeAllocations.returnToTheSystemWhenFreed()
         TaskThread.installAsGlobalExecutor()
         start()
         let signal = TerminationSignal.wait(onHangUp: { [weak self] in self?.reloadRules(because: "SIGHUP") })

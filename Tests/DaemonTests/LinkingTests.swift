@@ -35,6 +35,29 @@ struct LinkingTests {
         #expect(try daemon.terminate() == 0)
     }
 
+    /// A stream whose links someone else removed (a patchbay, a session manager handing
+    /// linking back) is not left silent for good: the next change of devices links it again,
+    /// even one that does not move it (a microphone plugged in).
+    @Test func aStreamWhoseLinksWereRemovedIsLinkedAgainAtTheNextChangeOfDevices() throws {
+        let sandbox = try PrivatePipeWire()
+        let daemon = try DaemonProcess(in: sandbox)
+        try daemon.waitForLog("attached to PipeWire")
+        try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+        let dump = try sandbox.dump()
+        let music = try #require(dump.node(named: "music")).id
+        let headphones = try #require(dump.node(named: "headphones")).id
+        for link in dump.links
+        where link.property("link.output.node") == String(music) && link.property("link.input.node") == String(headphones) {
+            _ = try sandbox.run("pw-cli", ["destroy", String(link.id)])
+        }
+        try sandbox.waitUntilLinked("music", to: [])
+        let microphone = VirtualDevice(name: "usb-mic", description: "USB microphone", kind: .source, positions: ["MONO"])
+        _ = try sandbox.run("pw-cli", ["create-node", "adapter", microphone.adapterArguments])
+        try sandbox.waitUntilLinked("music", to: ["headphones"])
+        #expect(try daemon.terminate() == 0)
+    }
+
     @Test func streamsFollowTheUsersDefaultButNotTheirOwnTarget() throws {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox)

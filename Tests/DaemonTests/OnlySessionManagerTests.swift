@@ -11,9 +11,15 @@ import Testing
 struct OnlySessionManagerTests {
     /// Waits until the stream named `name` plays on `device` over links the daemon made, one per
     /// channel, and nobody else's.
-    static func waitUntilTheDaemonLinks(_ name: String, to device: String, channels: Int = 2, in sandbox: PrivatePipeWire) throws {
+    /// On failure it prints the daemon's log, when given.
+    static func waitUntilTheDaemonLinks(
+        _ name: String, to device: String, channels: Int = 2, in sandbox: PrivatePipeWire, daemon: DaemonProcess? = nil
+    ) throws {
         var links: [PipeWireDump.OwnedLink] = []
-        try waitUntil(timeout: .seconds(10), "the daemon alone links '\(name)' to \(device) (links now: \(links))") {
+        try waitUntil(
+            timeout: .seconds(10),
+            "the daemon alone links '\(name)' to \(device) (links now: \(links))\(daemon.map { "\nthe daemon's log:\n\($0.log)" } ?? "")"
+        ) {
             links = try sandbox.dump().ownedLinks(of: name).filter { !$0.peer.hasPrefix("audiosession-meter-") }
             return links.count == channels && links.allSatisfy { $0.owner == "audiosessiond" && $0.peer == device }
         }
@@ -138,15 +144,15 @@ struct WirePlumberForDevicesOnlyTests {
         let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
         defer { _ = try? daemon.terminate() }
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
-        try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: "headphones", in: sandbox)
+        try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: "headphones", in: sandbox, daemon: daemon)
         let wirePlumber = try sandbox.startWirePlumber(configuration: Self.dropIn, managingDevicesOnly: true)
-        try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: "headphones", in: sandbox)
+        try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: "headphones", in: sandbox, daemon: daemon)
         try waitUntil(timeout: .seconds(5), "one default metadata, the daemon's") {
             defaultMetadataOwners(in: try sandbox.dump()) == ["audiosessiond"]
         }
         wirePlumber.terminate()
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music2 }"])
-        try OnlySessionManagerTests.waitUntilTheDaemonLinks("music2", to: "headphones", in: sandbox)
-        try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: "headphones", in: sandbox)
+        try OnlySessionManagerTests.waitUntilTheDaemonLinks("music2", to: "headphones", in: sandbox, daemon: daemon)
+        try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: "headphones", in: sandbox, daemon: daemon)
     }
 }

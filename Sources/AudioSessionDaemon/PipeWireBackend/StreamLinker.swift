@@ -398,6 +398,9 @@ final class StreamLinker: @unchecked Sendable {
     /// (a link to linked ports is skipped); the stream is linked again now, or it would stay
     /// silent. A link someone removed while still here (a patchbay) is left removed.
     private func linkRemoved(_ link: Link, in snapshot: GraphSnapshot) {
+        // Its stream is no longer linked as it was last time.
+        linkSignatures[link.outputNode] = nil
+        linkSignatures[link.inputNode] = nil
         for stream in [link.outputNode, link.inputNode] where unlinking[stream]?.remove(link.id) != nil {
             guard unlinking[stream]?.isEmpty == true else { continue }
             unlinking[stream] = nil
@@ -421,12 +424,13 @@ final class StreamLinker: @unchecked Sendable {
         let defaults: [StreamDirection: LinkEndpoint]
     }
 
-    /// The devices a stream was linked to, how many ports they and the stream had, and how many
-    /// links the stream had: when none changed, linking again would find nothing to do.
+    /// The devices a stream was linked to and how many ports they and the stream had: while
+    /// neither changed and none of the stream's links went (``linkRemoved(_:in:)`` forgets it),
+    /// linking again would find nothing to do. (Its links are not counted: counted before its
+    /// links were made, a stream whose links someone removed would match again.)
     private struct LinkSignature: Equatable {
         let devices: Set<GlobalID>
         let ports: Int
-        let links: Int
     }
 
     private func devices(in snapshot: GraphSnapshot) -> Devices {
@@ -548,12 +552,12 @@ final class StreamLinker: @unchecked Sendable {
             logger.log(level: level, "linking \(direction) stream \(streamID) '\(stream.name)' → \(names) (\(reason))")
         }
         relinking.remove(streamID)
-        // Linking is idempotent but not free (ports paired, links looked up): when the devices,
-        // their ports and the stream's links are what they were last time, there is nothing to
-        // do. Most events of a linked stream (its state, its volume) change none of them.
+        // Linking is idempotent but not free (ports paired, links looked up): when the devices
+        // and their ports are what they were last time and none of the stream's links went,
+        // there is nothing to do. Most events of a linked stream (its state, its volume) change
+        // none of them.
         let signature = LinkSignature(
-            devices: wanted, ports: wanted.reduce(snapshot.portCount(of: streamID)) { $0 + snapshot.portCount(of: $1) },
-            links: snapshot.linkCount(of: streamID))
+            devices: wanted, ports: wanted.reduce(snapshot.portCount(of: streamID)) { $0 + snapshot.portCount(of: $1) })
         if previous == wanted, linkSignatures[streamID] == signature, !relinking.contains(streamID) { return }
         linkSignatures[streamID] = signature
         linked[streamID] = wanted
