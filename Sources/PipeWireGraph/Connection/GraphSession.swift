@@ -87,6 +87,10 @@ final class GraphSession: @unchecked Sendable {
         guard !isShutDown, context == nil else { return }
         var properties = ["application.name": configuration.applicationName]
         properties["config.name"] = "client.conf"
+        // Nothing of ours is real-time audio (the level meters only read): locked buffers would
+        // buy nothing, and unlocking them when the process ends waits for every CPU's work
+        // queue, which a busy machine starves: a killed daemon took over 15 s to be gone.
+        properties["mem.allow-mlock"] = "false"
         context = pw_context_new(loopThread.loop, Self.makeProperties(properties), 0)
         guard let context else {
             logger.critical("pw_context_new failed: \(String(cString: strerror(errno)))")
