@@ -152,6 +152,36 @@ struct PulseAudioBackendTests {
         try expectNothingLeft(rig, musicRecord: record)
     }
 
+    /// speech-dispatcher speaking with espeak-ng sets no role: the rules make it speech here
+    /// too. It ducks the music while it speaks, and the music's volume and record come back
+    /// exactly once it is done.
+    @Test(.disabled("open do-no-harm bug on PulseAudio: speech-dispatcher keeps its streams open and running, silent, after speaking, and this backend cannot hear levels, so the music stays ducked while it runs (docs/testing.md)"))
+    func speechDispatcherWithNoRoleDucksTheMusicAndGivesItBack() throws {
+        let (rig, daemon) = try start()
+        _ = try play("music", rig)
+        try waitUntil(timeout: .seconds(5), "the music's record exists") { try musicRecord(rig) != nil }
+        let record = try musicRecord(rig)
+        let speech = try RealSpeech(in: rig.pulse)
+        defer { speech.stop() }
+        let said = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? speech.say("The quick brown fox jumps over the lazy dog, and over it again, for the music to be ducked.")
+            said.signal()
+        }
+        try rig.watcher.waitForVolume(of: "music", timeout: .seconds(15)) { $0 < 50_000 }
+        let voice = rig.watcher.snapshot.sinkInputs.values.first { $0.properties["media.role"] == nil }
+        #expect(voice?.properties["media.role"] == nil, "it set no role: \(voice?.properties ?? [:])")
+        said.wait()
+        do {
+            try rig.watcher.waitForVolume(of: "music", timeout: .seconds(10)) { $0 == 65536 }
+        } catch {
+            let streams = rig.watcher.snapshot.sinkInputs.values.map { "\($0.name) corked=\($0.corked) \($0.properties)" }
+            throw SandboxError.timeout("\(error)\nstreams: \(streams.joined(separator: "\n"))\nthe daemon's log:\n\(daemon.log)")
+        }
+        #expect(try daemon.terminate() == 0)
+        try expectNothingLeft(rig, musicRecord: record)
+    }
+
     @Test func musicThatEndsWhileDuckedLeavesItsRecordAsItWas() throws {
         let (rig, daemon) = try start()
         let music = try play("music", rig)
