@@ -155,12 +155,17 @@ struct PulseAudioBackendTests {
     /// speech-dispatcher speaking with espeak-ng sets no role: the rules make it speech here
     /// too. It ducks the music while it speaks, and the music's volume and record come back
     /// exactly once it is done.
-    @Test(.disabled("open do-no-harm bug on PulseAudio: speech-dispatcher keeps its streams open and running, silent, after speaking, and this backend cannot hear levels, so the music stays ducked while it runs (docs/testing.md)"))
+    ///
+    /// speech-dispatcher keeps its streams open and running, silent, after the words: only
+    /// their level says the speech ended (``PulseLevelMeter``), else the music would stay
+    /// ducked for as long as speech-dispatcher runs. The meters leave no record behind.
+    @Test
     func speechDispatcherWithNoRoleDucksTheMusicAndGivesItBack() throws {
         let (rig, daemon) = try start()
         _ = try play("music", rig)
         try waitUntil(timeout: .seconds(5), "the music's record exists") { try musicRecord(rig) != nil }
         let record = try musicRecord(rig)
+        let recordsBefore = Set(try rig.watcher.streamRestore().keys)
         let speech = try RealSpeech(in: rig.pulse)
         defer { speech.stop() }
         let said = DispatchSemaphore(value: 0)
@@ -176,10 +181,17 @@ struct PulseAudioBackendTests {
             try rig.watcher.waitForVolume(of: "music", timeout: .seconds(10)) { $0 == 65536 }
         } catch {
             let streams = rig.watcher.snapshot.sinkInputs.values.map { "\($0.name) corked=\($0.corked) \($0.properties)" }
-            throw SandboxError.timeout("\(error)\nstreams: \(streams.joined(separator: "\n"))\nthe daemon's log:\n\(daemon.log)")
+            let outputs = (try? rig.pulse.pactl(["list", "source-outputs"])) ?? ""
+            throw SandboxError.timeout("\(error)\nstreams: \(streams.joined(separator: "\n"))\nsource outputs:\n\(outputs)\nthe daemon's log:\n\(daemon.log)")
         }
+        #expect(
+            !rig.watcher.snapshot.sourceOutputs.values.isEmpty,
+            "the speech is watched by a meter of ours while it plays: \(rig.watcher.snapshot.sourceOutputs.values.map(\.properties))")
         #expect(try daemon.terminate() == 0)
         try expectNothingLeft(rig, musicRecord: record)
+        let newRecords = Set(try rig.watcher.streamRestore().keys).subtracting(recordsBefore)
+        // The server's records of speech-dispatcher's own streams, none of ours.
+        #expect(newRecords.allSatisfy { $0.hasPrefix("sink-input-by-application-name:") && !$0.contains("audiosession") }, "records: \(newRecords)")
     }
 
     @Test func musicThatEndsWhileDuckedLeavesItsRecordAsItWas() throws {

@@ -58,6 +58,11 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// of the same step are known (``SessionRoutes``).
     private var pendingRoutes: [StreamID: DeviceID] = [:]
     private var sessionRoutes = SessionRoutes()
+    /// The watched playback streams' audibility (``watchLevel(of:threshold:)``), and their
+    /// meters: PulseAudio ends a meter when its stream moves, so one is started again when a
+    /// watched stream lands on a sink.
+    private var levels = HeardLevels()
+    private var meters: [UInt32: PulseLevelMeter] = [:]
     /// Where translated events go (the policy coordinator).
     var onEvent: ((BackendEvent) -> Void)?
 
@@ -86,6 +91,13 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
 
     func handle(_ event: PulseEvent, in snapshot: PulseSnapshot) {
         self.snapshot = snapshot
+        // Our own meters' record streams are nobody's session.
+        switch event {
+        case .streamAdded(let stream), .streamChanged(let stream, _), .streamRemoved(let stream):
+            if PulseLevelMeter.isMeter(stream) { return }
+        default:
+            break
+        }
         defer {
             if unreported.isEmpty, let waiter = whenReported {
                 whenReported = nil
@@ -100,11 +112,14 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             ports.reset()
             writtenMute.removeAll()
             restoreRecords.attach(in: snapshot)
+            // A meter's record left by a run that was killed.
+            connection.deleteStreamRestore([PulseLevelMeter.restoreRecord])
             roleModules.attach(in: snapshot)
             defaults.attach(in: snapshot)
             parking.attach(in: snapshot)
             let streams = snapshot.sinkInputs.values.sorted { $0.index < $1.index }.compactMap(backendStream)
-                + snapshot.sourceOutputs.values.sorted { $0.index < $1.index }.compactMap(backendStream)
+                + snapshot.sourceOutputs.values.filter { !PulseLevelMeter.isMeter($0) }.sorted { $0.index < $1.index }
+                .compactMap(backendStream)
             let available = ports.attach(devices(in: snapshot).map { (Self.id(of: $0), offers($0)) })
             let defaults = defaultPortUIDs(in: snapshot)
             reportedDefaults = defaults
@@ -120,7 +135,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
                 reportDataSources(of: device)
             }
             for stream in snapshot.sinkInputs.values { parking.adopt(stream, in: snapshot) }
-            for stream in snapshot.sourceOutputs.values { parking.adopt(stream, in: snapshot) }
+            for stream in snapshot.sourceOutputs.values where !PulseLevelMeter.isMeter(stream) { parking.adopt(stream, in: snapshot) }
         case .disconnected:
             // A new server has none of our changes: nothing to undo there.
             attached = false
@@ -136,6 +151,9 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             sinkVolumes.removeAll()
             sourceVolumes.removeAll()
             reportedDataSources.removeAll()
+            // Their record streams went with the connection.
+            meters.removeAll()
+            levels.removeAll()
             onEvent?(.lost)
         case .streamAdded(let stream) where attached:
             let stream = startedAsItsUserHadIt(stream)
@@ -150,7 +168,10 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             }
             if stream.muted != previous.muted, writtenMute[backend.id] != stream.muted { restoreRecords.userChanged(stream) }
             onEvent?(.streamChanged(backend))
-            if stream.device != previous.device { parking.adopt(stream, in: snapshot) }
+            if stream.device != previous.device {
+                parking.adopt(stream, in: snapshot)
+                if stream.kind == .sinkInput { meterIfWatched(stream) }
+            }
         case .streamRemoved(let stream) where attached:
             let id = Self.id(of: stream)
             written[id] = nil
@@ -158,6 +179,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             unreported.forget(id)
             sessionRoutes.forget(id)
             parking.forget(id)
+            if stream.kind == .sinkInput, levels.unwatch(stream.index) { meters.removeValue(forKey: stream.index)?.stop() }
             restoreRecords.streamGone(stream)
             onEvent?(.streamRemoved(id))
         case .deviceAdded(let device) where attached, .deviceChanged(let device, _) where attached:
@@ -519,9 +541,41 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
 
     func usePortTypeRule(_ rule: @escaping @Sendable ([String: String]) -> PortType?) { ports.typeRule = rule }
 
-    func watchLevel(of stream: StreamID, threshold: Float) -> Bool { false }
+    /// A peak meter on the sink input (``PulseLevelMeter``), while it plays on one of the
+    /// user's sinks: a held stream, on our parking sink, is heard by nobody.
+    func watchLevel(of stream: StreamID, threshold: Float) -> Bool {
+        guard stream.direction == .playback, let input = snapshot.sinkInputs[stream.rawValue] else { return false }
+        levels.watch(input.index, threshold: threshold)
+        meterIfWatched(input)
+        return true
+    }
 
-    func stopWatchingLevel(of stream: StreamID) {}
+    func stopWatchingLevel(of stream: StreamID) {
+        guard stream.direction == .playback, levels.unwatch(stream.rawValue) else { return }
+        meters.removeValue(forKey: stream.rawValue)?.stop()
+    }
+
+    /// Starts a watched stream's meter where it plays now (a meter ends when its stream moves).
+    private func meterIfWatched(_ input: PulseStream) {
+        let index = input.index
+        guard levels.isWatched(index), let sink = snapshot.sinks[input.device], !parking.isOurs(sink) else { return }
+        meters.removeValue(forKey: index)?.stop()
+        do {
+            meters[index] = try PulseLevelMeter.start(
+            on: index, in: connection,
+            onPeak: { [weak self] peak in
+                guard let self, let audible = self.levels.heard(peak, on: index) else { return }
+                self.onEvent?(.streamAudible(StreamID(.playback, index), audible))
+            },
+            onEnd: { [weak self] reason in
+                guard let self else { return }
+                self.meters[index] = nil
+                self.logger.debug("pulse: the level meter of sink input \(index) ended (\(reason)): it moved or went")
+            })
+        } catch {
+            logger.info("pulse: no level meter on sink input \(index) (\(error)): it is judged by whether it runs")
+        }
+    }
 
     var interruptionMethods: Set<InterruptionMethod> { [.unlink, .mute] }
 
@@ -540,6 +594,9 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// ``exitReportWait``.
     func undoServerChanges(then done: @escaping @Sendable () -> Void) {
         guard attached else { return done() }
+        for meter in meters.values { meter.stop() }
+        meters.removeAll()
+        levels.removeAll()
         parking.releaseAll(in: snapshot)
         // Streams on a session's own route follow the default again (a held one after its
         // move back: the server carries out moves in order).
@@ -550,7 +607,8 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         }
         roleModules.restore()
         defaults.restore(in: snapshot)
-        let finish: () -> Void = { [restoreRecords] in
+        let finish: () -> Void = { [restoreRecords, connection] in
+            connection.deleteStreamRestore([PulseLevelMeter.restoreRecord])
             restoreRecords.restoreAll()
             done()
         }

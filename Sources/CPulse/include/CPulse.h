@@ -58,8 +58,22 @@
     X(pa_gettimeofday) \
     X(pa_mainloop_api_once) \
     X(pa_operation_unref) \
+    X(pa_proplist_free) \
     X(pa_proplist_gets) \
     X(pa_proplist_iterate) \
+    X(pa_proplist_new) \
+    X(pa_proplist_sets) \
+    X(pa_stream_connect_record) \
+    X(pa_stream_disconnect) \
+    X(pa_stream_drop) \
+    X(pa_stream_get_context) \
+    X(pa_stream_get_state) \
+    X(pa_stream_new_with_proplist) \
+    X(pa_stream_peek) \
+    X(pa_stream_set_monitor_stream) \
+    X(pa_stream_set_read_callback) \
+    X(pa_stream_set_state_callback) \
+    X(pa_stream_unref) \
     X(pa_strerror) \
     X(pa_sw_volume_from_linear) \
     X(pa_sw_volume_to_linear) \
