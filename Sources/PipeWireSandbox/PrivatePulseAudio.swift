@@ -159,12 +159,15 @@ public final class PrivatePulseAudio: @unchecked Sendable {
         return try TestTone.write(to: url, seconds: seconds)
     }
 
-    /// `paplay FILE` with `PULSE_PROP` properties (`media.role=music`, ...).
+    /// `paplay FILE` with `PULSE_PROP` properties (`media.role=music`, ...), asking for 100 ms
+    /// of latency as desktop players do (10–200 ms). paplay's own default, 2 s, makes a null
+    /// sink render in 2 s blocks, and nothing a new stream plays is rendered, heard or metered
+    /// before the next block: a device's sink rewinds to mix it in at once, a null sink does not.
     public func play(_ file: URL, properties: [String: String] = [:]) throws -> ManagedProcess {
         // pa_proplist_from_string: a value with spaces is quoted.
         let props = properties.sorted { $0.key < $1.key }
             .map { "\($0.key)=\($0.value.contains(" ") ? "'\($0.value)'" : $0.value)" }.joined(separator: " ")
-        return try spawn("paplay", [file.path], extraEnvironment: props.isEmpty ? [:] : ["PULSE_PROP": props])
+        return try spawn("paplay", ["--latency-msec=100", file.path], extraEnvironment: props.isEmpty ? [:] : ["PULSE_PROP": props])
     }
 
     /// Runs `pactl` with these arguments and returns its output.

@@ -144,7 +144,11 @@ struct PulseAudioBackendTests {
         let chime = try rig.pulse.play(try rig.pulse.testTone(seconds: 2), properties: ["media.role": "event"])
         defer { chime.terminate() }
         // The shipped duck level is 0.3 of the user's volume (linear): 0.8^3 × 0.3 in PulseAudio's cubic steps.
-        try rig.watcher.waitForVolume(of: "music") { Double($0) < 0.75 * Double(user) }
+        do {
+            try rig.watcher.waitForVolume(of: "music") { Double($0) < 0.75 * Double(user) }
+        } catch {
+            throw SandboxError.timeout("\(error); the daemon's log:\n\(daemon.log)")
+        }
         #expect(rig.watcher.volume(of: "event") == 65536, "the notification itself is not ducked")
         try rig.watcher.waitForVolume(of: "music", timeout: .seconds(10)) { $0 == user }
         #expect(try musicRecord(rig) == record, "the duck left no trace in the stream-restore database")
