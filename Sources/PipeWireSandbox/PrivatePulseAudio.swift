@@ -162,7 +162,7 @@ public final class PrivatePulseAudio: @unchecked Sendable {
     /// `paplay FILE` with `PULSE_PROP` properties (`media.role=music`, ...), asking for 100 ms
     /// of latency as desktop players do (10–200 ms). paplay's own default, 2 s, makes a null
     /// sink render in 2 s blocks, and nothing a new stream plays is rendered, heard or metered
-    /// before the next block: a device's sink rewinds to mix it in at once, a null sink does not.
+    /// before the next block (a device's sink rewinds to mix it in at once; a null sink does not).
     public func play(_ file: URL, properties: [String: String] = [:]) throws -> ManagedProcess {
         // pa_proplist_from_string: a value with spaces is quoted.
         let props = properties.sorted { $0.key < $1.key }
