@@ -116,7 +116,7 @@ mkdir -p "$WORK/bin"
 cc -O2 -Wall -Wextra -o "$WORK/bin/pw-reaction" "$ROOT/Benchmarks/Reaction/observer/pw-reaction.c" \
   $(pkg-config --cflags --libs libpipewire-0.3) -lm
 cc -O2 -Wall -Wextra -o "$WORK/bin/pa-reaction" "$ROOT/Benchmarks/Reaction/observer/pa-reaction.c" \
-  $(pkg-config --cflags --libs libpulse)
+  $(pkg-config --cflags --libs libpulse) -lm
 # On 1.6.9, audiosessiond (its Swift runtime linked in) and the observer run on the root's
 # libpipewire: copies whose interpreter is the root's loader and whose DT_RPATH (searched for
 # their libraries' dependencies too) names the root's library directories.

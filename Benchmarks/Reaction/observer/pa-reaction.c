@@ -19,6 +19,9 @@
  *   c_first / c_all   the first / every victim playing again (unmuted, back on its sink)
  *                     after the trigger is gone
  *
+ * The farm's streams play silence; the trigger plays a quiet tone (-26 dBFS), as pw-reaction's
+ * does: audiosessiond meters a notification and ducks for it only once it is heard.
+ *
  * `duck` plays a `media.role=event` trigger and times, like pw-reaction's duck:
  *
  *   b_first / b_full  the first victim's volume below where it was / every victim at the duck
@@ -32,6 +35,7 @@
  *
  * Output: the same CSV columns as pw-reaction (b_* stay empty).
  */
+#include <math.h>
 #include <pulse/pulseaudio.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -84,23 +88,41 @@ static pa_context *connect_context(const char *name, pa_context_notify_cb_t on_s
     }
 }
 
-/* --- playback streams: silence ------------------------------------------------------ */
+/* --- playback streams: silence, or the trigger's tone ------------------------------ */
+
+/* A 440 Hz tone at -26 dBFS; its phase carries over from one write to the next. */
+struct tone {
+    double phase;
+};
 
 static void on_write(pa_stream *s, size_t nbytes, void *userdata) {
-    (void)userdata;
+    struct tone *tone = userdata;
     void *data;
     size_t n = nbytes;
     if (pa_stream_begin_write(s, &data, &n) < 0 || data == NULL) return;
-    memset(data, 0, n);
+    if (tone == NULL) {
+        memset(data, 0, n);
+    } else {
+        float *samples = data;
+        size_t frames = n / (sizeof(float) * 2);
+        for (size_t i = 0; i < frames; i++) {
+            float value = 0.05f * (float)sin(tone->phase);
+            tone->phase += 2.0 * M_PI * 440.0 / 48000.0;
+            if (tone->phase > 2.0 * M_PI) tone->phase -= 2.0 * M_PI;
+            samples[2 * i] = samples[2 * i + 1] = value;
+        }
+    }
     pa_stream_write(s, data, n, NULL, 0, PA_SEEK_RELATIVE);
 }
 
-static pa_stream *play_stream_new(pa_context *c, const char *name, const char *role, const char *sink) {
+static struct tone trigger_tone;
+
+static pa_stream *play_stream_new(pa_context *c, const char *name, const char *role, const char *sink, struct tone *tone) {
     pa_proplist *props = pa_proplist_new();
     pa_proplist_sets(props, PA_PROP_MEDIA_ROLE, role);
     pa_stream *s = pa_stream_new_with_proplist(c, name, &spec, NULL, props);
     pa_proplist_free(props);
-    pa_stream_set_write_callback(s, on_write, NULL);
+    pa_stream_set_write_callback(s, on_write, tone);
     /* about the PipeWire side's quantum (2048 frames at 48 kHz) of buffering */
     pa_buffer_attr attr = { .maxlength = (uint32_t)-1, .tlength = 2048 * 8 * 2, .prebuf = (uint32_t)-1,
                             .minreq = 2048 * 8, .fragsize = (uint32_t)-1 };
@@ -126,7 +148,7 @@ static void on_farm_state(pa_context *c, void *userdata) {
             int k = i % f->sinks;
             if (k == 0) snprintf(sink, sizeof(sink), "speaker");
             else snprintf(sink, sizeof(sink), "speaker-%d", k);
-            play_stream_new(c, name, f->role, sink);
+            play_stream_new(c, name, f->role, sink, NULL);
         }
         fprintf(stderr, "pa-reaction farm: %d %s streams\n", f->count, f->role);
     } else if (state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED) {
@@ -270,7 +292,7 @@ static void begin_trial(void) {
     R.timed_out = false;
     snprintf(R.trigger_name, sizeof(R.trigger_name), "bench-trigger-%d", R.trial);
     for (int i = 0; i < MAX_INDEX; i++) R.inputs[i].lowest = R.inputs[i].volume;
-    R.trigger = play_stream_new(R.trigger_context, R.trigger_name, R.duck ? "event" : "phone", NULL);
+    R.trigger = play_stream_new(R.trigger_context, R.trigger_name, R.duck ? "event" : "phone", NULL, &trigger_tone);
     R.phase = WAIT_TRIGGER;
     R.deadline = now_ns() + 5000000000ull;
     arm_timer(R.deadline);
