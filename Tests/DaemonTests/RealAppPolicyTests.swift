@@ -337,6 +337,73 @@ extension RealAppPolicyTests {
         try await rig.waitForStatus("Playing")
     }
 
+    /// The same with a second real SIP phone, Twinkle (its console mode, its own audio code over
+    /// ALSA, a ring tone on the callee before the call's streams), copied under a name no rule
+    /// knows. Which stream of each end came first is printed: both open their speaker first.
+    /// Neither end is held by the other, the music pauses for the call and plays again.
+    @Test func twoUnknownTwinklePhonesCallingEachOtherAreBothHeard() async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        let monitor = try rig.sandbox.spawn(
+            DaemonProcess.path(of: "audiosessionctl"), ["monitor", "--json"], extraEnvironment: rig.bus.environment)
+        defer { monitor.terminate() }
+        let player = try await rig.startPlayingMusic()
+        let oracle = Self.oracle(rig)
+        let music = try #require(try oracle.session(ofProcess: player.pid))
+        try await eventually("the monitor saw the music start") { try Self.decisions(in: monitor).contains { $0.session == music.id } }
+        let callee = try RealTwinkle(name: "bob", port: 15082, binary: "deskphone", in: rig.sandbox)
+        defer { callee.stop() }
+        let caller = try RealTwinkle(name: "alice", port: 15084, binary: "deskphone", in: rig.sandbox)
+        defer { caller.stop() }
+        try await eventually("both phones are up: \(callee.process.output)\n\(caller.process.output)", timeout: .seconds(15)) {
+            callee.process.output.contains("Twinkle>") && caller.process.output.contains("Twinkle>")
+        }
+        callee.send("auto_answer -a on")
+        try await eventually("the callee answers by itself: \(callee.process.output)") { callee.process.output.contains("Auto answer enabled") }
+        caller.send("call sip:bob@127.0.0.1:15082")
+
+        var callSessions: Set<UInt64> = []
+        func bothEndsHeard() throws -> Bool {
+            let dump = try rig.sandbox.dump()
+            for pid in [caller.process.pid, callee.process.pid] {
+                guard let session = try oracle.session(ofProcess: pid) else { return false }
+                callSessions.insert(session.id)
+                guard session.priorityClass == "communication", session.activity == "active" else { return false }
+                let nodes = dump.nodes.filter { session.streams.contains($0.id) }
+                guard Set(nodes.compactMap(\.mediaClass)) == ["Stream/Output/Audio", "Stream/Input/Audio"] else { return false }
+                for node in nodes where !dump.nodeLinks.contains(where: { $0.output == node.id || $0.input == node.id }) {
+                    return false
+                }
+            }
+            return true
+        }
+        try await eventually(
+            "both ends are heard; caller:\n\(caller.process.output)\ncallee:\n\(callee.process.output)\ndaemon:\n\(rig.log)",
+            timeout: .seconds(20)
+        ) { try bothEndsHeard() }
+        try await rig.waitForStatus("Paused")
+        let dump = try rig.sandbox.dump()
+        for (end, pid) in [("caller", caller.process.pid), ("callee", callee.process.pid)] {
+            let session = try #require(try oracle.session(ofProcess: pid))
+            func serial(_ node: PipeWireDump.Object) -> UInt64 { node.property("object.serial").flatMap { UInt64($0) } ?? .max }
+            let first = dump.nodes.filter { session.streams.contains($0.id) }.min { serial($0) < serial($1) }
+            print("twinkle \(end): its first stream is \(first?.mediaClass ?? "?"); \(session.summary)")
+            #expect(session.classifiedBy == "call" && session.category == "playAndRecord", "\(session.summary)")
+        }
+        for _ in 1...10 {
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(try bothEndsHeard(), "every stream of both ends is linked and neither session is interrupted")
+        }
+        let decisions = try Self.decisions(in: monitor)
+        #expect(decisions.contains { $0.session == music.id && $0.kind == "interruptionBegan" }, "the call held the music")
+        let held = decisions.filter { callSessions.contains($0.session) && $0.kind == "interruptionBegan" }
+        #expect(held.isEmpty, "an end of the call was held: \(held); daemon:\n\(rig.log)")
+        caller.send("bye")
+        caller.stop()
+        callee.stop()
+        try await rig.waitForStatus("Playing")
+    }
+
     /// The `Decision` signals `audiosessionctl monitor --json` printed: session and kind.
     static func decisions(in monitor: ManagedProcess) throws -> [(session: UInt64, kind: String)] {
         monitor.output.split(separator: "\n").compactMap { line in

@@ -8,8 +8,6 @@ struct HeardLevels {
 
     func isWatched(_ sinkInput: UInt32) -> Bool { thresholds[sinkInput] != nil }
 
-    var watched: Dictionary<UInt32, Float>.Keys { thresholds.keys }
-
     mutating func watch(_ sinkInput: UInt32, threshold: Float) {
         thresholds[sinkInput] = threshold
     }

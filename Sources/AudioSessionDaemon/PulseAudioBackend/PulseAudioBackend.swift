@@ -562,16 +562,16 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         meters.removeValue(forKey: index)?.stop()
         do {
             meters[index] = try PulseLevelMeter.start(
-            on: index, in: connection,
-            onPeak: { [weak self] peak in
-                guard let self, let audible = self.levels.heard(peak, on: index) else { return }
-                self.onEvent?(.streamAudible(StreamID(.playback, index), audible))
-            },
-            onEnd: { [weak self] reason in
-                guard let self else { return }
-                self.meters[index] = nil
-                self.logger.debug("pulse: the level meter of sink input \(index) ended (\(reason)): it moved or went")
-            })
+                on: index, in: connection,
+                onPeak: { [weak self] peak in
+                    guard let self, let audible = self.levels.heard(peak, on: index) else { return }
+                    self.onEvent?(.streamAudible(StreamID(.playback, index), audible))
+                },
+                onEnd: { [weak self] reason in
+                    guard let self else { return }
+                    self.meters[index] = nil
+                    self.logger.debug("pulse: the level meter of sink input \(index) ended (\(reason)): it moved or went")
+                })
         } catch {
             logger.info("pulse: no level meter on sink input \(index) (\(error)): it is judged by whether it runs")
         }

@@ -1,0 +1,71 @@
+import Foundation
+import PipeWireSandbox
+
+/// A second real SIP phone, Twinkle (`twinkle -c`, its command-line mode), on loopback: each
+/// instance has its own home, SIP and RTP ports, plays and records through ALSA's default device
+/// (PipeWire's ALSA plugin), and takes commands on its standard input (`call`, `answer`, `bye`).
+final class RealTwinkle: @unchecked Sendable {
+    let process: ManagedProcess
+    let name: String
+    let port: Int
+    private let commands: FileHandle
+
+    /// Starts Twinkle as user `name` listening on 127.0.0.1:`port` (RTP on `port + 930`), as
+    /// the program `binary`: a copy of twinkle under another name is a call app the rules do not
+    /// know.
+    init(name: String, port: Int, binary: String = "twinkle", in sandbox: PrivatePipeWire) throws {
+        self.name = name
+        self.port = port
+        let home = sandbox.directory.appendingPathComponent("twinkle-\(name)")
+        let settings = home.appendingPathComponent(".twinkle")
+        try? FileManager.default.removeItem(at: home)
+        try FileManager.default.createDirectory(at: settings, withIntermediateDirectories: true)
+        try """
+            dev_ringtone=alsa:default
+            dev_speaker=alsa:default
+            dev_mic=alsa:default
+            sip_udp_port=\(port)
+            rtp_port=\(port + 930)
+            start_user_profile=\(name)
+
+            """.write(to: settings.appendingPathComponent("twinkle.sys"), atomically: true, encoding: .utf8)
+        try """
+            user_name=\(name)
+            user_domain=127.0.0.1
+            register_at_startup=no
+            nat_public_ip=127.0.0.1
+
+            """.write(to: settings.appendingPathComponent("\(name).cfg"), atomically: true, encoding: .utf8)
+        var program = "/usr/bin/twinkle"
+        if binary != "twinkle" {
+            let copy = home.appendingPathComponent(binary)
+            try FileManager.default.copyItem(atPath: program, toPath: copy.path)
+            program = copy.path
+        }
+        let fifo = home.appendingPathComponent("commands")
+        guard mkfifo(fifo.path, 0o600) == 0 else { throw SandboxError.commandFailed("mkfifo \(fifo.path): \(errno)") }
+        process = try sandbox.spawn(
+            "/bin/sh", ["-c", "exec \"$0\" -c -f \"$1\" --force < \"$2\"", program, name, fifo.path],
+            extraEnvironment: ["HOME": home.path])
+        // Read and write: the shell's open for reading waits for a writer, and with a reader of
+        // our own a command sent after Twinkle quit stays in the pipe instead of raising SIGPIPE
+        // in the test process.
+        let descriptor = open(fifo.path, O_RDWR)
+        guard descriptor >= 0 else { throw SandboxError.commandFailed("cannot open \(fifo.path): \(errno)") }
+        commands = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    }
+
+    deinit { stop() }
+
+    /// Sends one command line (`auto_answer -a on`, `call sip:b@127.0.0.1:5071`, `bye`).
+    func send(_ command: String) {
+        try? commands.write(contentsOf: Data((command + "\n").utf8))
+    }
+
+    /// Quits Twinkle (it deregisters and releases its devices), and stops its process.
+    func stop() {
+        guard process.isRunning else { return }
+        send("quit")
+        process.terminate()
+    }
+}
