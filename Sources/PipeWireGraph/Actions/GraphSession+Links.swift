@@ -67,6 +67,17 @@ extension GraphSession {
         }
     }
 
+    /// A port went while links to or from it were still being made: they will fail, and
+    /// PipeWire gives a freed id to the next object, often a port made again in its place (a
+    /// device's ports configured again). Left in ``ownedLinks`` until their failure came back,
+    /// they would make linking that new port look done.
+    func dropLinksBeingMade(to port: GlobalID) {
+        for (pair, link) in ownedLinks where link.globalID == nil && (pair.outputPort == port || pair.inputPort == port) {
+            ownedLinks[pair] = nil
+            link.destroy()
+        }
+    }
+
     func ownedLinkFailed(_ link: OwnedLink, result: Int32, message: String) {
         logger.log(
             level: Self.level(of: result, otherwise: .warning),

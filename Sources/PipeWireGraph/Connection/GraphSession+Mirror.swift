@@ -72,6 +72,7 @@ extension GraphSession {
             link.destroy()
         }
         if let port = mirror.removePort(id) {
+            dropLinksBeingMade(to: id)
             emit(.removed(.port(port)))
             return
         }
