@@ -285,14 +285,8 @@ extension RealAppPolicyTests {
     @Test func twoUnknownCallAppsCallingEachOtherAreBothHeard() async throws {
         let rig = try await Rig().ready()
         defer { rig.stop() }
-        // Every decision, as the daemon announces it on the bus.
-        let monitor = try rig.sandbox.spawn(
-            DaemonProcess.path(of: "audiosessionctl"), ["monitor", "--json"], extraEnvironment: rig.bus.environment)
+        let (monitor, oracle, music) = try await Self.musicPlayingUnderMonitor(rig)
         defer { monitor.terminate() }
-        let player = try await rig.startPlayingMusic()
-        let oracle = Self.oracle(rig)
-        let music = try #require(try oracle.session(ofProcess: player.pid))
-        try await eventually("the monitor saw the music start") { try Self.decisions(in: monitor).contains { $0.session == music.id } }
         let callee = try RealSIP(port: 15072, binary: "softphone", in: rig.sandbox)
         defer { callee.stop() }
         try await eventually("the callee is ready: \(callee.process.output)") { callee.process.output.contains("baresip is ready") }
@@ -300,20 +294,8 @@ extension RealAppPolicyTests {
         defer { caller.stop() }
 
         var callSessions: Set<UInt64> = []
-        /// Each end is one call session that plays and records, every stream of it linked.
         func bothEndsHeard() throws -> Bool {
-            let dump = try rig.sandbox.dump()
-            for pid in [caller.process.pid, callee.process.pid] {
-                guard let session = try oracle.session(ofProcess: pid) else { return false }
-                callSessions.insert(session.id)
-                guard session.priorityClass == "communication", session.activity == "active" else { return false }
-                let nodes = dump.nodes.filter { session.streams.contains($0.id) }
-                guard Set(nodes.compactMap(\.mediaClass)) == ["Stream/Output/Audio", "Stream/Input/Audio"] else { return false }
-                for node in nodes where !dump.nodeLinks.contains(where: { $0.output == node.id || $0.input == node.id }) {
-                    return false
-                }
-            }
-            return true
+            try Self.callEndsHeard([caller.process.pid, callee.process.pid], in: rig, oracle: oracle, sessions: &callSessions)
         }
         try await eventually("both ends are heard; daemon:\n\(rig.log)", timeout: .seconds(20)) { try bothEndsHeard() }
         try await rig.waitForStatus("Paused")
@@ -344,13 +326,8 @@ extension RealAppPolicyTests {
     @Test func twoUnknownTwinklePhonesCallingEachOtherAreBothHeard() async throws {
         let rig = try await Rig().ready()
         defer { rig.stop() }
-        let monitor = try rig.sandbox.spawn(
-            DaemonProcess.path(of: "audiosessionctl"), ["monitor", "--json"], extraEnvironment: rig.bus.environment)
+        let (monitor, oracle, music) = try await Self.musicPlayingUnderMonitor(rig)
         defer { monitor.terminate() }
-        let player = try await rig.startPlayingMusic()
-        let oracle = Self.oracle(rig)
-        let music = try #require(try oracle.session(ofProcess: player.pid))
-        try await eventually("the monitor saw the music start") { try Self.decisions(in: monitor).contains { $0.session == music.id } }
         let callee = try RealTwinkle(name: "bob", port: 15082, binary: "deskphone", in: rig.sandbox)
         defer { callee.stop() }
         let caller = try RealTwinkle(name: "alice", port: 15084, binary: "deskphone", in: rig.sandbox)
@@ -364,18 +341,7 @@ extension RealAppPolicyTests {
 
         var callSessions: Set<UInt64> = []
         func bothEndsHeard() throws -> Bool {
-            let dump = try rig.sandbox.dump()
-            for pid in [caller.process.pid, callee.process.pid] {
-                guard let session = try oracle.session(ofProcess: pid) else { return false }
-                callSessions.insert(session.id)
-                guard session.priorityClass == "communication", session.activity == "active" else { return false }
-                let nodes = dump.nodes.filter { session.streams.contains($0.id) }
-                guard Set(nodes.compactMap(\.mediaClass)) == ["Stream/Output/Audio", "Stream/Input/Audio"] else { return false }
-                for node in nodes where !dump.nodeLinks.contains(where: { $0.output == node.id || $0.input == node.id }) {
-                    return false
-                }
-            }
-            return true
+            try Self.callEndsHeard([caller.process.pid, callee.process.pid], in: rig, oracle: oracle, sessions: &callSessions)
         }
         try await eventually(
             "both ends are heard; caller:\n\(caller.process.output)\ncallee:\n\(callee.process.output)\ndaemon:\n\(rig.log)",
@@ -402,6 +368,35 @@ extension RealAppPolicyTests {
         caller.stop()
         callee.stop()
         try await rig.waitForStatus("Playing")
+    }
+
+    /// Music playing, and every decision as the daemon announces it on the bus
+    /// (`audiosessionctl monitor --json`, to be terminated by the caller) from the music's start.
+    static func musicPlayingUnderMonitor(_ rig: Rig) async throws -> (ManagedProcess, SessionOracle, SessionOracle.Session) {
+        let monitor = try rig.sandbox.spawn(
+            DaemonProcess.path(of: "audiosessionctl"), ["monitor", "--json"], extraEnvironment: rig.bus.environment)
+        let player = try await rig.startPlayingMusic()
+        let oracle = Self.oracle(rig)
+        let music = try #require(try oracle.session(ofProcess: player.pid))
+        try await eventually("the monitor saw the music start") { try Self.decisions(in: monitor).contains { $0.session == music.id } }
+        return (monitor, oracle, music)
+    }
+
+    /// Each end (a process) is one call session that plays and records, every stream of it
+    /// linked; the sessions seen are added to `sessions`.
+    static func callEndsHeard(_ ends: [Int32], in rig: Rig, oracle: SessionOracle, sessions: inout Set<UInt64>) throws -> Bool {
+        let dump = try rig.sandbox.dump()
+        for pid in ends {
+            guard let session = try oracle.session(ofProcess: pid) else { return false }
+            sessions.insert(session.id)
+            guard session.priorityClass == "communication", session.activity == "active" else { return false }
+            let nodes = dump.nodes.filter { session.streams.contains($0.id) }
+            guard Set(nodes.compactMap(\.mediaClass)) == ["Stream/Output/Audio", "Stream/Input/Audio"] else { return false }
+            for node in nodes where !dump.nodeLinks.contains(where: { $0.output == node.id || $0.input == node.id }) {
+                return false
+            }
+        }
+        return true
     }
 
     /// The `Decision` signals `audiosessionctl monitor --json` printed: session and kind.
