@@ -172,7 +172,7 @@ public final class PulseConnection: @unchecked Sendable {
         }, userdata)
         let flags = pa_context_flags_t(rawValue: PA_CONTEXT_NOAUTOSPAWN.rawValue)
         if libpulse.pa_context_connect(context, configuration.server, flags, nil) < 0 {
-            let reason = String(cString: libpulse.pa_strerror(libpulse.pa_context_errno(context))!)
+            let reason = lastError(of: context)
             logger.debug("pulse: connect failed: \(reason)")
             setConnectionProblem("PulseAudio at \(configuration.server ?? "the default server"): \(reason)")
             connectAgainLater()
@@ -192,7 +192,7 @@ public final class PulseConnection: @unchecked Sendable {
             if let operation = libpulse.pa_context_subscribe(context, PA_SUBSCRIPTION_MASK_ALL, nil, nil) { libpulse.pa_operation_unref(operation) }
             synchronize(context)
         case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
-            let reason = String(cString: libpulse.pa_strerror(libpulse.pa_context_errno(context))!)
+            let reason = lastError(of: context)
             setConnectionProblem("PulseAudio at \(configuration.server ?? "the default server"): \(reason)")
             let wasSynced = synced
             synced = false

@@ -23,7 +23,7 @@ public final class PulseLevelMeter: @unchecked Sendable {
     /// meter that got no peak for this long reports a silent one.
     public static let silentAfter: Duration = .milliseconds(60)
 
-    public let sinkInput: UInt32
+    private let sinkInput: UInt32
     /// Peaks since the last look for silence; the pending look (none while silence was reported
     /// and no peak came since: a quiet meter sets no timers).
     private var peaksSinceLook = 0
@@ -66,7 +66,6 @@ public final class PulseLevelMeter: @unchecked Sendable {
 
     /// Connects the record stream; the server's reason when it refused at once.
     private func connect(in context: OpaquePointer) -> String? {
-        func refusal() -> String { libpulse.pa_strerror(libpulse.pa_context_errno(context)).map { String(cString: $0) } ?? "refused" }
         var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: Self.peaksPerSecond, channels: 1)
         guard let properties = libpulse.pa_proplist_new() else { return "out of memory" }
         _ = libpulse.pa_proplist_sets(properties, Self.property, "\(sinkInput)")
@@ -74,7 +73,7 @@ public final class PulseLevelMeter: @unchecked Sendable {
         _ = libpulse.pa_proplist_sets(properties, "module-stream-restore.id", Self.restoreRecord)
         let created = libpulse.pa_stream_new_with_proplist(context, "audiosession level meter", &spec, nil, properties)
         libpulse.pa_proplist_free(properties)
-        guard let created else { return refusal() }
+        guard let created else { return lastError(of: context) }
         stream = created
         let userdata = Unmanaged.passUnretained(self).toOpaque()
         libpulse.pa_stream_set_state_callback(created, { stream, userdata in
@@ -90,7 +89,7 @@ public final class PulseLevelMeter: @unchecked Sendable {
             rawValue: PA_STREAM_PEAK_DETECT.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_DONT_MOVE.rawValue
                 | PA_STREAM_DONT_INHIBIT_AUTO_SUSPEND.rawValue)
         guard libpulse.pa_stream_connect_record(created, nil, &attributes, flags) >= 0 else {
-            let reason = refusal()
+            let reason = lastError(of: context)
             release()
             return reason
         }
@@ -142,9 +141,7 @@ public final class PulseLevelMeter: @unchecked Sendable {
         // Inside the stream's own callback: it is let go in the loop's next turn.
         let ended = onEnd
         onEnd = nil
-        let reason =
-            state == PA_STREAM_TERMINATED
-            ? "ended" : libpulse.pa_strerror(libpulse.pa_context_errno(libpulse.pa_stream_get_context(stream))).map { String(cString: $0) } ?? "failed"
+        let reason = state == PA_STREAM_TERMINATED ? "ended" : libpulse.pa_stream_get_context(stream).map(lastError(of:)) ?? "failed"
         connection?.performLater { [self] in release() }
         ended?(reason)
     }
@@ -162,7 +159,8 @@ public final class PulseLevelMeter: @unchecked Sendable {
         self.stream = nil
         libpulse.pa_stream_set_state_callback(stream, nil, nil)
         libpulse.pa_stream_set_read_callback(stream, nil, nil)
-        if libpulse.pa_stream_get_state(stream) == PA_STREAM_READY || libpulse.pa_stream_get_state(stream) == PA_STREAM_CREATING {
+        let state = libpulse.pa_stream_get_state(stream)
+        if state == PA_STREAM_READY || state == PA_STREAM_CREATING {
             _ = libpulse.pa_stream_disconnect(stream)
         }
         libpulse.pa_stream_unref(stream)

@@ -18,3 +18,8 @@ let libpulse: pws_pulse = {
     }
     return library.pointee
 }()
+
+/// The context's last error, as libpulse words it.
+func lastError(of context: OpaquePointer) -> String {
+    libpulse.pa_strerror(libpulse.pa_context_errno(context)).map { String(cString: $0) } ?? "error \(libpulse.pa_context_errno(context))"
+}

@@ -151,9 +151,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             sinkVolumes.removeAll()
             sourceVolumes.removeAll()
             reportedDataSources.removeAll()
-            // Their record streams went with the connection.
-            meters.removeAll()
-            levels.removeAll()
+            stopMetering()  // their record streams went with the connection
             onEvent?(.lost)
         case .streamAdded(let stream) where attached:
             let stream = startedAsItsUserHadIt(stream)
@@ -179,7 +177,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             unreported.forget(id)
             sessionRoutes.forget(id)
             parking.forget(id)
-            if stream.kind == .sinkInput, levels.unwatch(stream.index) { meters.removeValue(forKey: stream.index)?.stop() }
+            stopWatchingLevel(of: id)
             restoreRecords.streamGone(stream)
             onEvent?(.streamRemoved(id))
         case .deviceAdded(let device) where attached, .deviceChanged(let device, _) where attached:
@@ -555,6 +553,13 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         meters.removeValue(forKey: stream.rawValue)?.stop()
     }
 
+    /// Every meter stopped and every stream unwatched (at exit, or with the connection gone).
+    private func stopMetering() {
+        for meter in meters.values { meter.stop() }
+        meters.removeAll()
+        levels.removeAll()
+    }
+
     /// Starts a watched stream's meter where it plays now (a meter ends when its stream moves).
     private func meterIfWatched(_ input: PulseStream) {
         let index = input.index
@@ -594,9 +599,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// ``exitReportWait``.
     func undoServerChanges(then done: @escaping @Sendable () -> Void) {
         guard attached else { return done() }
-        for meter in meters.values { meter.stop() }
-        meters.removeAll()
-        levels.removeAll()
+        stopMetering()
         parking.releaseAll(in: snapshot)
         // Streams on a session's own route follow the default again (a held one after its
         // move back: the server carries out moves in order).
