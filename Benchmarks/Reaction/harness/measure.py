@@ -18,6 +18,12 @@ COLUMNS = ("a_first_us", "a_all_us", "b_first_us", "b_full_us", "c_first_us", "c
 PULSE_SYSTEMS = ("pulseaudio", "audiosessiond-pa")
 
 
+def uses_role_loopbacks(manager):
+    """WirePlumber 0.5 (0.5.8 on PipeWire 1.4.2, 0.5.12 on 1.6.9): its role policy acts on streams
+    that go through its role loopbacks."""
+    return manager.startswith("wireplumber-0.5")
+
+
 def clients_for(streams, manager="audiosessiond"):
     """Several clients share the streams: 1 -> 1, 10 -> 2, 100 -> 4, 500 -> 20 on PipeWire (25
     streams per client at most: with 50, PipeWire 0.3.65 itself sometimes fails a client's
@@ -68,7 +74,7 @@ class Bench:
             count = streams // clients + (1 if k < streams % clients else 0)
             if stack.manager in PULSE_SYSTEMS:
                 argv = [self.observer(stack), "farm", str(count), "music", f"{prefix}-c{k}", "4"]
-            elif stack.manager == "wireplumber-0.5":
+            elif uses_role_loopbacks(stack.manager):
                 # No target: a stream that names one is linked there and never corked or ducked
                 # by the role policy; these go through the Multimedia role loopback.
                 argv = [self.observer(stack), "farm", str(count), "Music", f"{prefix}-c{k}"]
@@ -116,8 +122,8 @@ class Bench:
         """Runs `trials` trials (or for `duration` seconds); returns rows and the daemon's cost."""
         csv_path = os.path.join(self.out_dir, f"{stack.manager}-{label}.csv")
         argv = [self.observer(stack), "react", scenario, str(trials), "bench-victim", str(streams), str(settle_ms)]
-        if stack.manager == "wireplumber-0.5":
-            # Its role policy leaves a victim unlinked for good when the trigger goes before the
+        if uses_role_loopbacks(stack.manager):
+            # Its role policy (0.5.8 and 0.5.12 alike) leaves a victim unlinked for good when the trigger goes before the
             # trigger's own role link is active: triggers live at least TRIGGER_HOLD_0_5_MS.
             argv.append(str(TRIGGER_HOLD_0_5_MS))
         before = ProcessSample(stack.daemon.pid)

@@ -300,8 +300,9 @@ def section(results, plot_path, command):
         "Multimedia loopback, and its trigger streams live at least 300 ms (a trigger gone before its own role "
         "link was active left the victim unlinked for good: 0.5.8 does not retry). Each 1.4.2 system is compared "
         "with audiosessiond on 1.4.2, with fewer trials. On PipeWire 1.6.9 the same pair again: audiosessiond (the "
-        "same build, run on the root's libpipewire) and **WirePlumber 0.5.12** with the same loopbacks, compared "
-        "with each other. Alone on 1.4.2 and 1.6.9, audiosessiond gives the null sinks their DSP ports itself.\n")
+        "same build, run on the root's libpipewire) and **WirePlumber 0.5.12** with the same loopbacks, victims "
+        "and trigger lifetime, compared with each other (0.5.12 does not retry either: with triggers gone at once, "
+        "the victims of its third interrupt stayed unlinked and no duck trial could start). Alone on 1.4.2 and 1.6.9, audiosessiond gives the null sinks their DSP ports itself.\n")
     out.append(
         "Low-priority `Music` streams play silence from C stream farms (one `pw_stream`/`pa_stream` each, several "
         "clients: 1 stream → 1 client, 10 → 2, 100 → 4, 500 → 20 on PipeWire and 10 on PulseAudio; all at "
