@@ -41,6 +41,25 @@ struct EnforcementTests {
         #expect(try daemon.terminate() == 0)
     }
 
+    /// A native stream that never set its volume, nor had it set by a session manager: on
+    /// PipeWire 1.6 its converter reports no channel volumes at all, which the daemon took for
+    /// "level not known yet", and the music played on at full level under every notification.
+    /// Such a converter applies 1.0 on each channel: that is the user's level.
+    @Test func aNativeStreamThatNeverSetItsVolumeIsDuckedAndGivenBackExactly() throws {
+        let (sandbox, daemon, watcher, tone) = try start()
+        _ = try NativeStreamClient.play(role: "Music", prefix: "music", in: sandbox)
+        try sandbox.waitUntilLinked("music-0", to: ["headphones"])
+        let chime = try play("Notification", as: "chime", in: sandbox, tone: tone)
+        do {
+            try watcher.waitForVolume(of: "music-0", duckLevel)
+        } catch {
+            throw SandboxError.timeout("\(error); the daemon's log:\n\(daemon.log)")
+        }
+        chime.terminate()
+        try watcher.waitForVolume(of: "music-0", 1.0)
+        #expect(try daemon.terminate() == 0)
+    }
+
     @Test func aStreamThatStartsDuringADuckIsDuckedFromItsStartAndStaysDucked() throws {
         let (sandbox, daemon, watcher, tone) = try start()
         let chime = try play("Notification", as: "chime", in: sandbox, tone: tone)

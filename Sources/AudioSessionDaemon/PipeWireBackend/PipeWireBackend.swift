@@ -128,7 +128,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             }
             if let stream = backendStream(node) {
                 keepSoftShare(of: node)
-                if SoftShare.UserLevel(node.props) != nil {
+                if Self.userLevel(of: node) != nil {
                     onEvent?(.volumeReported(stream.id, softShares[node.id]?.gain ?? 1))
                 }
                 onEvent?(.streamChanged(stream))
@@ -247,7 +247,18 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
 
     /// A stream's converter has its ports (and so its final Props) once they are configured.
     private static func hasPorts(_ node: Node) -> Bool {
-        node.isCaptureStream ? node.inputPortCount > 0 : node.outputPortCount > 0
+        channels(of: node) > 0
+    }
+
+    /// A stream's channels: its ports on the side it plays or records (one per channel, in the
+    /// DSP mode streams are configured in).
+    private static func channels(of node: Node) -> Int {
+        node.isCaptureStream ? node.inputPortCount : node.outputPortCount
+    }
+
+    /// The user's level of a stream (``SoftShare/UserLevel``).
+    private static func userLevel(of node: Node) -> SoftShare.UserLevel? {
+        SoftShare.UserLevel(node.props, channels: channels(of: node))
     }
 
     private static func configuredDefaultDirection(_ key: String) -> PortDirection? {
@@ -353,7 +364,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// Our gain over the user's channel volumes (``SoftShare``): 1 where we wrote none.
     func volume(of stream: StreamID) -> Float? {
         // Before its ports are configured, configuring them resets the converter's Props.
-        guard let node = snapshot.nodes[stream.rawValue], Self.hasPorts(node), SoftShare.UserLevel(node.props) != nil
+        guard let node = snapshot.nodes[stream.rawValue], Self.hasPorts(node), Self.userLevel(of: node) != nil
         else { return nil }
         return softShares[stream.rawValue]?.gain ?? 1
     }
@@ -384,7 +395,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
 
     /// Writes our share over the stream's user level, once that is known (else at its report).
     private func writeSoftShare(of id: GlobalID) {
-        guard var share = softShares[id], let node = snapshot.nodes[id], let user = SoftShare.UserLevel(node.props)
+        guard var share = softShares[id], let node = snapshot.nodes[id], let user = Self.userLevel(of: node)
         else { return }
         let soft = share.write(over: user, running: node.state == .running)
         softShares[id] = share
@@ -395,7 +406,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// (or the stream's own, as it starts) dropped it, and forgotten once it is the identity.
     private func keepSoftShare(of node: Node) {
         guard let share = softShares[node.id], let props = node.props else { return }
-        switch share.verdict(on: props, running: node.state == .running) {
+        switch share.verdict(on: props, channels: Self.channels(of: node), running: node.state == .running) {
         case .rewrite: writeSoftShare(of: node.id)
         case .done: softShares[node.id] = nil
         case .keep: break

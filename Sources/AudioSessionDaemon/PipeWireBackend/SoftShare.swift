@@ -25,9 +25,19 @@ struct SoftShare: Equatable {
         var channelVolumes: [Float]
         var mute: Bool
 
-        init?(_ props: NodeProps?) {
-            guard let props, !props.channelVolumes.isEmpty else { return nil }
-            channelVolumes = props.channelVolumes
+        /// `channels`: the stream's channels (its ports, in DSP mode). PipeWire 1.6's converter
+        /// reports no channel volumes at all until someone sets its Props (a native stream that
+        /// never set its volume, with no session manager restoring one): it applies 1.0 on each
+        /// channel then, and that is the user's level.
+        init?(_ props: NodeProps?, channels: Int = 0) {
+            guard let props else { return nil }
+            if !props.channelVolumes.isEmpty {
+                channelVolumes = props.channelVolumes
+            } else if channels > 0 {
+                channelVolumes = Array(repeating: 1, count: channels)
+            } else {
+                return nil
+            }
             mute = props.mute ?? false
         }
     }
@@ -62,8 +72,8 @@ struct SoftShare: Equatable {
         case keep
     }
 
-    func verdict(on props: NodeProps, running: Bool) -> Verdict {
-        guard let user = UserLevel(props) else { return .keep }
+    func verdict(on props: NodeProps, channels: Int = 0, running: Bool) -> Verdict {
+        guard let user = UserLevel(props, channels: channels) else { return .keep }
         // Not written yet (asked before the level was known: even the identity, which a
         // restore after a crash writes over what the dead run left), or over another level.
         if user != writtenOver { return .rewrite }

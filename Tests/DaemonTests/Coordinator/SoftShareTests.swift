@@ -30,6 +30,22 @@ import Testing
         #expect(SoftShare.UserLevel(NodeProps(volume: 1, mute: false)) == nil, "before its format: nothing to scale")
     }
 
+    /// PipeWire 1.6's converter reports no channel volumes until someone sets its Props; with
+    /// its channels known (its ports), its level is then 1.0 on each.
+    @Test func aConverterThatReportsNoChannelVolumesPlaysEachOfItsChannelsAtOne() {
+        let unset = NodeProps(volume: 1, mute: false, channelVolumes: [], softVolumes: [])
+        #expect(SoftShare.UserLevel(unset, channels: 2) == SoftShare.UserLevel(NodeProps(mute: false, channelVolumes: [1, 1])))
+        #expect(SoftShare.UserLevel(unset, channels: 0) == nil, "no ports yet: nothing to scale")
+        #expect(SoftShare.UserLevel(props(channels: [0.5], soft: [0.5]), channels: 2)?.channelVolumes == [0.5],
+                "reported volumes win over the count")
+        var share = SoftShare()
+        share.gain = 0.3
+        #expect(share.verdict(on: unset, channels: 2, running: true) == .rewrite, "a duck asked before goes out")
+        #expect(share.write(over: SoftShare.UserLevel(unset, channels: 2)!, running: true).volumes == [0.3, 0.3])
+        #expect(share.verdict(on: props(channels: [1, 1], soft: [0.3, 0.3]), channels: 2, running: true) == .keep,
+                "the converter's report after our write is our echo")
+    }
+
     @Test func ourEchoAsksForNothingAndTheUsersChangeAsksForOursAgain() {
         var share = SoftShare()
         share.gain = 0.3
