@@ -13,6 +13,8 @@
 #                               (systems: audiosessiond, audiosessiond-1.4, audiosessiond-1.6,
 #                               audiosessiond-pa, wireplumber, wireplumber-0.5, wireplumber-0.5.12,
 #                               pulseaudio)
+#   BENCH_ONLY=audiosessiond,audiosessiond-pa BENCH_STREAMS=quiet scripts/bench.sh
+#                               only their first reactions after a quiet spell, printed
 #
 # It installs nothing system-wide. Into .build-bench/ (ignored by git) it puts:
 #   - (in .build-pulseaudio/, by scripts/fetch-pulseaudio.sh) the Debian package `pulseaudio`

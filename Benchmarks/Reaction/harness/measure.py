@@ -155,6 +155,32 @@ class Bench:
             cost["trials"] = len(rows)
         return rows, cost
 
+    def react_after_quiet(self, jobs, trials, streams, quiet_ms, name, stagger_s, drop_caches=False):
+        """Trials that each come after `quiet_ms` in which nothing happened on the stack: one
+        observer per (stack, scenario) job, all at once, the n-th started `stagger_s` after the
+        one before, so no two daemons react at the same moment. Returns [(stack, scenario, rows)]."""
+        running = []
+        for index, (stack, scenario) in enumerate(jobs):
+            if index:
+                time.sleep(stagger_s)
+            label = f"quiet-{scenario}-{name}"
+            argv = [self.observer(stack), "react", scenario, str(trials), "bench-victim", str(streams), str(quiet_ms)]
+            env = dict(stack.client_env, REACTION_DROP_CACHES="1" if drop_caches else "0")
+            csv_path = os.path.join(self.out_dir, f"{stack.manager}-{label}.csv")
+            out = open(csv_path, "w")
+            process = self.processes.start(with_priority(argv, "observer"), env, stack.log(f"react-{label}"), stdout=out)
+            running.append((stack, scenario, process, out, csv_path))
+        deadline = time.monotonic() + 60 + trials * (quiet_ms / 1000 + 10)
+        for stack, _, process, out, _ in running:
+            while process.poll() is None and time.monotonic() < deadline and stack.daemon.poll() is None:
+                try:
+                    process.wait(0.25)
+                except subprocess.TimeoutExpired:
+                    pass
+            self.processes.stop(process)
+            out.close()
+        return [(stack, scenario, read_rows(csv_path)) for stack, scenario, _, _, csv_path in running]
+
     def core_sync(self, stack, trials=1000):
         result = subprocess.run(with_priority([stack.reaction, "sync", str(trials)], "observer"),
                                 env=stack.client_env,

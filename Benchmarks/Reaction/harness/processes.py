@@ -147,3 +147,19 @@ def switches_between(samples):
     voluntary = sum(last_seen[t][0] - first_seen[t][0] for t in last_seen)
     involuntary = sum(last_seen[t][1] - first_seen[t][1] for t in last_seen)
     return voluntary, involuntary
+
+
+def memory_footprint_kib(pid):
+    """What a process costs the machine, from /proc/PID/smaps_rollup: RSS; PSS (each page divided
+    by the processes that map it); USS (pages no other process maps: private clean + dirty, so a
+    file page only this process maps, such as its own executable's code, counts too); swap."""
+    fields = {}
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 2 and parts[0].endswith(":") and parts[1].isdigit():
+                fields[parts[0][:-1]] = int(parts[1])
+    return {"rss_kib": fields.get("Rss", 0), "pss_kib": fields.get("Pss", 0),
+            "uss_kib": fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0),
+            "pss_anon_kib": fields.get("Pss_Anon", 0), "pss_file_kib": fields.get("Pss_File", 0),
+            "swap_kib": fields.get("Swap", 0)}

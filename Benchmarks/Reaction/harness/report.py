@@ -181,6 +181,17 @@ def goals(results):
                      f"{kib(empty)} vs {kib(wp_empty)} MiB (no streams), "
                      f"{kib(idle['rss_last_kib'])} vs {kib(wp_idle['rss_last_kib'])} MiB (10 streams)",
                      empty <= wp_empty and idle["rss_last_kib"] <= wp_idle["rss_last_kib"]))
+    pss = get(results, "audiosessiond", "memory_idle", "pss_kib")
+    wp_pss = get(results, "wireplumber", "memory_idle", "pss_kib")
+    if pss and wp_pss:
+        rows.append(("PSS ≤ 0.8× WirePlumber 0.4.13's (10 streams, same run)",
+                     f"{kib(pss)} vs {kib(wp_pss)} MiB ({pss / wp_pss:.2f}×)", pss <= 0.8 * wp_pss))
+    for system, stack in DAEMON_STACKS[:2]:
+        warm = warm_p50(results, system, "interrupt")
+        spells = [v for key in ("5s", "60s") for v in (get(results, system, "after_quiet", key, "interrupt", "values_us") or [])]
+        if warm and spells:
+            rows.append((f"a call after 5 s / 60 s of quiet within 1.2× of warm p50 ({stack})",
+                         f"worst {ms(max(spells))} ms vs {ms(warm)} ms ({max(spells) / warm:.2f}×)", max(spells) <= 1.2 * warm))
     lines = ["| goal | measured | met |", "|---|---|---|"]
     lines += [f"| {g} | {m} | {'yes' if ok else '**no**'} |" for g, m, ok in rows]
     return "\n".join(lines)
@@ -380,8 +391,8 @@ def section(results, plot_path, command):
     out.append(reflex_section(results))
 
     out.append("### Daemon cost\n")
-    out.append("| system | RSS, no streams MiB | RSS, 10 streams MiB | RSS at 500 streams MiB | idle CPU ms / min | idle wake-ups / s | CPU ms per interrupt trial (1 / 100 / 500 streams) |")
-    out.append("|---|---:|---:|---:|---:|---:|---:|")
+    out.append("| system | RSS, no streams MiB | RSS, 10 streams MiB | PSS / USS, 10 streams MiB | RSS at 500 streams MiB | idle CPU ms / min | idle wake-ups / s | CPU ms per interrupt trial (1 / 100 / 500 streams) |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|")
     for system, name in SYSTEMS:
         s = results["systems"].get(system)
         if not s:
@@ -394,12 +405,16 @@ def section(results, plot_path, command):
         per_min_cell = "–" if per_min is None else f"{per_min:.0f}"
         wakeups = idle.get("wakeups_per_s")
         wakeups_cell = "–" if wakeups is None else f"{wakeups:.2f}"
-        out.append(f"| {name} | {kib(s.get('rss_empty_kib'))} | {kib(idle.get('rss_last_kib'))} | {kib(at500)} | "
+        memory = s.get("memory_idle") or {}
+        out.append(f"| {name} | {kib(s.get('rss_empty_kib'))} | {kib(idle.get('rss_last_kib'))} | "
+                   f"{kib(memory.get('pss_kib'))} / {kib(memory.get('uss_kib'))} | {kib(at500)} | "
                    f"{per_min_cell} | {wakeups_cell} | {cpu} |")
     out.append("\nIdle = the daemon with a steady graph of 10 playing streams, all three watched side by side for "
                f"{results['systems']['audiosessiond'].get('idle', {}).get('seconds', 0):.0f} s. PulseAudio is its own "
                "audio server, so its idle numbers include mixing the streams: not comparable with the two session "
-               "managers.\n")
+               "managers. PSS and USS at the end of that minute, from `/proc/PID/smaps_rollup`: PSS divides each "
+               "page by the processes that map it; USS counts the pages no other process maps (a daemon's own "
+               "executable is one: its resident code counts in both).\n")
 
     out.append("Per trial, on one daemon (a fresh daemon per scale): CPU time, RSS before → after the trials, "
                "and the reaction's p50 over the first and the last 50 trials — a daemon whose per-event work grows "
@@ -441,6 +456,8 @@ def section(results, plot_path, command):
             out.append(f"- {name}: died during {d['phase']} (exit status {d['exit']}; negative = killed by that signal)")
         out.append("")
 
+    out.extend(after_quiet_section(results))
+
     out.append("### Churn: streams created and destroyed at a steady rate\n")
     out.append("100 steady Music streams (4 clients), plus 20 more from one client of which 10 per second are "
                "destroyed and replaced, with interrupt trials throughout.\n")
@@ -462,6 +479,47 @@ def section(results, plot_path, command):
     out.append(reflex_note(results))
     out.append("")
     return "\n".join(out)
+
+
+QUIET_ROUNDS = [("5s", "after 5 s"), ("60s", "after 60 s"), ("60s-dropped", "after 60 s, page cache dropped")]
+
+
+def warm_p50(results, system, scenario):
+    """The same reaction on a warm daemon in this run: a call at 10 streams, a notification at 1."""
+    if scenario == "interrupt":
+        stats = get(results, system, "scales", "10", "a_first_us")
+    else:
+        stats = get(results, system, "duck", "1", "b_first_us")
+    return stats and stats["p50"]
+
+
+def after_quiet_section(results):
+    """The first reaction after a quiet spell, beside the same reaction warm."""
+    systems = [(s, n) for s, n in SYSTEMS if get(results, s, "after_quiet")]
+    if not systems:
+        return []
+    out = ["### The first reaction after a quiet spell\n",
+           "A call (first victim held) and a notification (first duck step) on a daemon with 10 streams "
+           "playing, after nothing happened on its stack for the time given: the daemon unmaps its code after "
+           "a second of rest, so each reaction here faults it back in. Each value is one trial; warm is the "
+           "p50 of the same reaction in the scales above (calls at 10 streams, notifications at 1). The last "
+           "column drops the page cache just before the trigger (the daemon's code, and the server's, come "
+           "back from disk), as after a busy desktop reclaimed them.\n",
+           "| system | reaction | warm p50 ms | " + " | ".join(f"{label} ms" for _, label in QUIET_ROUNDS) + " | worst / warm |",
+           "|---|---|---:|" + "---:|" * len(QUIET_ROUNDS) + "---:|"]
+    for system, name in systems:
+        for scenario, what in (("interrupt", "call: first victim"), ("duck", "notification: first step")):
+            warm = warm_p50(results, system, scenario)
+            cells, spells = [], []
+            for key, _ in QUIET_ROUNDS:
+                values = get(results, system, "after_quiet", key, scenario, "values_us") or []
+                cells.append(", ".join(ms(v) for v in values) or "–")
+                if key != "60s-dropped":
+                    spells += values
+            ratio = f"{max(spells) / warm:.2f}×" if spells and warm else "–"
+            out.append(f"| {name} | {what} | {ms(warm)} | " + " | ".join(cells) + f" | {ratio} |")
+    out.append("\nWorst / warm leaves the dropped page cache out: it measures the disk, not the daemon.\n")
+    return out
 
 
 def write_markdown(path, body):

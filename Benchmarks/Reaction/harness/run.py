@@ -20,7 +20,7 @@ import threading
 import time
 
 from measure import PULSE_SYSTEMS, Bench, clients_for, column_stats, read_rows, usage_summary
-from processes import ProcessSample, Processes, with_priority
+from processes import ProcessSample, Processes, memory_footprint_kib, with_priority
 from stacks import PipeWireStack, PulseStack
 
 PROFILES = {
@@ -33,11 +33,13 @@ PROFILES = {
              "cap_interrupt": 45, "cap_duck": 180, "idle": 60, "churn": 60,
              # the PipeWire 1.4.2 pair: fewer trials, so the whole run stays near 20 minutes
              "trials_1.4": {1: 100, 10: 100, 100: 100}, "duck_1.4": {1: 50, 100: 10},
-             "cap_interrupt_1.4": 30, "cap_duck_1.4": 60},
+             "cap_interrupt_1.4": 30, "cap_duck_1.4": 60,
+             # the first reaction after a quiet spell: (quiet seconds, trials, page cache dropped)
+             "quiet": [(5, 3, False), (60, 2, False), (60, 1, True)]},
     "quick": {"trials": {1: 20, 10: 20, 100: 20}, "duck": {1: 10},
               "cap_interrupt": 30, "cap_duck": 30, "idle": 10, "churn": 10,
               "trials_1.4": {1: 10, 10: 10}, "duck_1.4": {1: 5}, "cap_interrupt_1.4": 20, "cap_duck_1.4": 20,
-              "reflex": {1: 10, 100: 10}, "reflex_1.4": {1: 5}},
+              "reflex": {1: 10, 100: 10}, "reflex_1.4": {1: 5}, "quiet": [(5, 1, False), (5, 1, True)]},
 }
 # the systems measured on PipeWire 1.4.2 (from the backport prefix) and 1.6.9 (the trixie root),
 # each with the "_1.4" trial counts
@@ -49,6 +51,11 @@ CHURN = {"steady": 100, "alive": 20, "rate": 10.0}
 # itself as it sees the call (pw-reaction's `reflex`), beside audiosessiond, which holds the
 # other victims and gives every link back
 REFLEX_SYSTEMS = ("audiosessiond", "audiosessiond-1.4", "audiosessiond-1.6")
+# where the first reaction after a quiet spell is measured, at this many streams (as the idle
+# minute), and how far apart the stacks' trials are
+QUIET_SYSTEMS = ("audiosessiond", "audiosessiond-1.4", "audiosessiond-1.6", "audiosessiond-pa")
+QUIET_STREAMS = 10
+QUIET_STAGGER_S = 6.5
 
 
 def log(message):
@@ -136,6 +143,21 @@ class Run:
         with open(os.path.join(self.out_dir, "results.json"), "w") as f:
             json.dump(self.results, f, indent=1)
 
+    def run_quiet_only(self):
+        """Only the first reactions after a quiet spell, of the systems asked for."""
+        self.all_stacks = []
+        for manager in self.only:
+            self.results["systems"][manager] = {"scales": {}, "duck": {}, "deaths": []}
+        try:
+            self.after_quiet(self.only)
+        finally:
+            for stack in self.all_stacks:
+                stack.stop()
+            self.processes.stop_all()
+            self.keep_logs()
+        with open(os.path.join(self.out_dir, "results.json"), "w") as f:
+            json.dump(self.results, f, indent=1)
+
     def print_scale(self, manager, streams):
         system = self.results["systems"][manager]
 
@@ -187,6 +209,7 @@ class Run:
                     self.guarded(manager, f"{streams} streams", lambda: self.scale(manager, streams))
             for manager in managers[:2]:
                 self.guarded(manager, "churn", lambda: self.churn(manager))
+            self.guarded("audiosessiond", "after a quiet spell", lambda: self.after_quiet(managers))
         finally:
             for stack in self.all_stacks:
                 stack.stop()
@@ -245,6 +268,7 @@ class Run:
             time.sleep(3)
             for stack in stacks:
                 self.results["systems"][stack.manager]["rss_empty_kib"] = ProcessSample(stack.daemon.pid).rss_kib
+                self.results["systems"][stack.manager]["memory_empty"] = memory_footprint_kib(stack.daemon.pid)
             farms = {stack.manager: self.bench.start_farms(stack, 10) for stack in stacks}
             for stack in stacks:
                 self.bench.wait_linked(stack, 10)
@@ -255,7 +279,53 @@ class Run:
         samples = self.bench.watch([s.daemon.pid for s in stacks], self.profile["idle"])
         for stack in stacks:
             self.results["systems"][stack.manager]["idle"] = usage_summary(samples[stack.daemon.pid])
+            if stack.daemon.poll() is None:
+                self.results["systems"][stack.manager]["memory_idle"] = memory_footprint_kib(stack.daemon.pid)
             self.bench.stop_farms(farms[stack.manager])
+            stack.stop()
+
+    def after_quiet(self, managers):
+        """The first reaction after a quiet spell: the daemon unmaps its code after a second of
+        rest, and a call or a notification on a desktop almost always comes after minutes of it.
+        Two stacks per system (one for calls, one for notifications), QUIET_STREAMS playing on
+        each; every trial comes after the spell, with nothing on the stack meanwhile. Short
+        spells stack by stack; long ones on every stack at once, staggered. Once with the page
+        cache dropped just before the trigger, as after a busy desktop reclaimed it."""
+        systems = [m for m in QUIET_SYSTEMS if m in managers]
+        streams = QUIET_STREAMS
+        pairs = []
+        for manager in systems:
+            for scenario in ("interrupt", "duck"):
+                stack = self.new_stack(manager)
+                farms = self.bench.start_farms(stack, streams)
+                self.bench.wait_linked(stack, streams)
+                pairs.append((stack, scenario, farms))
+        jobs = [(stack, scenario) for stack, scenario, _ in pairs]
+        time.sleep(2)  # past every daemon's release at rest (a second after its last event)
+        for stack, scenario, _ in pairs:
+            if scenario == "interrupt" and stack.daemon.poll() is None:
+                self.results["systems"][stack.manager]["memory_quiet"] = memory_footprint_kib(stack.daemon.pid)
+                log(f"{stack.manager}: at rest with {streams} streams: " + ", ".join(
+                    f"{key[:-4].upper()} {value / 1024:.1f} MiB" for key, value in
+                    self.results["systems"][stack.manager]["memory_quiet"].items() if key in ("rss_kib", "pss_kib", "uss_kib")))
+        for quiet_s, trials, dropped in self.profile["quiet"]:
+            name = f"{quiet_s}s" + ("-dropped" if dropped else "")
+            log(f"after a quiet spell: {trials} trials after {quiet_s} s" + (", page cache dropped" if dropped else ""))
+            if quiet_s < QUIET_STAGGER_S * len(jobs):
+                # one stack at a time: the spell is shorter than the stagger would be
+                results = [result for job in jobs for result in self.bench.react_after_quiet(
+                    [job], trials, streams, quiet_s * 1000, name, 0, dropped)]
+            else:
+                results = self.bench.react_after_quiet(jobs, trials, streams, quiet_s * 1000, name,
+                                                       QUIET_STAGGER_S, dropped)
+            for stack, scenario, rows in results:
+                column = "a_first_us" if scenario == "interrupt" else "b_first_us"
+                values = [r[column] for r in rows if r[column] is not None and not r["timeout"]]
+                entry = self.results["systems"][stack.manager].setdefault("after_quiet", {}).setdefault(name, {})
+                entry[scenario] = {"values_us": values, "trials": len(rows), "timeouts": sum(1 for r in rows if r["timeout"])}
+                log(f"{stack.manager}: {scenario} after {name}: " + (", ".join(f"{v / 1000:.3f}" for v in values) or "-") + " ms")
+        for stack, _, farms in pairs:
+            self.bench.stop_farms(farms)
             stack.stop()
 
     def scale(self, manager, streams):
@@ -370,15 +440,19 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--profile", default="full", choices=sorted(PROFILES))
     parser.add_argument("--only", help="comma-separated systems, e.g. audiosessiond,audiosessiond-1.4")
-    parser.add_argument("--streams", help="comma-separated scales, e.g. 100")
+    parser.add_argument("--streams", help="comma-separated scales, e.g. 100; or `quiet`: only the first "
+                                          "reaction after a quiet spell")
     args = parser.parse_args()
     with open(args.binaries) as f:
         binaries = json.load(f)
     os.makedirs(args.out, exist_ok=True)
     only = args.only.split(",") if args.only else None
-    streams = [int(n) for n in args.streams.split(",")] if args.streams else None
+    quiet_only = args.streams == "quiet"
+    streams = [int(n) for n in args.streams.split(",")] if args.streams and not quiet_only else None
     run = Run(args.profile, binaries, args.out, only, streams)
-    if only:
+    if only and quiet_only:
+        run.run_quiet_only()
+    elif only:
         run.run_only()
     else:
         run.run()

@@ -60,6 +60,15 @@ def wireplumber_config(into):
     open(path, "w").write(enabled)
 
 
+def private_copy(program, directory):
+    """The daemon's binary, copied into the stack's directory: on a desktop one daemon maps its
+    executable, so its code is its own (USS) and counts whole in its PSS. Daemons of several
+    stacks sharing one file would each count a fraction of it, and fault each other's code in."""
+    copy = os.path.join(directory, os.path.basename(program))
+    shutil.copy2(program, copy)
+    return copy
+
+
 def backport_environment(prefix, config_dir):
     """What a program of the 1.4.2 prefix needs: its libraries, plugins, modules, configuration."""
     lib = os.path.join(prefix, "usr/lib/x86_64-linux-gnu")
@@ -195,7 +204,7 @@ class PipeWireStack:
         return f"unix:path={bus_socket}"
 
     def _start_audiosessiond(self):
-        argv = [self.audiosessiond, "--remote", self.socket,
+        argv = [private_copy(self.audiosessiond, self.directory), "--remote", self.socket,
                 "--state-dir", os.path.join(self.directory, "state", "audiosession")]
         # on 1.6.9, the root's libpipewire loads the root's modules
         env = dict(self.env, **self.backport_env) if self.series == "1.6" else dict(self.env)
@@ -296,7 +305,7 @@ class PulseStack:
 
     def _start_audiosessiond(self):
         # No session bus: the farms are no MPRIS players, and nothing here calls the API.
-        argv = [self.binaries["audiosessiond"], "--backend", "pulseaudio", "--no-bus",
+        argv = [private_copy(self.binaries["audiosessiond"], self.directory), "--backend", "pulseaudio", "--no-bus",
                 "--pulse-server", f"unix:{self.socket}", "--state-dir", os.path.join(self.directory, "state", "audiosession")]
         env = dict(self.env)
         env["AUDIOSESSION_RULES_DIR"] = self.binaries["rules"]

@@ -36,6 +36,7 @@
  * Output: the same CSV columns as pw-reaction (b_* stay empty).
  */
 #include <math.h>
+#include "page-cache.h"
 #include <pulse/pulseaudio.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -287,6 +288,7 @@ static void end_trial(void) {
 }
 
 static void begin_trial(void) {
+    drop_page_cache_if_asked();
     R.a_first = R.a_all = R.c_first = R.c_all = 0;
     R.a_first_seen = R.a_all_seen = R.c_first_seen = R.c_all_seen = false;
     R.timed_out = false;

@@ -54,6 +54,7 @@
 #include <time.h>
 
 #include <pipewire/pipewire.h>
+#include "page-cache.h"
 #include <spa/param/audio/format-utils.h>
 #include <spa/param/props.h>
 #include <spa/pod/iter.h>
@@ -505,6 +506,7 @@ static void choose_reflex_links(struct react *r) {
 }
 
 static void begin_trial(struct react *r) {
+    drop_page_cache_if_asked();
     r->a_first = r->a_all = r->b_first = r->b_full = r->c_first = r->c_all = r->audible = 0;
     choose_reflex_links(r);
     r->t0 = r->t1 = 0;
