@@ -131,13 +131,7 @@ class Bench:
             process = self.processes.start(with_priority(argv, "observer"), stack.client_env, stack.log(f"react-{label}"),
                                            stdout=out)
             limit = duration if duration is not None else 120 + trials * (1.5 if scenario == "duck" else 0.5)
-            deadline = time.monotonic() + limit
-            while process.poll() is None and time.monotonic() < deadline and stack.daemon.poll() is None:
-                try:
-                    process.wait(0.25)
-                except subprocess.TimeoutExpired:
-                    pass
-            self.processes.stop(process)
+            self.await_observer(stack, process, time.monotonic() + limit)
         after = ProcessSample(stack.daemon.pid) if stack.daemon.poll() is None else before
         rows = read_rows(csv_path)
         cost = {
@@ -154,6 +148,16 @@ class Bench:
             rows = [r for r in rows if not r["timeout"]]  # trials cut short by the daemon's death
             cost["trials"] = len(rows)
         return rows, cost
+
+    def await_observer(self, stack, process, deadline):
+        """Until the observer ends, the deadline passes or the daemon under test dies; then
+        the observer is stopped."""
+        while process.poll() is None and time.monotonic() < deadline and stack.daemon.poll() is None:
+            try:
+                process.wait(0.25)
+            except subprocess.TimeoutExpired:
+                pass
+        self.processes.stop(process)
 
     def react_after_quiet(self, jobs, trials, streams, quiet_ms, name, stagger_s, drop_caches=False):
         """Trials that each come after `quiet_ms` in which nothing happened on the stack: one
@@ -172,12 +176,7 @@ class Bench:
             running.append((stack, scenario, process, out, csv_path))
         deadline = time.monotonic() + 60 + trials * (quiet_ms / 1000 + 10)
         for stack, _, process, out, _ in running:
-            while process.poll() is None and time.monotonic() < deadline and stack.daemon.poll() is None:
-                try:
-                    process.wait(0.25)
-                except subprocess.TimeoutExpired:
-                    pass
-            self.processes.stop(process)
+            self.await_observer(stack, process, deadline)
             out.close()
         return [(stack, scenario, read_rows(csv_path)) for stack, scenario, _, _, csv_path in running]
 

@@ -128,28 +128,24 @@ class Run:
 
     def run_only(self):
         """Only the scales of the systems asked for, each printed as it ends."""
-        self.all_stacks = []
-        try:
+        def scales():
             for manager in self.only:
-                self.results["systems"][manager] = {"scales": {}, "duck": {}, "deaths": []}
                 for streams in self.trials(manager):
                     self.guarded(manager, f"{streams} streams", lambda: self.scale(manager, streams))
                     self.print_scale(manager, streams)
-        finally:
-            for stack in self.all_stacks:
-                stack.stop()
-            self.processes.stop_all()
-            self.keep_logs()
-        with open(os.path.join(self.out_dir, "results.json"), "w") as f:
-            json.dump(self.results, f, indent=1)
+        self.run_part(scales)
 
     def run_quiet_only(self):
         """Only the first reactions after a quiet spell, of the systems asked for."""
+        self.run_part(lambda: self.after_quiet(self.only))
+
+    def run_part(self, work):
+        """Runs `work` for the systems asked for; stops what it started; writes the results."""
         self.all_stacks = []
         for manager in self.only:
             self.results["systems"][manager] = {"scales": {}, "duck": {}, "deaths": []}
         try:
-            self.after_quiet(self.only)
+            work()
         finally:
             for stack in self.all_stacks:
                 stack.stop()
