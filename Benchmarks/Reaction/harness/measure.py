@@ -123,8 +123,9 @@ class Bench:
         csv_path = os.path.join(self.out_dir, f"{stack.manager}-{label}.csv")
         argv = [self.observer(stack), "react", scenario, str(trials), "bench-victim", str(streams), str(settle_ms)]
         if uses_role_loopbacks(stack.manager):
-            # Its role policy (0.5.8 and 0.5.12 alike) leaves a victim unlinked for good when the trigger goes before the
-            # trigger's own role link is active: triggers live at least TRIGGER_HOLD_0_5_MS.
+            # Its role policy (0.5.8 and 0.5.12 alike) leaves a victim unlinked for good when the
+            # trigger goes before the trigger's own role link is active: triggers live at least
+            # TRIGGER_HOLD_0_5_MS.
             argv.append(str(TRIGGER_HOLD_0_5_MS))
         before = ProcessSample(stack.daemon.pid)
         with open(csv_path, "w") as out:

@@ -264,7 +264,6 @@ class Run:
             time.sleep(3)
             for stack in stacks:
                 self.results["systems"][stack.manager]["rss_empty_kib"] = ProcessSample(stack.daemon.pid).rss_kib
-                self.results["systems"][stack.manager]["memory_empty"] = memory_footprint_kib(stack.daemon.pid)
             farms = {stack.manager: self.bench.start_farms(stack, 10) for stack in stacks}
             for stack in stacks:
                 self.bench.wait_linked(stack, 10)
@@ -300,10 +299,10 @@ class Run:
         time.sleep(2)  # past every daemon's release at rest (a second after its last event)
         for stack, scenario, _ in pairs:
             if scenario == "interrupt" and stack.daemon.poll() is None:
-                self.results["systems"][stack.manager]["memory_quiet"] = memory_footprint_kib(stack.daemon.pid)
-                log(f"{stack.manager}: at rest with {streams} streams: " + ", ".join(
-                    f"{key[:-4].upper()} {value / 1024:.1f} MiB" for key, value in
-                    self.results["systems"][stack.manager]["memory_quiet"].items() if key in ("rss_kib", "pss_kib", "uss_kib")))
+                memory = memory_footprint_kib(stack.daemon.pid)
+                self.results["systems"][stack.manager]["memory_quiet"] = memory
+                log(f"{stack.manager}: at rest with {streams} streams: RSS {memory['rss_kib'] / 1024:.1f} MiB, "
+                    f"PSS {memory['pss_kib'] / 1024:.1f} MiB, USS {memory['uss_kib'] / 1024:.1f} MiB")
         for quiet_s, trials, dropped in self.profile["quiet"]:
             name = f"{quiet_s}s" + ("-dropped" if dropped else "")
             log(f"after a quiet spell: {trials} trials after {quiet_s} s" + (", page cache dropped" if dropped else ""))

@@ -11,24 +11,23 @@ import Synchronization
 enum NativeStreamClient {
     private static let built = Mutex<String?>(nil)
 
-    /// The program, built once per test run (again when its source is newer).
-    static func program() throws -> String {
+    /// The program, built once per test run; the compiler's output goes to `logDirectory`.
+    static func program(logDirectory: URL) throws -> String {
         try built.withLock { path in
             if let path { return path }
-            let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().deletingLastPathComponent()
-            let source = repository.appendingPathComponent("Benchmarks/Reaction/observer/pw-reaction.c")
+            let source = FreshMachineTests.root.appendingPathComponent("Benchmarks/Reaction/observer/pw-reaction.c")
             let products = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
             let output = products.appendingPathComponent("native-stream-farm")
+            let environment = ProcessInfo.processInfo.environment
             let flags = try ManagedProcess.run(
-                "/usr/bin/pkg-config", ["--cflags", "--libs", "libpipewire-0.3"], environment: ProcessInfo.processInfo.environment,
-                logDirectory: FileManager.default.temporaryDirectory
+                "/usr/bin/pkg-config", ["--cflags", "--libs", "libpipewire-0.3"], environment: environment,
+                logDirectory: logDirectory
             ).split(whereSeparator: \.isWhitespace).map(String.init)
+            // Built aside and renamed: a test binary of another run may be starting the old one.
             let partial = products.appendingPathComponent(".native-stream-farm.\(getpid())")
             try ManagedProcess.run(
-                "/usr/bin/cc", ["-O2", "-o", partial.path, source.path] + flags + ["-lm"],
-                environment: ProcessInfo.processInfo.environment, logDirectory: FileManager.default.temporaryDirectory,
-                timeout: .seconds(60))
+                "/usr/bin/cc", ["-O2", "-o", partial.path, source.path] + flags + ["-lm"], environment: environment,
+                logDirectory: logDirectory, timeout: .seconds(60))
             _ = rename(partial.path, output.path)
             path = output.path
             return output.path
@@ -38,6 +37,6 @@ enum NativeStreamClient {
     /// `count` streams of `role` named `<prefix>-0`, `<prefix>-1`… playing silence, on the
     /// sandbox's stack; stopped with the sandbox.
     static func play(_ count: Int = 1, role: String, prefix: String, in sandbox: PrivatePipeWire) throws -> ManagedProcess {
-        try sandbox.spawn(program(), ["farm", String(count), role, prefix])
+        try sandbox.spawn(program(logDirectory: sandbox.logDirectory), ["farm", String(count), role, prefix])
     }
 }
