@@ -82,30 +82,7 @@ public final class RouteDevice: @unchecked Sendable {
 
     /// Builds the helper (once per source version) and returns its path.
     static func executable(environment: [String: String], logDirectory: URL) throws -> String {
-        var hasher = Hasher32()
-        hasher.combine(source)
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("audiosession-route-device-\(hasher.value)")
-        let binary = directory.appendingPathComponent("route-device")
-        if FileManager.default.isExecutableFile(atPath: binary.path) { return binary.path }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        // Unique per build: tests of one process may build it concurrently.
-        let unique = "\(getpid())-\(UUID().uuidString.prefix(8))"
-        let sourceFile = directory.appendingPathComponent("route-device-\(unique).c")
-        try source.write(to: sourceFile, atomically: true, encoding: .utf8)
-        let partial = directory.appendingPathComponent("route-device-\(unique).partial")
-        let flags = try ManagedProcess.run(
-            "pkg-config", ["--cflags", "--libs", "libpipewire-0.3"], environment: environment,
-            logDirectory: logDirectory)
-        let arguments = ["-O1", "-o", partial.path, sourceFile.path]
-            + flags.split(whereSeparator: \.isWhitespace).map(String.init)
-        try ManagedProcess.run("cc", arguments, environment: environment, logDirectory: logDirectory, timeout: .seconds(60))
-        // rename(2) is atomic: a concurrent builder never sees a half-written binary.
-        guard rename(partial.path, binary.path) == 0 else {
-            throw SandboxError.commandFailed("cannot install \(binary.path): \(String(cString: strerror(errno)))")
-        }
-        try? FileManager.default.removeItem(at: sourceFile)
-        return binary.path
+        try HelperProgram.executable(named: "route-device", source: source, environment: environment, logDirectory: logDirectory)
     }
 
     static let source = #"""
