@@ -118,11 +118,14 @@ struct RealAppPolicyTests {
 
 /// `waitUntil` that suspends between polls. A poll that throws counts as "not yet": real apps
 /// open and close streams while oracles read the graph (0.3.65's pw-dump then prints broken
-/// JSON now and then); the last error is reported if time runs out.
-func eventually(_ description: String, timeout: Duration = .seconds(10), _ condition: () throws -> Bool) async throws {
+/// JSON now and then); the last error is reported if time runs out. The description is read
+/// when time runs out, so it can show what the condition last saw.
+func eventually(
+    _ description: @autoclosure () -> String, timeout: Duration = .seconds(10), _ condition: () throws -> Bool
+) async throws {
     var lastError: (any Error)?
     do {
-        try await waitUntil(timeout: timeout, description) { () async throws -> Bool in
+        try await waitUntil(timeout: timeout, description()) { () async throws -> Bool in
             do {
                 return try condition()
             } catch {

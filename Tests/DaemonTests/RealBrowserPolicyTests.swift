@@ -11,11 +11,24 @@ import Testing
 struct RealBrowserPolicyTests {
     typealias Rig = MPRISInterruptionTests.Rig
 
-    /// The session of the browser's streams of this media class.
+    /// The session of the browser's running stream of this media class. Running: a browser
+    /// opens and closes its call's streams several times as it starts, and one it left idle
+    /// (not corked, not running) is stopped after its grace, in no session's active streams.
     static func session(of browser: RealBrowser, _ mediaClass: String, rig: Rig) throws -> SessionOracle.Session? {
         let oracle = SessionOracle(sandbox: rig.sandbox, busAddress: rig.bus.address)
-        guard let node = browser.streams(in: try rig.sandbox.dump()).first(where: { $0.mediaClass == mediaClass }) else { return nil }
+        guard let node = browser.streams(in: try rig.sandbox.dump()).first(where: { $0.mediaClass == mediaClass && $0.state == "running" })
+        else { return nil }
         return try oracle.session(ofStream: node.id)
+    }
+
+    /// Each of the browser's streams with its session, for a failure message.
+    static func census(of browser: RealBrowser, rig: Rig) throws -> String {
+        let sessions = try SessionOracle(sandbox: rig.sandbox, busAddress: rig.bus.address).sessions()
+        return browser.streams(in: try rig.sandbox.dump()).map { node in
+            let session = sessions.first { $0.streams.contains(node.id) }
+            let corked = node.property("pulse.corked").map { " corked \($0)" } ?? ""
+            return "\(node.id) \(node.mediaClass ?? "?") \(node.state ?? "?")\(corked) in \(session.map { "#\($0.id) \($0.summary)" } ?? "no session")"
+        }.joined(separator: "; ")
     }
 
     @Test(arguments: RealBrowser.Kind.allCases)
@@ -41,8 +54,10 @@ struct RealBrowserPolicyTests {
         // when they come: awaited, not read once (once in the census, firefox's capture was read
         // in another session just after the call was recognised).
         var capture: SessionOracle.Session?
-        try await eventually("\(kind)'s capture is in its call's session (now \(capture?.summary ?? "none"), the call \(call?.summary ?? "none")); log:\n\(rig.log)") {
+        var seen = ""
+        try await eventually("\(kind)'s capture is in its call's session (now \(seen), the call \(call?.summary ?? "none")); log:\n\(rig.log)") {
             capture = try Self.session(of: browser, "Stream/Input/Audio", rig: rig)
+            seen = try Self.census(of: browser, rig: rig)
             return capture?.id == call?.id
         }
         #expect(call?.captureSilenced == false)
