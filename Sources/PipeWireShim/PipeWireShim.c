@@ -11,6 +11,7 @@
 #include <spa/node/command.h>
 #include <spa/param/audio/format-utils.h>
 #include <spa/param/audio/raw-types.h>
+#include <spa/param/profile.h>
 #include <spa/param/profiler.h>
 #include <spa/param/props.h>
 #include <spa/param/route.h>
@@ -332,6 +333,34 @@ bool pws_parse_route(const struct spa_pod *pod, struct pws_route *out) {
         case SPA_PARAM_ROUTE_props:
             if (spa_pod_is_object(&prop->value)) out->props = &prop->value;
             break;
+        case SPA_PARAM_ROUTE_profiles:
+            out->n_profiles = spa_pod_copy_array(&prop->value, SPA_TYPE_Int, out->profiles, PWS_MAX_ROUTE_PROFILES);
+            break;
+        default:
+            break;
+        }
+    }
+    return true;
+}
+
+bool pws_parse_device_profile(const struct spa_pod *pod, struct pws_device_profile *out) {
+    memset(out, 0, sizeof(*out));
+    out->index = -1;
+    out->available = SPA_PARAM_AVAILABILITY_unknown;
+    if (pod == NULL || !spa_pod_is_object_type(pod, SPA_TYPE_OBJECT_ParamProfile)) return false;
+    const struct spa_pod_object *object = (const struct spa_pod_object *)pod;
+    const struct spa_pod_prop *prop;
+    uint32_t id;
+    SPA_POD_OBJECT_FOREACH(object, prop) {
+        switch (prop->key) {
+        case SPA_PARAM_PROFILE_index: spa_pod_get_int(&prop->value, &out->index); break;
+        case SPA_PARAM_PROFILE_priority: spa_pod_get_int(&prop->value, &out->priority); break;
+        case SPA_PARAM_PROFILE_available:
+            if (spa_pod_get_id(&prop->value, &id) == 0) out->available = id;
+            break;
+        case SPA_PARAM_PROFILE_save: spa_pod_get_bool(&prop->value, &out->save); break;
+        case SPA_PARAM_PROFILE_name: spa_pod_get_string(&prop->value, &out->name); break;
+        case SPA_PARAM_PROFILE_description: spa_pod_get_string(&prop->value, &out->description); break;
         default:
             break;
         }

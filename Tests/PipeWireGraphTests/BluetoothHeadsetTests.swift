@@ -147,21 +147,34 @@ extension PipeWireIntegration {
         }
 
         /// A subscriber (the graph mirror) sees a switch: the device toggles its param SERIAL
-        /// bits, and the mirror enumerates the new active routes.
-        @Test func aSubscriberSeesTheSwitchInTheActiveRoutes() throws {
+        /// bits, and the mirror enumerates the new active routes and profile. It reads each
+        /// route's profiles, so the routes of the active profile are known.
+        @Test func aSubscriberSeesTheSwitchInTheActiveRoutesAndProfile() throws {
             let harness = try GraphHarness(devices: [])
             let headset = try harness.sandbox.startBluetoothHeadset()
             let id = headset.globalID
-            _ = try harness.waitForSnapshot("the headset's A2DP output route is active") {
-                $0.devices[id]?.activeRoutes.contains { $0.device == 1 && $0.name == "headset-output" } ?? false
+            let before = try harness.waitForSnapshot("the headset's A2DP output route and profile are active") {
+                $0.devices[id]?.activeRoutes.contains { $0.device == 1 && $0.name == "headset-output" } == true
+                    && $0.devices[id]?.activeProfile.map { BluetoothHeadset.Profile.a2dpSink.matches($0.name) } == true
             }
-            try headset.switchProfile(to: .headsetHeadUnit)
-            let snapshot = try harness.waitForSnapshot("the headset's HFP routes are active") {
-                $0.devices[id]?.activeRoutes.contains { $0.device == 1 && $0.name == "headset-hf-output" } ?? false
-            }
-            let mirrored = Set(try #require(snapshot.devices[id]).activeRoutes.map(\.name))
+            let a2dp = try #require(before.devices[id])
             let dumped = try #require(try harness.sandbox.dump().objects.first { $0.id == headset.globalID })
-            #expect(mirrored == Set(dumped.routes("Route").map(\.name)))
+            #expect(a2dp.profiles.map(\.name) == dumped.profiles("EnumProfile").map(\.name))
+            #expect(a2dp.enumRoutes.map(\.profiles) == dumped.routes("EnumRoute").map(\.profiles))
+            #expect(a2dp.routesOfActiveProfile.map(\.name).contains("headset-output"))
+            #expect(!a2dp.routesOfActiveProfile.map(\.name).contains("headset-hf-output"))
+
+            try headset.switchProfile(to: .headsetHeadUnit)
+            let snapshot = try harness.waitForSnapshot("the headset's HFP routes and profile are active") {
+                $0.devices[id]?.activeRoutes.contains { $0.device == 1 && $0.name == "headset-hf-output" } == true
+                    && $0.devices[id]?.activeProfile.map { BluetoothHeadset.Profile.headsetHeadUnit.matches($0.name) } == true
+            }
+            let hfp = try #require(snapshot.devices[id])
+            let dumpedAfter = try #require(try harness.sandbox.dump().objects.first { $0.id == headset.globalID })
+            #expect(Set(hfp.activeRoutes.map(\.name)) == Set(dumpedAfter.routes("Route").map(\.name)))
+            #expect(hfp.activeProfile?.index == dumpedAfter.profiles("Profile").first?.index)
+            #expect(hfp.routesOfActiveProfile.map(\.name).contains("headset-hf-output"))
+            #expect(!hfp.routesOfActiveProfile.map(\.name).contains("headset-output"))
         }
 
         @Test func aClientSetsARoutesVolume() throws {

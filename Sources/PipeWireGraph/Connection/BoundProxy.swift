@@ -23,7 +23,7 @@ final class BoundProxy {
     var paramFlags: [UInt32: UInt32] = [:]
     var subscribedParams: Set<UInt32> = []
     /// Params being enumerated, by param id: the enumeration's seq and what arrived so far.
-    var pendingEnumerations: [UInt32: (seq: Int32, pods: [Route])] = [:]
+    var pendingEnumerations: [UInt32: (seq: Int32, params: DeviceParams)] = [:]
     /// EnumFormat replies for `configurePorts`, by seq.
     var pendingFormats: [Int32: [(rate: UInt32, positions: [UInt32])]] = [:]
 

@@ -230,13 +230,15 @@ extension GraphSession {
         }
     }
 
-    /// Re-reads `EnumRoute` / `Route` whenever their flags change (the SERIAL bit flips):
-    /// subscriptions do not push for client-exported devices (pitfall 2).
+    /// Re-reads `EnumRoute` / `Route` / `EnumProfile` / `Profile` whenever their flags change
+    /// (the SERIAL bit flips): subscriptions do not push for client-exported devices (pitfall 2).
     private func reenumerateChangedRoutes(
         _ proxy: BoundProxy, _ params: UnsafeMutablePointer<spa_param_info>?, count: UInt32
     ) {
         guard let params else { return }
-        let wanted: Set<UInt32> = [SPA_PARAM_EnumRoute.rawValue, SPA_PARAM_Route.rawValue]
+        let wanted: Set<UInt32> = [
+            SPA_PARAM_EnumRoute.rawValue, SPA_PARAM_Route.rawValue, SPA_PARAM_EnumProfile.rawValue, SPA_PARAM_Profile.rawValue,
+        ]
         for index in 0..<Int(count) where wanted.contains(params[index].id) {
             let id = params[index].id
             let flags = params[index].flags
@@ -248,7 +250,7 @@ extension GraphSession {
                 logger.warning("device \(proxy.id): enum params \(id) failed: \(seq)")
                 continue
             }
-            proxy.pendingEnumerations[id] = (seq, [])
+            proxy.pendingEnumerations[id] = (seq, DeviceParams())
             pendingWork += 1
             logger.trace("device \(proxy.id): re-reading param \(id) (flags \(flags), seq \(seq))")
             sync { [weak self, weak proxy] completed in
@@ -260,9 +262,12 @@ extension GraphSession {
 
     func deviceParam(_ proxy: BoundProxy, seq: Int32, id: UInt32, pod: UnsafePointer<spa_pod>?) {
         logger.trace("device \(proxy.id): param \(id) seq \(seq)")
-        guard let pending = proxy.pendingEnumerations[id], pending.seq == seq, let route = Route(parsing: pod)
-        else { return }
-        proxy.pendingEnumerations[id]?.pods.append(route)
+        guard let pending = proxy.pendingEnumerations[id], pending.seq == seq else { return }
+        if let route = Route(parsing: pod) {
+            proxy.pendingEnumerations[id]?.params.routes.append(route)
+        } else if let profile = DeviceProfile(parsing: pod) {
+            proxy.pendingEnumerations[id]?.params.profiles.append(profile)
+        }
     }
 
     private func commitRoutes(_ proxy: BoundProxy, paramID: UInt32, seq: Int32) {
@@ -271,10 +276,11 @@ extension GraphSession {
         else { return }
         proxy.pendingEnumerations[paramID] = nil
         let old = device
-        if paramID == SPA_PARAM_EnumRoute.rawValue {
-            device.enumRoutes = pending.pods
-        } else {
-            device.activeRoutes = pending.pods
+        switch paramID {
+        case SPA_PARAM_EnumRoute.rawValue: device.enumRoutes = pending.params.routes
+        case SPA_PARAM_Route.rawValue: device.activeRoutes = pending.params.routes
+        case SPA_PARAM_EnumProfile.rawValue: device.profiles = pending.params.profiles
+        default: device.activeProfile = pending.params.profiles.first
         }
         mirror.devices[proxy.id] = device
         publish(proxy, old: .device(old), new: .device(device))

@@ -100,7 +100,21 @@ extension Route {
             description: String(optionalCString: parsed.description) ?? "",
             available: RouteAvailability(spa: parsed.available),
             priority: Int(parsed.priority),
-            props: props)
+            props: props,
+            profiles: withUnsafeBytes(of: parsed.profiles) { raw in
+                raw.bindMemory(to: Int32.self).prefix(Int(parsed.n_profiles)).map(Int.init)
+            })
+    }
+}
+
+extension DeviceProfile {
+    init?(parsing pod: UnsafePointer<spa_pod>?) {
+        var parsed = pws_device_profile()
+        guard let pod, pws_parse_device_profile(pod, &parsed), parsed.index >= 0 else { return nil }
+        self.init(
+            index: Int(parsed.index), name: String(optionalCString: parsed.name) ?? "",
+            description: String(optionalCString: parsed.description) ?? "",
+            available: RouteAvailability(spa: parsed.available), priority: Int(parsed.priority), save: parsed.save)
     }
 }
 

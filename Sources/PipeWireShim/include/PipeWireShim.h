@@ -158,6 +158,7 @@ struct pws_props {
 /* Reads the fields audiosession cares about from a Props object; false when not Props. */
 bool pws_parse_props(const struct spa_pod *pod, struct pws_props *out);
 
+#define PWS_MAX_ROUTE_PROFILES 32
 struct pws_route {
     int32_t index;
     int32_t direction;   /* enum spa_direction */
@@ -167,9 +168,22 @@ struct pws_route {
     const char *name;        /* point into the pod: copy before the callback returns */
     const char *description;
     const struct spa_pod *props; /* Route only: the route's Props object, or NULL */
+    uint32_t n_profiles;     /* the profiles (EnumProfile indices) the route belongs to */
+    int32_t profiles[PWS_MAX_ROUTE_PROFILES];
 };
 /* Reads an EnumRoute / Route object; false when it is neither. */
 bool pws_parse_route(const struct spa_pod *pod, struct pws_route *out);
+
+struct pws_device_profile {
+    int32_t index;
+    int32_t priority;
+    uint32_t available;      /* enum spa_param_availability */
+    bool save;               /* Profile only: the user's choice, to be restored */
+    const char *name;        /* point into the pod: copy before the callback returns */
+    const char *description;
+};
+/* Reads an EnumProfile / Profile object; false when it is neither. */
+bool pws_parse_device_profile(const struct spa_pod *pod, struct pws_device_profile *out);
 
 /* Reads channel count, rate and positions from an audio/raw Format / EnumFormat object.
  * Values that are ranges or choices yield their default. */
