@@ -178,9 +178,10 @@ struct LockedActivationTests {
 }
 
 /// `waitUntil` that suspends between polls instead of blocking a thread of the test's task
-/// pool (the bus signal tasks of the code under test run there).
+/// pool (the bus signal tasks of the code under test run there). The description is read when
+/// time runs out, so it shows what the condition last saw.
 private func eventually(
-    timeout: Duration, _ description: String, _ condition: () throws -> Bool
+    timeout: Duration, _ description: @autoclosure () -> String, _ condition: () throws -> Bool
 ) async throws {
-    try await waitUntil(timeout: timeout, description) { () async throws -> Bool in try condition() }
+    try await waitUntil(timeout: timeout, description()) { () async throws -> Bool in try condition() }
 }

@@ -103,6 +103,9 @@ enum BackendEvent: Sendable {
     case streamRemoved(StreamID)
     case portAppeared(Port)
     case portRemoved(uid: String)
+    /// The port's sink or source went while its device stays: the device is switching profile
+    /// (a headset to HFP, a card to HDMI), and its new ports are coming.
+    case portLeftWithProfile(uid: String)
     /// A device route's availability flipped (a headphone jack); the port stays known.
     case portAvailabilityChanged(uid: String, available: Bool)
     /// A known port's description changed (its type, name or channel count).

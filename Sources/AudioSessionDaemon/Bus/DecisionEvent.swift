@@ -64,6 +64,9 @@ struct DecisionEvent {
         case .selectDataSource(let device, let source):
             kind = "selectDataSource"
             details = ["device": .uint32(device.rawValue), "dataSource": .int32(source.map { Int32(truncatingIfNeeded: $0) } ?? -1)]
+        case .awaitProfileSwitch(let device, let bound):
+            kind = "profileSwitch"
+            details = ["device": .string(device), "boundSeconds": .double(Self.seconds(bound))]
         }
     }
 

@@ -31,6 +31,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// Our share of streams' levels (ducks, policy mutes), where it is not the identity.
     private var softShares: [GlobalID: SoftShare] = [:]
     private var ports = PortTracker<GlobalID>()
+    private var profileSwitches = ProfileSwitchWatch()
     /// Source nodes reported muted.
     private var mutedSources: Set<GlobalID> = []
     /// Sink nodes' volumes as last reported.
@@ -71,6 +72,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         case .connected:
             attached = false
             ports.reset()
+            profileSwitches.reset()
             mutedSources.removeAll()
             sinkVolumes.removeAll()
             sourceVolumes.removeAll()
@@ -116,6 +118,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             for node in snapshot.sortedNodes where node.clientID == client.id {
                 if let stream = backendStream(node) { onEvent?(.streamChanged(stream)) }
             }
+        case .removed(.device(let device)) where attached:
+            for event in profileSwitches.deviceRemoved(named: device.name) { onEvent?(event) }
         case .removed(.client) where attached, .added(.metadata) where attached, .removed(.metadata) where attached:
             reportPeers(in: snapshot)
         case .added(.link(let link)) where attached:
@@ -272,14 +276,19 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private func attachedEvent() -> BackendEvent {
         let streams = snapshot.sortedNodes.compactMap(backendStream)
         let available = ports.attach(to: snapshot)
+        profileSwitches.attached(available)
         return .attached(
             streams: streams, ports: available,
             defaultOutput: (snapshot.configuredAudioSinkName ?? snapshot.defaultAudioSinkName).flatMap(portUID(ofNodeNamed:)),
             defaultInput: (snapshot.configuredAudioSourceName ?? snapshot.defaultAudioSourceName).flatMap(portUID(ofNodeNamed:)))
     }
 
+    /// Port events, with a port that goes while its device stays told as leaving with its
+    /// device's profile.
     private func report(_ events: [BackendEvent]) {
-        for event in events { onEvent?(event) }
+        let devices = snapshot.devices.values
+        let translated = profileSwitches.translate(events) { name in devices.contains { $0.name == name } }
+        for event in translated { onEvent?(event) }
     }
 
     /// The `default` metadata names nodes; the policy knows ports: a device node's port is the

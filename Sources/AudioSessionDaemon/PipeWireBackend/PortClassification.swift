@@ -4,8 +4,10 @@ import SessionPolicy
 /// Describes a sink or source node as AVAudioSession ports (reference §6).
 ///
 /// A node of a device with routes (an ALSA card: speaker and headphone jack on one sink) gives
-/// one port per route of its direction, `uid` = `<node.name>:<route name>`, available while the
-/// route is not `available: no`; any other node gives one port, `uid` = `node.name`. The type
+/// one port per route of its direction and of the device's active profile (a Bluetooth
+/// headset's `EnumRoute` lists the routes of every profile, and only the active profile has
+/// nodes), `uid` = `<node.name>:<route name>`, available while the route is not
+/// `available: no`; any other node gives one port, `uid` = `node.name`. The type
 /// comes from, in order: the Bluetooth profile, RAOP, the ALSA route name
 /// (`analog-output-headphones`, `hdmi-output-0`, ...), the node name, `device.bus`,
 /// `device.form-factor`, then virtual nodes (null sinks, loopbacks, network sinks), else line.
@@ -35,7 +37,8 @@ enum PortClassification {
             type: rule?(properties) ?? type(of: properties, route: nil, direction: portDirection), direction: portDirection,
             channels: channels, deviceID: device.map { $0.name },
             priority: Int(properties["priority.session"] ?? "") ?? Int(properties["priority.driver"] ?? "") ?? 0)
-        let routes = (device?.enumRoutes ?? []).filter { $0.direction == (portDirection == .output ? .output : .input) }
+        let routeDirection: Direction = portDirection == .output ? .output : .input
+        let routes = (device.map { Self.routes(of: node, on: $0) } ?? []).filter { $0.direction == routeDirection }
         guard !routes.isEmpty else { return [Offer(port: base, available: true, channelsDeclared: declared != nil)] }
         return routes.map { route in
             var port = base
@@ -53,10 +56,20 @@ enum PortClassification {
     static func dataSources(of node: Node, in snapshot: GraphSnapshot) -> DeviceDataSources? {
         guard let direction = GraphEndpoints.endpointDirection(of: node), let device = node.deviceID.flatMap({ snapshot.devices[$0] })
         else { return nil }
-        let routes = device.enumRoutes.filter { $0.direction == (direction == .playback ? .output : .input) }
+        let routes = Self.routes(of: node, on: device).filter { $0.direction == (direction == .playback ? .output : .input) }
         guard !routes.isEmpty else { return nil }
         let sources = routes.filter { $0.available != .no }.map { dataSource(index: $0.index, name: $0.name, description: $0.description) }
         return DeviceDataSources(sources: sources, selected: activeRoute(of: node, on: device).map { UInt32($0.index) })
+    }
+
+    /// The routes a device node plays or records on: a Bluetooth node's are those of its own
+    /// profile (`api.bluez5.profile`, read before the device's new `Profile` param is, while a
+    /// switch is under way); any other node's, those of its device's active profile.
+    static func routes(of node: Node, on device: Device) -> [Route] {
+        guard let profile = node.properties["api.bluez5.profile"], !device.profiles.isEmpty else { return device.routesOfActiveProfile }
+        // 0.3.65 lists a codec-less profile and its codecs' (`a2dp-sink`, `a2dp-sink-sbc`).
+        let own = Set(device.profiles.filter { $0.name == profile || $0.name.hasPrefix(profile + "-") }.map(\.index))
+        return device.enumRoutes.filter { $0.profiles.isEmpty || !own.isDisjoint(with: $0.profiles) }
     }
 
     /// A card's route as a data source: its orientation where its name says (a front or rear

@@ -133,7 +133,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         }
         catchUp()
         switch event {
-        case .attached, .portAppeared, .portRemoved, .portAvailabilityChanged, .portChanged, .defaultChanged:
+        case .attached, .portAppeared, .portRemoved, .portLeftWithProfile, .portAvailabilityChanged, .portChanged, .defaultChanged:
             routes.devicesChanged = true  // the policy's default devices may have moved (Routes/RouteExecution.swift)
         default:
             break
@@ -168,6 +168,9 @@ final class PolicyCoordinator: @unchecked Sendable {
             logger.info("port gone: \(uid)")
             routes.reportPinnedStreams()
             submit(.deviceRemoved(uid: uid))
+        case .portLeftWithProfile(let uid):
+            logger.info("port gone with its device's profile: \(uid)")
+            submit(.deviceSwitchingProfile(uid: uid))
         case .portAvailabilityChanged(let uid, let available):
             logger.info("port \(available ? "available" : "unavailable"): \(uid)")
             if !available { routes.reportPinnedStreams() }
@@ -529,6 +532,10 @@ final class PolicyCoordinator: @unchecked Sendable {
             record.reportedActive, effects[record.session]?.isHeld != true,
             effects[record.session]?.isPausedForInterruption != true
         else { return }
+        if engine.awaitsProfileSwitch(record.session) {
+            // Unlinked while its device switches profile: judged again once the switch is over.
+            return armIdleTimer(for: id)
+        }
         logger.debug("stream \(id) idle or silent past its grace: stopped")
         stop(id)
     }
@@ -685,6 +692,9 @@ final class PolicyCoordinator: @unchecked Sendable {
             routes.pauseForRouteLoss(id, method: method)
         case .nowPlayingChanged(let id):
             logger.info("now playing: \(id.map { "\($0) '\(engine.snapshot(of: $0)?.label ?? "?")'" } ?? "none")")
+        case .awaitProfileSwitch(let device, let bound):
+            logger.info("\(device) is switching profile: its new ports take the old ones' place (within \(bound))")
+            _ = loop.schedule(after: bound) { [weak self] in self?.submit(.profileSwitchEnded(device: device)) }
         case .secondaryAudioHint, .reportHardware, .mediaServicesLost, .mediaServicesReset, .outputVolumeChanged,
              .inputGainChanged:
             logger.debug("decision: \(decision)")

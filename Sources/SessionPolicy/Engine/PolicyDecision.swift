@@ -48,6 +48,9 @@ public enum PolicyDecision: Hashable, Sendable {
     /// Make a data source (a route of the device's card) the device's active one; nil: give the
     /// device back the route it had.
     case selectDataSource(DeviceID, UInt32?)
+    /// A device (by `Port.deviceID`) began to switch profile: send
+    /// ``PolicyEvent/profileSwitchEnded(device:)`` after `within`.
+    case awaitProfileSwitch(device: String, within: Duration)
 
     /// The session a decision is about, if any.
     public var session: SessionID? {
@@ -59,7 +62,8 @@ public enum PolicyDecision: Hashable, Sendable {
              .secondaryAudioHint(let id, _), .reportHardware(let id, _), .outputVolumeChanged(let id, _),
              .inputGainChanged(let id, _):
             id
-        case .setHardware, .mediaServicesLost, .mediaServicesReset, .nowPlayingChanged, .applyInputGain, .selectDataSource:
+        case .setHardware, .mediaServicesLost, .mediaServicesReset, .nowPlayingChanged, .applyInputGain, .selectDataSource,
+             .awaitProfileSwitch:
             nil
         }
     }

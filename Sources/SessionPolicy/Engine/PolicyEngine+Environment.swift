@@ -48,6 +48,7 @@ extension PolicyEngine {
         emit(.mediaServicesLost)
         observeIdleHardware()  // no graph, no clock
         ports = []
+        switchingDevices = [:]
         mutedInputs = []
         outputVolumes = [:]
         inputVolumes = [:]

@@ -4,6 +4,9 @@ struct PortRecord: Sendable {
     var available: Bool
     /// Higher = more recently plugged in or chosen as default.
     var lastIn: UInt64
+    /// Its node went with its device's old profile: routes keep it (nothing plays there
+    /// meanwhile) until the new profile's port of its direction takes its place.
+    var leavingWithProfile = false
 }
 
 /// Devices and routes: last in wins, and each session's route follows its category.
@@ -51,6 +54,7 @@ extension PolicyEngine {
     /// configured defaults last. Last in wins only for devices that appear later.
     mutating func enumerateDevices(_ list: [Port], defaultOutput: String?, defaultInput: String?) {
         ports = []
+        switchingDevices = [:]
         let ranked = list.enumerated().sorted { ($0.element.priority, $0.offset) < ($1.element.priority, $1.offset) }.map(\.element)
         for port in ranked {
             ports.removeAll { $0.port.uid == port.uid }
@@ -62,6 +66,9 @@ extension PolicyEngine {
     }
 
     mutating func addDevice(_ port: Port) {
+        if let device = port.deviceID, let stamp = switchingDevices[device] {
+            return arriveWithProfile(port, stamp: stamp)
+        }
         ports.removeAll { $0.port.uid == port.uid }
         ports.append(PortRecord(port: port, available: true, lastIn: arrivalStamp(for: port)))
         plugged(port)
@@ -71,6 +78,45 @@ extension PolicyEngine {
         guard let index = ports.firstIndex(where: { $0.port.uid == uid }) else { return }
         let record = ports.remove(at: index)
         if record.available { unplugged(uid) }
+    }
+
+    // MARK: - Profile switches
+
+    /// The port's node went while its device stays: no route changes yet, and the device's
+    /// ports that come next take its place instead of being plugged in.
+    mutating func beginProfileSwitch(_ uid: String) {
+        guard let index = ports.firstIndex(where: { $0.port.uid == uid }), let device = ports[index].port.deviceID else {
+            return removeDevice(uid)
+        }
+        ports[index].leavingWithProfile = true
+        if switchingDevices[device] == nil {
+            switchingDevices[device] = ports.filter { $0.port.deviceID == device }.map(\.lastIn).max() ?? 0
+            emit(.awaitProfileSwitch(device: device, within: ProfileSwitch.bound))
+        }
+    }
+
+    /// A port of the new profile: it takes the leaving port's place of its direction, and the
+    /// sessions on the device hear a configuration change; nothing was unplugged, so nothing
+    /// pauses and overrides stay.
+    mutating func arriveWithProfile(_ port: Port, stamp: UInt64) {
+        ports.removeAll { $0.port.uid == port.uid || ($0.leavingWithProfile && $0.port.deviceID == port.deviceID && $0.port.direction == port.direction) }
+        ports.append(PortRecord(port: port, available: true, lastIn: stamp))
+        rerouteAll(reason: .routeConfigurationChange, lost: [])
+    }
+
+    /// Whether a port of the session's route went with its device's profile and was not
+    /// replaced yet: its streams wait unlinked, and their idleness is no stop of their app's.
+    public func awaitsProfileSwitch(_ id: SessionID) -> Bool {
+        guard !switchingDevices.isEmpty, let route = sessions[id]?.route else { return false }
+        let leaving = Set(ports.filter(\.leavingWithProfile).map(\.port.uid))
+        return (route.inputs + route.outputs).contains { leaving.contains($0.uid) }
+    }
+
+    /// The bound is over: a port its new profile did not replace is gone (a headset switched
+    /// `off`); later ports of the device are plugged in as usual.
+    mutating func endProfileSwitch(_ device: String) {
+        guard switchingDevices.removeValue(forKey: device) != nil else { return }
+        for uid in ports.filter({ $0.leavingWithProfile && $0.port.deviceID == device }).map(\.port.uid) { removeDevice(uid) }
     }
 
     mutating func changeAvailability(_ uid: String, _ available: Bool) {

@@ -45,6 +45,9 @@ public struct PolicyEngine: Sendable {
     /// Explicit sessions interrupted by a muted microphone, waiting for it to come back.
     var micMuteInterrupted: Set<SessionID> = []
     var nextPortSerial: UInt64 = 1
+    /// Devices switching profile (``ProfileSwitch``), by `Port.deviceID`: the "last in" stamp
+    /// their new ports take, so that a switch is never a plug.
+    var switchingDevices: [String: UInt64] = [:]
 
     public internal(set) var silentMode = false
     public internal(set) var screenLocked = false
@@ -103,6 +106,8 @@ public struct PolicyEngine: Sendable {
         case .devicesEnumerated(let ports, let output, let input): enumerateDevices(ports, defaultOutput: output, defaultInput: input)
         case .deviceAdded(let port): addDevice(port)
         case .deviceRemoved(let uid): removeDevice(uid)
+        case .deviceSwitchingProfile(let uid): beginProfileSwitch(uid)
+        case .profileSwitchEnded(let device): endProfileSwitch(device)
         case .portAvailabilityChanged(let uid, let available): changeAvailability(uid, available)
         case .portChanged(let port): changePort(port)
         case .defaultDeviceChanged(let direction, let uid): changeDefault(direction, uid)

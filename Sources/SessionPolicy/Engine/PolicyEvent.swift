@@ -50,6 +50,13 @@ public enum PolicyEvent: Hashable, Sendable {
     /// Hot-plugged: last in wins.
     case deviceAdded(Port)
     case deviceRemoved(uid: String)
+    /// The port's node went while its device stays: the device is switching profile
+    /// (``ProfileSwitch``). The port keeps its place until the device's new ports come, or
+    /// until ``profileSwitchEnded(device:)``.
+    case deviceSwitchingProfile(uid: String)
+    /// ``ProfileSwitch/bound`` after a device began to switch (``PolicyDecision/awaitProfileSwitch(device:within:)``):
+    /// a port of it that was not replaced is gone.
+    case profileSwitchEnded(device: String)
     /// A device route's `available` changed (jack sensing): like plug / unplug, port kept.
     case portAvailabilityChanged(uid: String, available: Bool)
     /// A known port's description changed (channels, type, name: a profile or format switch):

@@ -3,8 +3,9 @@
 ///
 /// A target the stream or a mixer named wins while it exists (``LinkTargetResolver``); else
 /// the stream goes to its session's route (every device of it that exists: one output, or
-/// every output of a multiRoute session); else to the effective default. A stream asked not
-/// to be reconnected whose target is gone stays unlinked.
+/// every output of a multiRoute session); else, if it has no route, to the effective default.
+/// A stream whose route's devices are all gone waits for its next route, and a stream asked
+/// not to be reconnected whose target is gone stays unlinked.
 public enum StreamRouting {
     /// A stream's devices, its target, and why (for logs).
     public struct Decision: Hashable, Sendable {
@@ -32,6 +33,12 @@ public enum StreamRouting {
         let existing = Set(endpoints.filter { $0.direction == request.direction }.map(\.id))
         let routed = route.filter(existing.contains)
         if !routed.isEmpty { return Decision(devices: Set(routed), target: target, reason: "its session's route") }
+        if !route.isEmpty {
+            // Its route's devices went and the policy has not routed it anew: a device switching
+            // profile, whose new nodes are coming. The default would be a leak (a headset's
+            // music on the speakers for a moment); it waits for its route.
+            return Decision(devices: [], target: target, reason: "its session's route is gone: waiting for the next")
+        }
         switch target {
         case .followingDefault(let endpoint):
             return Decision(devices: [endpoint.id], target: target, reason: "following the default")

@@ -4,8 +4,12 @@
 /// Rules (reference §1, §3, §6): last in wins (a newly plugged port, or the port the user
 /// just made default, is preferred); multiRoute takes every eligible output; defaultToSpeaker
 /// picks the speaker over the receiver; an output override (speaker) wins until the next
-/// route change; a preferred input wins while it exists; Bluetooth HFP needs `allowBluetooth`,
-/// A2DP needs an output-only category or `allowBluetoothA2DP`, and HFP beats A2DP on one device.
+/// route change; a preferred input wins while it exists; Bluetooth HFP needs `allowBluetooth`
+/// in playAndRecord, A2DP needs an output-only category or `allowBluetoothA2DP`, and on one
+/// device HFP beats A2DP for a call while A2DP beats HFP for anything else. An output-only
+/// category may play on HFP: a headset that someone else switched to HFP (a call app,
+/// WirePlumber's autoswitch) is still the headset its user put on, not a reason to play on
+/// the speakers.
 public struct RouteSelector: Sendable {
     /// Available ports, most recently "in" first.
     public var ports: [Port]
@@ -65,9 +69,11 @@ public struct RouteSelector: Sendable {
                   let speaker = eligible.first(where: { $0.type == .builtInSpeaker }) {
             chosen = speaker
         }
-        if chosen.type == .bluetoothA2DP, let device = chosen.deviceID,
-           let hfp = eligible.first(where: { $0.type == .bluetoothHFP && $0.deviceID == device }) {
-            chosen = hfp
+        let call = configuration.category == .playAndRecord
+        let better: PortType? = chosen.type == .bluetoothA2DP && call ? .bluetoothHFP : chosen.type == .bluetoothHFP && !call ? .bluetoothA2DP : nil
+        if let better, let device = chosen.deviceID,
+           let port = eligible.first(where: { $0.type == better && $0.deviceID == device }) {
+            chosen = port
         }
         return [chosen]
     }
@@ -78,7 +84,7 @@ public struct RouteSelector: Sendable {
         case .builtInReceiver:
             return configuration.category == .playAndRecord
         case .bluetoothHFP:
-            return configuration.category == .playAndRecord && options.contains(.allowBluetooth)
+            return configuration.category != .playAndRecord || options.contains(.allowBluetooth)
         case .bluetoothA2DP:
             return configuration.category != .playAndRecord || options.contains(.allowBluetoothA2DP)
         default:

@@ -23,9 +23,17 @@ struct StreamRoutingTests {
         #expect(decision.reason == "its session's route")
     }
 
-    @Test func noRouteOrAGoneOneFollowsTheDefault() {
+    @Test func noRouteFollowsTheDefault() {
         #expect(StreamRouting.decide(for: music, route: [], endpoints: all, defaultEndpoint: speaker).devices == [40])
-        #expect(StreamRouting.decide(for: music, route: [99], endpoints: all, defaultEndpoint: headphones).devices == [41])
+    }
+
+    /// A route whose devices all went, that the policy has not replaced (a headset switching
+    /// profile, its new sink coming): following the default would play a headset's music on the
+    /// speakers for a moment.
+    @Test func aGoneRouteWaitsForTheNextInsteadOfFollowingTheDefault() {
+        let decision = StreamRouting.decide(for: music, route: [99], endpoints: all, defaultEndpoint: headphones)
+        #expect(decision.devices.isEmpty)
+        #expect(decision.reason == "its session's route is gone: waiting for the next")
     }
 
     @Test func aGoneTargetWithDontReconnectStaysUnlinkedWhateverTheRoute() {

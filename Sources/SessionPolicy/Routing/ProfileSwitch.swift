@@ -1,0 +1,12 @@
+/// A device switching profile: a Bluetooth headset going from A2DP to HFP (or back), a card
+/// going from analog to HDMI. The old profile's nodes go and the new profile's come, while the
+/// device stays. That is no unplug: nothing pauses, and the device keeps its place in "last in
+/// wins". The sessions on it hear one route change, with the reason iOS gives for a route that
+/// changed without a plug (`routeConfigurationChange`), once the new ports are there.
+public enum ProfileSwitch {
+    /// How long a device may take to bring its new profile's ports. bluez5 acquires the new
+    /// transport first (a few hundred ms to a second and a half with real headsets); a device
+    /// that brings none in this time (switched `off`) has gone as far as its sessions can tell,
+    /// and is unplugged then.
+    public static let bound: Duration = .seconds(3)
+}

@@ -1,0 +1,94 @@
+import Foundation
+import PipeWireSandbox
+import Testing
+
+/// A Bluetooth headset switching profile (the sandbox's bluez5-shaped headset, switched with
+/// `pw-cli` as a mixer or WirePlumber's autoswitch would): its A2DP sink goes and its HFP sink
+/// and source come, while the headset stays. The music keeps playing on the headset, and its
+/// session hears one route change; only a headset that brings no new profile is unplugged.
+/// Read through `playerctl`, `pw-dump` and the daemon's `Decision` signals.
+@Suite("Bluetooth: a profile switch is a route change, not an unplug", .serialized)
+struct BluetoothProfileTests {
+    typealias Rig = MPRISInterruptionTests.Rig
+
+    /// The `api.bluez5.profile` of every node mpv's stream is linked to.
+    static func musicPlaysOn(_ rig: Rig) throws -> Set<String> {
+        let dump = try rig.sandbox.dump()
+        let streams = Set(dump.nodes.filter {
+            $0.mediaClass == "Stream/Output/Audio" && $0.property("application.name") == "music-player"
+        }.map(\.id))
+        let peers = Set(dump.nodeLinks.filter { streams.contains($0.output) }.map(\.input))
+        return Set(dump.nodes.filter { peers.contains($0.id) }.map { $0.property("api.bluez5.profile") ?? $0.name ?? "?" })
+    }
+
+    /// The monitor's Decision signals for one session: kind, and the reason of a route change.
+    static func decisions(of session: UInt64, in monitor: ManagedProcess) -> [String] {
+        monitor.output.split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                object["signal"] as? String == "Decision", (object["session"] as? NSNumber)?.uint64Value == session,
+                let kind = object["kind"] as? String
+            else { return nil }
+            let reason = (object["details"] as? [String: Any])?["reason"] as? String
+            return reason.map { "\(kind) \($0)" } ?? kind
+        }
+    }
+
+    @Test func aSwitchToHFPAndBackKeepsTheMusicPlayingOnTheHeadset() async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        let headset = try rig.sandbox.startBluetoothHeadset()
+        let hfp = headset.shapes.index(of: .headsetHeadUnit)
+        let a2dp = headset.shapes.index(of: .a2dpSink)
+        let (monitor, oracle, music) = try await RealAppPolicyTests.musicPlayingUnderMonitor(rig)
+        defer { monitor.terminate() }
+        try await eventually("the music plays on the headset, the last device to come (now \((try? Self.musicPlaysOn(rig)) ?? []))") {
+            try Self.musicPlaysOn(rig).allSatisfy { $0.hasPrefix("a2dp-sink") } && !Self.musicPlaysOn(rig).isEmpty
+        }
+        let before = Self.decisions(of: music.id, in: monitor).count
+
+        try rig.sandbox.run("pw-cli", ["set-param", String(headset.globalID), "Profile", "{ index: \(hfp), save: false }"])
+        try await eventually("the music plays on the headset's HFP sink (now \((try? Self.musicPlaysOn(rig)) ?? [])); log:\n\(rig.log)") {
+            try Self.musicPlaysOn(rig) == ["headset-head-unit"]
+        }
+        #expect(try rig.status() == "Playing")
+        try await eventually("the music's session heard the switch") {
+            Self.decisions(of: music.id, in: monitor).dropFirst(before).contains("routeChanged routeConfigurationChange")
+        }
+        let toHFP = Array(Self.decisions(of: music.id, in: monitor).dropFirst(before))
+        #expect(toHFP.filter { $0.hasPrefix("routeChanged") } == ["routeChanged routeConfigurationChange"], "\(toHFP)")
+        #expect(!toHFP.contains("pauseForRouteLoss"), "\(toHFP)")
+
+        let middle = Self.decisions(of: music.id, in: monitor).count
+        try rig.sandbox.run("pw-cli", ["set-param", String(headset.globalID), "Profile", "{ index: \(a2dp), save: false }"])
+        try await eventually("the music plays on the headset's A2DP sink again (now \((try? Self.musicPlaysOn(rig)) ?? []))") {
+            let profiles = try Self.musicPlaysOn(rig)
+            return !profiles.isEmpty && profiles.allSatisfy { $0.hasPrefix("a2dp-sink") }
+        }
+        try await eventually("the music's session heard the switch back") {
+            Self.decisions(of: music.id, in: monitor).dropFirst(middle).contains("routeChanged routeConfigurationChange")
+        }
+        let back = Array(Self.decisions(of: music.id, in: monitor).dropFirst(middle))
+        #expect(back.filter { $0.hasPrefix("routeChanged") } == ["routeChanged routeConfigurationChange"], "\(back)")
+        #expect(!back.contains("pauseForRouteLoss"), "\(back)")
+        #expect(try rig.status() == "Playing")
+        #expect(try oracle.sessions().first { $0.id == music.id }?.activity == "active")
+    }
+
+    @Test func aHeadsetSwitchedOffPausesTheMusicOnceItsBoundEnds() async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        let headset = try rig.sandbox.startBluetoothHeadset()
+        let (monitor, _, music) = try await RealAppPolicyTests.musicPlayingUnderMonitor(rig)
+        defer { monitor.terminate() }
+        try await eventually("the music plays on the headset") {
+            let profiles = try Self.musicPlaysOn(rig)
+            return !profiles.isEmpty && profiles.allSatisfy { $0.hasPrefix("a2dp-sink") }
+        }
+        try rig.sandbox.run("pw-cli", ["set-param", String(headset.globalID), "Profile", "{ index: 0, save: false }"])
+        try await eventually("the headset is off (its profiles: \(headset.profileChanges))") { headset.activeProfile == "off" }
+        try await rig.waitForStatus("Paused")
+        try await eventually("the music's session heard its headset go (\(Self.decisions(of: music.id, in: monitor)))") {
+            Self.decisions(of: music.id, in: monitor).contains("routeChanged oldDeviceUnavailable")
+        }
+    }
+}

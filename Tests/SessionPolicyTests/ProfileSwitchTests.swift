@@ -1,0 +1,99 @@
+import Testing
+@testable import SessionPolicy
+
+/// A device switching profile (a headset from A2DP to HFP and back, or to `off`): its old
+/// profile's ports go while the device stays, and the new profile's come. That is no unplug.
+@Suite struct ProfileSwitchTests {
+    static let speaker = RouteTests.speaker
+    static let mic = RouteTests.mic
+    static let usb = RouteTests.usb
+    static let a2dp = RouteTests.a2dp
+    static let hfp = RouteTests.hfp
+    static let hfpMic = RouteTests.hfpMic
+
+    /// Music on a headset in A2DP, the headset the last device plugged in.
+    static func musicOnTheHeadset() -> (EngineHarness, SessionID) {
+        var h = EngineHarness(.desktop)
+        h.send(.devicesEnumerated([speaker, mic], defaultOutput: "speaker", defaultInput: "mic"))
+        h.send(.deviceAdded(a2dp))
+        let player = h.implicit(1, .playback, capabilities: [.mpris, .unlink, .mute])
+        _ = h.play(player)
+        #expect(h.engine.route(for: player)?.outputs == [a2dp])
+        return (h, player)
+    }
+
+    static func pauses(_ decisions: [PolicyDecision]) -> Bool {
+        decisions.contains { if case .pauseForRouteLoss = $0 { true } else { false } }
+    }
+
+    @Test func aSwitchToHFPIsOneRouteChangeAndPausesNothing() {
+        var (h, player) = Self.musicOnTheHeadset()
+        let leaving = h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
+        #expect(leaving == [.awaitProfileSwitch(device: "bt", within: ProfileSwitch.bound)], "nothing changes until the new ports come")
+        let sink = h.send(.deviceAdded(Self.hfp))
+        #expect(sink.routeReasons(player) == [.routeConfigurationChange])
+        #expect(h.engine.route(for: player)?.outputs == [Self.hfp], "the headset is still the user's output")
+        let source = h.send(.deviceAdded(Self.hfpMic))
+        #expect(source.routeReasons(player).isEmpty, "music has no input: one route change in all")
+        #expect(!Self.pauses(leaving + sink + source))
+        #expect(h.isPlaying(player))
+        #expect(h.send(.profileSwitchEnded(device: "bt")).isEmpty, "every port was replaced")
+    }
+
+    @Test func andBackToA2DPIsOneRouteChangeToo() {
+        var (h, player) = Self.musicOnTheHeadset()
+        h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
+        h.send(.deviceAdded(Self.hfp))
+        h.send(.deviceAdded(Self.hfpMic))
+        h.send(.profileSwitchEnded(device: "bt"))
+        var back = h.send(.deviceSwitchingProfile(uid: Self.hfp.uid))
+        back += h.send(.deviceSwitchingProfile(uid: Self.hfpMic.uid))
+        back += h.send(.deviceAdded(Self.a2dp))
+        back += h.send(.profileSwitchEnded(device: "bt"))
+        #expect(back.routeReasons(player) == [.routeConfigurationChange])
+        #expect(h.engine.route(for: player)?.outputs == [Self.a2dp])
+        #expect(!Self.pauses(back))
+        #expect(h.isPlaying(player))
+    }
+
+    @Test func aSwitchIsNeverAPlug() {
+        // The USB DAC came after the headset: it stays the output when the headset switches.
+        var (h, player) = Self.musicOnTheHeadset()
+        h.send(.deviceAdded(Self.usb))
+        #expect(h.engine.route(for: player)?.outputs == [Self.usb])
+        var decisions = h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
+        decisions += h.send(.deviceAdded(Self.hfp))
+        decisions += h.send(.deviceAdded(Self.hfpMic))
+        #expect(decisions.routeReasons(player).isEmpty)
+        #expect(h.engine.route(for: player)?.outputs == [Self.usb])
+    }
+
+    @Test func aHeadsetSwitchedOffIsUnpluggedWhenTheBoundEnds() {
+        var (h, player) = Self.musicOnTheHeadset()
+        #expect(!Self.pauses(h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))))
+        let ended = h.send(.profileSwitchEnded(device: "bt"))
+        #expect(ended.routeReasons(player) == [.oldDeviceUnavailable])
+        #expect(ended.contains(.pauseForRouteLoss(player, method: .mpris)), "pause on unplug, as for a disconnect")
+        #expect(h.engine.route(for: player)?.outputs == [Self.speaker])
+    }
+
+    @Test func aHeadsetThatDisconnectsMidSwitchIsUnpluggedAtOnce() {
+        var (h, player) = Self.musicOnTheHeadset()
+        h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
+        let gone = h.send(.deviceRemoved(uid: Self.a2dp.uid))
+        #expect(gone.contains(.pauseForRouteLoss(player, method: .mpris)))
+        #expect(h.send(.profileSwitchEnded(device: "bt")).isEmpty)
+    }
+
+    @Test func aCallKeepsHFPAndMusicPrefersA2DPOnOneDevice() {
+        var h = EngineHarness(.desktop)
+        // Not on PipeWire (one profile at a time), but PulseAudio's cards may list both.
+        h.send(.devicesEnumerated([Self.speaker, Self.mic, Self.hfp, Self.hfpMic, Self.a2dp], defaultOutput: nil, defaultInput: nil))
+        let music = h.explicit(1, .playback)
+        let voip = h.explicit(2, .playAndRecord, mode: .voiceChat)
+        let plain = h.explicit(3, .playAndRecord)
+        #expect(h.engine.route(for: music)?.outputs == [Self.a2dp])
+        #expect(h.engine.route(for: voip)?.outputs == [Self.hfp])
+        #expect(h.engine.route(for: plain)?.outputs == [Self.speaker], "no Bluetooth option: the built-in route")
+    }
+}
