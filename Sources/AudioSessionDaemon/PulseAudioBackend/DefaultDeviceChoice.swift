@@ -78,7 +78,9 @@ final class DefaultDeviceChoice: @unchecked Sendable {
                 snapshot.device(named: users, kind) != nil
             else { continue }
             let current = kind == .sink ? snapshot.server.defaultSinkName : snapshot.server.defaultSourceName
-            guard current == entry.ours else { continue }  // changed since: not ours to put back
+            // Ours, or still the user's because ours is on its way (sent, not reported back yet:
+            // it would land after we are gone). Anything else the user chose since: it stays.
+            guard current == entry.ours || current == users else { continue }
             logger.info("pulse: the default \(kind) is \(users) again, as its user had it")
             connection.setDefault(kind, name: users)
         }
