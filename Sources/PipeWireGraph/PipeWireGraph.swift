@@ -237,6 +237,12 @@ public final class PipeWireGraph: @unchecked Sendable {
         run { $0.setRoute(device: device, index: index, profileDevice: profileDevice) }
     }
 
+    /// Makes a device's profile (its `EnumProfile` index) the active one, as a mixer's profile
+    /// switch does, but not saved as its user's choice.
+    public func setProfile(device: GlobalID, index: Int) {
+        run { $0.setProfile(device: device, index: index) }
+    }
+
     /// Sets (or with `value == nil` removes) one key of the metadata object named `name`.
     public func setMetadata(_ name: String, subject: GlobalID, key: String, type: String?, value: String?) {
         run { $0.setMetadata(name, subject: subject, key: key, type: type, value: value) }

@@ -223,6 +223,16 @@ int pws_device_set_route(struct pw_proxy *device, int32_t index, int32_t profile
     return pw_device_set_param((struct pw_device *)device, SPA_PARAM_Route, 0, pod);
 }
 
+int pws_device_set_profile(struct pw_proxy *device, int32_t index) {
+    uint8_t buffer[128];
+    struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
+    struct spa_pod *pod = spa_pod_builder_add_object(&b, SPA_TYPE_OBJECT_ParamProfile, SPA_PARAM_Profile,
+        SPA_PARAM_PROFILE_index, SPA_POD_Int(index),
+        SPA_PARAM_PROFILE_save, SPA_POD_Bool(false));
+    if (pod == NULL) return -ENOSPC;
+    return pw_device_set_param((struct pw_device *)device, SPA_PARAM_Profile, 0, pod);
+}
+
 /* ---- metadata ----------------------------------------------------------------------- */
 
 int pws_metadata_set_property(struct pw_proxy *metadata, uint32_t subject, const char *key,

@@ -91,4 +91,68 @@ struct BluetoothProfileTests {
             Self.decisions(of: music.id, in: monitor).contains("routeChanged oldDeviceUnavailable")
         }
     }
+
+    /// The headset's active profile, as pw-dump shows its `Profile` param.
+    static func activeProfile(of headset: BluetoothHeadset, in rig: Rig) throws -> String? {
+        let device = try rig.sandbox.dump().objects.first { $0.id == headset.globalID }
+        let params = (device?.info["params"] as? [String: Any])?["Profile"] as? [[String: Any]]
+        return params?.first?["name"] as? String
+    }
+
+    /// A voiceChat call (an explicit session, `audiosessionctl run`) while the headset is the
+    /// user's output: the headset goes to HFP for it, the call records from the headset's
+    /// microphone, and the headset gets A2DP back after the call, with the music playing on it.
+    @Test func aCallTakesTheHeadsetToHFPAndGivesItBackAfter() async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        let headset = try rig.sandbox.startBluetoothHeadset()
+        _ = try await rig.startPlayingMusic()
+        try await eventually("the music plays on the headset") {
+            let profiles = try Self.musicPlaysOn(rig)
+            return !profiles.isEmpty && profiles.allSatisfy { $0.hasPrefix("a2dp-sink") }
+        }
+        let call = try rig.sandbox.spawn(
+            DaemonProcess.path(of: "audiosessionctl"),
+            ["run", "--category", "playAndRecord", "--mode", "voiceChat", "--app", "voip", "--", "pw-record", "-P", "{ node.name = voip-mic }", "/dev/null"],
+            extraEnvironment: rig.bus.environment)
+        try await eventually("the headset is in HFP for the call (now \((try? Self.activeProfile(of: headset, in: rig)) ?? "?")); log:\n\(rig.log)") {
+            try Self.activeProfile(of: headset, in: rig).map { BluetoothHeadset.Profile.headsetHeadUnit.matches($0) } == true
+        }
+        #expect(headset.profileRequests.allSatisfy { !$0.save }, "never saved as the user's choice")
+        try await rig.waitUntilLinked("voip-mic", to: [headset.sourceName])
+        try await rig.waitForStatus("Paused")
+
+        call.terminate()
+        try await eventually("the headset is back in A2DP after the call (now \((try? Self.activeProfile(of: headset, in: rig)) ?? "?")); log:\n\(rig.log)", timeout: .seconds(15)) {
+            try Self.activeProfile(of: headset, in: rig).map { BluetoothHeadset.Profile.a2dpSink.matches($0) } == true
+        }
+        try await rig.waitForStatus("Playing")
+        try await eventually("the music plays on the headset's A2DP sink again (now \((try? Self.musicPlaysOn(rig)) ?? []))") {
+            let profiles = try Self.musicPlaysOn(rig)
+            return !profiles.isEmpty && profiles.allSatisfy { $0.hasPrefix("a2dp-sink") }
+        }
+    }
+
+    /// Killed mid-call (SIGKILL), the daemon leaves the headset in HFP; its next start gives
+    /// the headset back the profile its user had.
+    @Test func aDaemonKilledMidCallGivesTheHeadsetBackAtItsNextStart() async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        let headset = try rig.sandbox.startBluetoothHeadset()
+        let call = try rig.sandbox.spawn(
+            DaemonProcess.path(of: "audiosessionctl"),
+            ["run", "--category", "playAndRecord", "--mode", "voiceChat", "--app", "voip", "--", "sleep", "600"],
+            extraEnvironment: rig.bus.environment)
+        defer { call.terminate() }
+        try await eventually("the headset is in HFP for the call (now \((try? Self.activeProfile(of: headset, in: rig)) ?? "?")); log:\n\(rig.log)") {
+            try Self.activeProfile(of: headset, in: rig).map { BluetoothHeadset.Profile.headsetHeadUnit.matches($0) } == true
+        }
+        try rig.stopDaemon(SIGKILL)
+        call.terminate()
+        #expect(try Self.activeProfile(of: headset, in: rig).map { BluetoothHeadset.Profile.headsetHeadUnit.matches($0) } == true)
+        try await rig.restartDaemon()
+        try await eventually("the headset is back in A2DP (now \((try? Self.activeProfile(of: headset, in: rig)) ?? "?")); log:\n\(rig.log)") {
+            try Self.activeProfile(of: headset, in: rig).map { BluetoothHeadset.Profile.a2dpSink.matches($0) } == true
+        }
+    }
 }

@@ -105,6 +105,15 @@ struct WirePlumberForDevicesOnlyTests {
         #expect(said.isSuperset(of: ["audio", "api.alsa", "bluetooth.audio", "policy.device.profile", "policy.device.routes"]),
                 "its device monitors, profiles and routes run: \(said)")
         #expect(said.isDisjoint(with: ["policy.linking.standard", "policy.default-nodes"]), "\(said)")
+        // The daemon switches headsets for calls: WirePlumber's autoswitch is off, so they never fight.
+        var autoswitch: Any?
+        try waitUntil(timeout: .seconds(10), "WirePlumber publishes its Bluetooth autoswitch setting") {
+            autoswitch = try sandbox.dump().objects.first { $0.property("metadata.name") == "sm-settings" }?.metadata
+                .first { $0["key"] as? String == "bluetooth.autoswitch-to-headset-profile" }?["value"]
+            return autoswitch != nil
+        }
+        // pw-dump prints the setting as JSON: a boolean, or the text WirePlumber stored.
+        #expect((autoswitch as? Bool) == false || (autoswitch as? String) == "false", "\(autoswitch ?? "none")")
         try waitUntil(timeout: .seconds(10), "WirePlumber gives the devices their DSP ports") {
             let dump = try sandbox.dump()
             return OnlySessionManagerTests.hasDSPPorts("speaker", direction: "in", in: dump)

@@ -47,6 +47,13 @@ protocol AudioBackend: AnyObject {
     /// name): what the journal keeps, since numbers are reused.
     func name(of device: DeviceID) -> String?
     func device(named name: String) -> DeviceID?
+    /// A headset's active profile (its `EnumProfile` index), by `Port.deviceID`; nil for no
+    /// headset, or one gone.
+    func activeProfile(ofHeadset device: String) -> Int?
+    /// The headset's best profile of this kind that can be chosen now, by index.
+    func profileIndex(_ profile: HeadsetProfile, ofHeadset device: String) -> Int?
+    /// Switches a headset's profile (not saved as its user's choice).
+    func selectProfile(_ index: Int, ofHeadset device: String)
 
     // MARK: Links, levels, what the backend can do
 
@@ -88,6 +95,9 @@ protocol AudioBackend: AnyObject {
 }
 
 extension AudioBackend {
+    func activeProfile(ofHeadset device: String) -> Int? { nil }
+    func profileIndex(_ profile: HeadsetProfile, ofHeadset device: String) -> Int? { nil }
+    func selectProfile(_ index: Int, ofHeadset device: String) {}
     var routesItself: String? { nil }
     var holdsWaiting: Bool { false }
 }
@@ -106,6 +116,9 @@ enum BackendEvent: Sendable {
     /// The port's sink or source went while its device stays: the device is switching profile
     /// (a headset to HFP, a card to HDMI), and its new ports are coming.
     case portLeftWithProfile(uid: String)
+    /// A Bluetooth headset's profiles, by `Port.deviceID`, while the daemon may switch them
+    /// (it links: no other session manager does); nil: gone, or no longer ours to switch.
+    case headsetProfilesChanged(device: String, HeadsetProfiles?)
     /// A device route's availability flipped (a headphone jack); the port stays known.
     case portAvailabilityChanged(uid: String, available: Bool)
     /// A known port's description changed (its type, name or channel count).

@@ -64,6 +64,12 @@ struct DecisionEvent {
         case .selectDataSource(let device, let source):
             kind = "selectDataSource"
             details = ["device": .uint32(device.rawValue), "dataSource": .int32(source.map { Int32(truncatingIfNeeded: $0) } ?? -1)]
+        case .selectHeadsetProfile(let device, let profile):
+            kind = "headsetProfile"
+            details = ["device": .string(device), "profile": .string(profile?.wireName ?? "")]
+        case .awaitHeadsetReturn(let delay):
+            kind = "headsetReturn"
+            details = ["afterSeconds": .double(Self.seconds(delay))]
         case .awaitProfileSwitch(let device, let bound):
             kind = "profileSwitch"
             details = ["device": .string(device), "boundSeconds": .double(Self.seconds(bound))]

@@ -66,6 +66,11 @@ final class ChangeJournal: @unchecked Sendable {
         record(entry, device: name, in: \.dataSources)
     }
 
+    /// A headset's profile, by its name (nil: nothing of ours on it any more).
+    func recordHeadsetProfile(_ entry: EnforcementJournal.ProfileEntry?, device name: String) {
+        record(entry, device: name, in: \.headsetProfiles)
+    }
+
     private func record<Entry: Equatable>(
         _ entry: Entry?, device name: String, in entries: WritableKeyPath<EnforcementJournal, [String: Entry]?>
     ) {
@@ -87,6 +92,7 @@ final class ChangeJournal: @unchecked Sendable {
         var kept = EnforcementJournal()
         kept.inputGains = contents.inputGains
         kept.dataSources = contents.dataSources
+        kept.headsetProfiles = contents.headsetProfiles
         contents = kept
         saveNow()
     }
@@ -95,6 +101,7 @@ final class ChangeJournal: @unchecked Sendable {
     func forgetDeviceSettings() {
         contents.inputGains = nil
         contents.dataSources = nil
+        contents.headsetProfiles = nil
     }
 
     /// Writes the journal once the step being carried out is done (``saveIfPending()``): a duck

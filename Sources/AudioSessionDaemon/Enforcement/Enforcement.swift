@@ -19,6 +19,7 @@ final class Enforcement: @unchecked Sendable {
     let hardware: HardwareEnforcement
     let inputGains: InputGainEnforcement
     let dataSources: DataSourceEnforcement
+    let headsetProfiles: HeadsetProfileEnforcement
     private let journal: ChangeJournal
     private unowned let backend: AudioBackend
     private let loop: DaemonLoop
@@ -36,6 +37,7 @@ final class Enforcement: @unchecked Sendable {
         hardware = HardwareEnforcement(backend: backend, journal: journal, logger: logger)
         inputGains = InputGainEnforcement(backend: backend, journal: journal, logger: logger)
         dataSources = DataSourceEnforcement(backend: backend, journal: journal, logger: logger)
+        headsetProfiles = HeadsetProfileEnforcement(backend: backend, journal: journal, logger: logger)
     }
 
     /// Brings one stream in line with its session's effects. The order is fixed here: off its
@@ -77,6 +79,7 @@ final class Enforcement: @unchecked Sendable {
         gain.forgetAll()
         inputGains.forgetAll()
         dataSources.forgetAll()
+        headsetProfiles.forgetAll()
         journal.clearKeepingDeviceSettings()
     }
 
@@ -99,6 +102,7 @@ final class Enforcement: @unchecked Sendable {
         hardware.stop()
         inputGains.undo()
         dataSources.undo()
+        headsetProfiles.undo()
         restore(journal.contents)
         journal.clear()
     }
@@ -114,5 +118,6 @@ final class Enforcement: @unchecked Sendable {
         if let rate = entries.forcedRate, backend.forcedSampleRate == rate { backend.forceSampleRate(nil) }
         inputGains.restore(entries.inputGains ?? [:])
         dataSources.restore(entries.dataSources ?? [:])
+        headsetProfiles.restore(entries.headsetProfiles ?? [:])
     }
 }

@@ -46,17 +46,29 @@ struct EnforcementJournal: JournalContents {
         var written: UInt32
     }
 
+    /// A headset switched to a call's profile.
+    struct ProfileEntry: Codable, Equatable {
+        /// The profile it had (its `EnumProfile` index): given back.
+        var original: Int
+        /// The profile we selected: given back only while it is still the active one.
+        var written: Int
+    }
+
     /// By stream (``key(of:)``).
     var streams: [String: StreamEntry] = [:]
     /// By device name (``AudioBackend/name(of:)``).
     var inputGains: [String: InputGainEntry]? = nil
     /// By device name (``AudioBackend/name(of:)``).
     var dataSources: [String: DataSourceEntry]? = nil
+    /// By headset (`Port.deviceID`, its `device.name`).
+    var headsetProfiles: [String: ProfileEntry]? = nil
     /// What we forced into the `settings` metadata (nil: nothing).
     var forcedQuantum: Int?
     var forcedRate: Int?
 
-    var isEmpty: Bool { streams.isEmpty && forcedQuantum == nil && forcedRate == nil && (inputGains ?? [:]).isEmpty && (dataSources ?? [:]).isEmpty }
+    var isEmpty: Bool { streams.isEmpty && forcedQuantum == nil && forcedRate == nil && (inputGains ?? [:]).isEmpty && (dataSources ?? [:]).isEmpty
+        && (headsetProfiles ?? [:]).isEmpty
+    }
 
     /// `"12"` for a playback stream (as journals always named PipeWire's), `"capture 12"`.
     static func key(of stream: StreamID) -> String {

@@ -32,6 +32,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private var softShares: [GlobalID: SoftShare] = [:]
     private var ports = PortTracker<GlobalID>()
     private var profileSwitches = ProfileSwitchWatch()
+    /// Headsets' profiles as last told (``BackendEvent/headsetProfilesChanged(device:_:)``).
+    private var reportedHeadsets: [String: HeadsetProfiles?] = [:]
     /// Source nodes reported muted.
     private var mutedSources: Set<GlobalID> = []
     /// Sink nodes' volumes as last reported.
@@ -77,6 +79,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             sinkVolumes.removeAll()
             sourceVolumes.removeAll()
             reportedDataSources.removeAll()
+            reportedHeadsets.removeAll()
             reportedPeers = nil
             reportedRolePolicy = false
         case .initialSyncComplete:
@@ -91,10 +94,13 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
                 reportLevels(of: node)
                 reportDataSources(of: node, in: snapshot)
             }
+            for device in snapshot.devices.values.sorted(by: { $0.id < $1.id }) { reportHeadset(device) }
         case .disconnected:
             // A new PipeWire has none of our changes: nothing to undo there.
             attached = false
             ports.reset()
+            profileSwitches.reset()
+            reportedHeadsets.removeAll()
             propertyMerges.removeAll()
             softShares.removeAll()
             onEvent?(.lost)
@@ -111,6 +117,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
                 report(ports.refresh(node, in: snapshot))
                 reportDataSources(of: node, in: snapshot)
             }
+            reportHeadset(device)
         case .added(.client(let client)) where attached, .changed(.client(let client)) where attached:
             reportPeers(in: snapshot)
             // A client's properties arrived or changed (pid, name, portal app id): its streams'
@@ -120,6 +127,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             }
         case .removed(.device(let device)) where attached:
             for event in profileSwitches.deviceRemoved(named: device.name) { onEvent?(event) }
+            forgetHeadset(named: device.name)
         case .removed(.client) where attached, .added(.metadata) where attached, .removed(.metadata) where attached:
             reportPeers(in: snapshot)
         case .added(.link(let link)) where attached:
@@ -247,6 +255,11 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     func setLinking(_ links: Bool, configuringDevicePorts: Bool) {
         linker.configuresDevicePorts = configuringDevicePorts
         if links { linker.activate(in: snapshot, attached: attached) } else { linker.deactivate(in: snapshot) }
+        if links {
+            for device in snapshot.devices.values.sorted(by: { $0.id < $1.id }) { reportHeadset(device) }
+        } else {
+            for name in reportedHeadsets.keys.sorted() { forgetHeadset(named: name) }
+        }
     }
 
     /// A stream's converter has its ports (and so its final Props) once they are configured.
@@ -491,6 +504,37 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             let profileDevice = Int(node.properties["card.profile.device"] ?? "")
         else { return }
         graph.setRoute(device: card, index: Int(source), profileDevice: profileDevice)
+    }
+
+    func activeProfile(ofHeadset device: String) -> Int? {
+        headset(named: device)?.activeProfile?.index
+    }
+
+    func profileIndex(_ profile: HeadsetProfile, ofHeadset device: String) -> Int? {
+        headset(named: device).flatMap { HeadsetReading.bestProfile(profile, of: $0) }
+    }
+
+    func selectProfile(_ index: Int, ofHeadset device: String) {
+        guard let headset = headset(named: device) else { return }
+        graph.setProfile(device: headset.id, index: index)
+    }
+
+    private func headset(named name: String) -> Device? {
+        snapshot.devices.values.first { $0.name == name && HeadsetReading.isHeadset($0) }
+    }
+
+    /// Headsets' profiles, told while ours to switch (we link: no session manager switches them).
+    private func reportHeadset(_ device: Device) {
+        guard linker.isActive, HeadsetReading.isHeadset(device) else { return }
+        let profiles = HeadsetReading.profiles(of: device)
+        guard reportedHeadsets[device.name] != profiles else { return }
+        reportedHeadsets[device.name] = profiles
+        onEvent?(.headsetProfilesChanged(device: device.name, profiles))
+    }
+
+    private func forgetHeadset(named name: String) {
+        guard reportedHeadsets.removeValue(forKey: name) != nil else { return }
+        onEvent?(.headsetProfilesChanged(device: name, nil))
     }
 
     func hold(_ stream: StreamID) { linker.hold(stream.rawValue, in: snapshot) }

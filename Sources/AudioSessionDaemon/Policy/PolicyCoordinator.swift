@@ -171,6 +171,9 @@ final class PolicyCoordinator: @unchecked Sendable {
         case .portLeftWithProfile(let uid):
             logger.info("port gone with its device's profile: \(uid)")
             submit(.deviceSwitchingProfile(uid: uid))
+        case .headsetProfilesChanged(let device, let profiles):
+            logger.info("headset \(device): \(profiles.map { "\($0.active?.wireName ?? "no") profile\($0.canCall ? ", can take calls" : "")" } ?? "not ours to switch")")
+            submit(.headsetProfilesChanged(device: device, profiles))
         case .portAvailabilityChanged(let uid, let available):
             logger.info("port \(available ? "available" : "unavailable"): \(uid)")
             if !available { routes.reportPinnedStreams() }
@@ -692,6 +695,10 @@ final class PolicyCoordinator: @unchecked Sendable {
             routes.pauseForRouteLoss(id, method: method)
         case .nowPlayingChanged(let id):
             logger.info("now playing: \(id.map { "\($0) '\(engine.snapshot(of: $0)?.label ?? "?")'" } ?? "none")")
+        case .selectHeadsetProfile(let device, let profile):
+            enforcement.headsetProfiles.apply(profile, to: device)
+        case .awaitHeadsetReturn(let delay):
+            _ = loop.schedule(after: delay) { [weak self] in self?.submit(.headsetReturnDue) }
         case .awaitProfileSwitch(let device, let bound):
             logger.info("\(device) is switching profile: its new ports take the old ones' place (within \(bound))")
             _ = loop.schedule(after: bound) { [weak self] in self?.submit(.profileSwitchEnded(device: device)) }

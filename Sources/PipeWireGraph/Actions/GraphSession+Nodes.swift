@@ -100,6 +100,12 @@ extension GraphSession {
         if result < 0 { logger.warning("setRoute on device \(device) failed: \(String(cString: strerror(-result)))") }
     }
 
+    func setProfile(device: GlobalID, index: Int) {
+        guard let proxy = boundProxy(device, .device, action: "setProfile") else { return }
+        let result = pws_device_set_profile(proxy.proxy, Int32(index))
+        if result < 0 { logger.warning("setProfile on device \(device) failed: \(String(cString: strerror(-result)))") }
+    }
+
     private func boundProxy(_ id: GlobalID, _ kind: BoundProxy.Kind, action: String) -> BoundProxy? {
         guard let proxy = bound[id], proxy.kind == kind else {
             logger.debug("\(action): no \(kind) with id \(id)")

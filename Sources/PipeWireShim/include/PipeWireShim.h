@@ -91,6 +91,9 @@ int pws_device_enum_params(struct pw_proxy *device, int seq, uint32_t param_id);
 /* Makes route `index` (an EnumRoute index) the active one of card profile device `device`, not
  * saved by the session manager (`save: false`): what a mixer's port switch sends. */
 int pws_device_set_route(struct pw_proxy *device, int32_t index, int32_t profile_device);
+/* Makes profile `index` (an EnumProfile index) the device's active one, not saved as its
+ * user's choice (`save = false`). */
+int pws_device_set_profile(struct pw_proxy *device, int32_t index);
 
 /* ---- metadata ----------------------------------------------------------------------- */
 int pws_metadata_set_property(struct pw_proxy *metadata, uint32_t subject, const char *key,

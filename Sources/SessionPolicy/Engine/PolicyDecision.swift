@@ -51,6 +51,11 @@ public enum PolicyDecision: Hashable, Sendable {
     /// A device (by `Port.deviceID`) began to switch profile: send
     /// ``PolicyEvent/profileSwitchEnded(device:)`` after `within`.
     case awaitProfileSwitch(device: String, within: Duration)
+    /// Switch the headset (by `Port.deviceID`) to this profile; nil: give it back the profile
+    /// it had before.
+    case selectHeadsetProfile(device: String, HeadsetProfile?)
+    /// Send ``PolicyEvent/headsetReturnDue`` after this long.
+    case awaitHeadsetReturn(after: Duration)
 
     /// The session a decision is about, if any.
     public var session: SessionID? {
@@ -63,7 +68,7 @@ public enum PolicyDecision: Hashable, Sendable {
              .inputGainChanged(let id, _):
             id
         case .setHardware, .mediaServicesLost, .mediaServicesReset, .nowPlayingChanged, .applyInputGain, .selectDataSource,
-             .awaitProfileSwitch:
+             .awaitProfileSwitch, .selectHeadsetProfile, .awaitHeadsetReturn:
             nil
         }
     }

@@ -49,6 +49,8 @@ extension PolicyEngine {
         observeIdleHardware()  // no graph, no clock
         ports = []
         switchingDevices = [:]
+        headsets = [:]
+        appliedHeadsetProfiles = [:]  // a new server's headsets have their own profiles
         mutedInputs = []
         outputVolumes = [:]
         inputVolumes = [:]

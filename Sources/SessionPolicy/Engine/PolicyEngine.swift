@@ -48,6 +48,16 @@ public struct PolicyEngine: Sendable {
     /// Devices switching profile (``ProfileSwitch``), by `Port.deviceID`: the "last in" stamp
     /// their new ports take, so that a switch is never a plug.
     var switchingDevices: [String: UInt64] = [:]
+    /// Bluetooth headsets by `Port.deviceID` (``HeadsetProfiles``).
+    var headsets: [String: HeadsetProfiles] = [:]
+    /// The profile each headset was switched to by ``updateHeadsetProfiles()``.
+    var appliedHeadsetProfiles: [String: HeadsetProfile] = [:]
+    /// When a session last took its calls on a headset.
+    var lastHeadsetCall: Timestamp?
+    /// A session took its calls on a headset at the last step.
+    var headsetCallRan = false
+    /// A ``PolicyDecision/awaitHeadsetReturn(after:)`` is pending.
+    var headsetReturnAwaited = false
 
     public internal(set) var silentMode = false
     public internal(set) var screenLocked = false
@@ -108,6 +118,8 @@ public struct PolicyEngine: Sendable {
         case .deviceRemoved(let uid): removeDevice(uid)
         case .deviceSwitchingProfile(let uid): beginProfileSwitch(uid)
         case .profileSwitchEnded(let device): endProfileSwitch(device)
+        case .headsetProfilesChanged(let device, let profiles): changeHeadsetProfiles(device, profiles)
+        case .headsetReturnDue: headsetReturnDue()
         case .portAvailabilityChanged(let uid, let available): changeAvailability(uid, available)
         case .portChanged(let port): changePort(port)
         case .defaultDeviceChanged(let direction, let uid): changeDefault(direction, uid)
@@ -154,6 +166,7 @@ public struct PolicyEngine: Sendable {
         updateAlertSilencing()
         updateInputGains()
         updateDataSources()
+        updateHeadsetProfiles()
     }
 
     // MARK: - Shared helpers

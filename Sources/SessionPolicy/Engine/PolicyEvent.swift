@@ -57,6 +57,11 @@ public enum PolicyEvent: Hashable, Sendable {
     /// ``ProfileSwitch/bound`` after a device began to switch (``PolicyDecision/awaitProfileSwitch(device:within:)``):
     /// a port of it that was not replaced is gone.
     case profileSwitchEnded(device: String)
+    /// A Bluetooth headset (by `Port.deviceID`) appeared or its profiles changed; nil: it went,
+    /// or profiles are not ours to switch (another session manager switches them).
+    case headsetProfilesChanged(device: String, HeadsetProfiles?)
+    /// ``PolicyEngine/headsetReturnDelay`` after the last call (``PolicyDecision/awaitHeadsetReturn(after:)``).
+    case headsetReturnDue
     /// A device route's `available` changed (jack sensing): like plug / unplug, port kept.
     case portAvailabilityChanged(uid: String, available: Bool)
     /// A known port's description changed (channels, type, name: a profile or format switch):

@@ -20,6 +20,12 @@ struct EngineHarness {
         return decisions
     }
 
+    /// Lets time pass without an event.
+    mutating func advance(by duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        clock += UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+    }
+
     /// An explicit session (our API) of a category.
     @discardableResult
     mutating func explicit(
