@@ -66,6 +66,16 @@ import Testing
         #expect(h.engine.route(for: plain)?.outputs == [Self.speaker], "no Bluetooth option: the built-in route")
     }
 
+    @Test func aRecordingThatAsksForBluetoothTakesTheHeadsetsMicrophone() {
+        var h = Self.headsetOn()
+        let memo = h.explicit(1, .record, options: .allowBluetooth)
+        #expect(Self.switches(h.activate(memo)) == [.call])
+        h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
+        h.send(.deviceAdded(Self.hfp))
+        h.send(.deviceAdded(Self.hfpMic))
+        #expect(h.engine.route(for: memo)?.inputs == [Self.hfpMic])
+    }
+
     @Test func aHeadsetThatIsNotTheUsersOutputIsLeftAlone() {
         var h = Self.headsetOn()
         h.send(.deviceAdded(Self.usb))  // plugged after the headset: the user listens there now

@@ -20,11 +20,13 @@ public struct HeadsetProfiles: Hashable, Sendable {
 }
 
 /// Calls on a headset (AVAudioSession: `playAndRecord` with `allowBluetooth`, implied by the
-/// voiceChat and videoChat modes, uses the headset's HFP microphone and output). While such a
-/// session is active and the headset is the output its user has now (the last in), the headset
-/// is switched to its call profile; ``returnDelay`` after the last one, it gets back the profile
-/// it had (``PolicyDecision/selectHeadsetProfile(device:_:)`` with nil). A session without the
-/// option, a recorder, or media playback never switches it.
+/// voiceChat and videoChat modes, uses the headset's HFP microphone and output; `record` with
+/// `allowBluetooth` its microphone). While such a session is active and the headset is the
+/// output its user has now (the last in), the headset is switched to its call profile;
+/// ``headsetReturnDelay`` after the last one, it gets back the profile it had
+/// (``PolicyDecision/selectHeadsetProfile(device:_:)`` with nil). A session without the option
+/// (an app that only opens the microphone is a recorder without it), or media playback, never
+/// switches it.
 extension PolicyEngine {
     /// How long a headset keeps its call profile after the last call: a browser opens and closes
     /// its call's streams for ~0.4 s as a call starts, and a call app may restart its streams;
@@ -35,9 +37,10 @@ extension PolicyEngine {
         headsets[device] = profiles
     }
 
-    /// Whether a session takes its calls on a headset.
+    /// Whether a session takes its calls on a headset: it records, and asked for Bluetooth.
     func takesHeadsetCalls(_ state: SessionState) -> Bool {
-        state.activity == .active && state.configuration.category == .playAndRecord
+        let category = state.configuration.category
+        return state.activity == .active && (category == .playAndRecord || category == .record)
             && state.configuration.effectiveOptions.contains(.allowBluetooth)
     }
 
