@@ -29,7 +29,7 @@ import Testing
     @Test func aSwitchToHFPIsOneRouteChangeAndPausesNothing() {
         var (h, player) = Self.musicOnTheHeadset()
         let leaving = h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
-        #expect(leaving == [.awaitProfileSwitch(device: "bt", within: ProfileSwitch.bound)], "nothing changes until the new ports come")
+        #expect(leaving == [.awaitProfileSwitch(device: "bt", switch: 1, within: ProfileSwitch.bound)], "nothing changes until the new ports come")
         let sink = h.send(.deviceAdded(Self.hfp))
         #expect(sink.routeReasons(player) == [.routeConfigurationChange])
         #expect(h.engine.route(for: player)?.outputs == [Self.hfp], "the headset is still the user's output")
@@ -37,7 +37,7 @@ import Testing
         #expect(source.routeReasons(player).isEmpty, "music has no input: one route change in all")
         #expect(!Self.pauses(leaving + sink + source))
         #expect(h.isPlaying(player))
-        #expect(h.send(.profileSwitchEnded(device: "bt")).isEmpty, "every port was replaced")
+        #expect(h.send(.profileSwitchEnded(device: "bt", switch: 1)).isEmpty, "every port was replaced")
     }
 
     @Test func andBackToA2DPIsOneRouteChangeToo() {
@@ -45,14 +45,33 @@ import Testing
         h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
         h.send(.deviceAdded(Self.hfp))
         h.send(.deviceAdded(Self.hfpMic))
-        h.send(.profileSwitchEnded(device: "bt"))
+        h.send(.profileSwitchEnded(device: "bt", switch: 1))
         var back = h.send(.deviceSwitchingProfile(uid: Self.hfp.uid))
         back += h.send(.deviceSwitchingProfile(uid: Self.hfpMic.uid))
         back += h.send(.deviceAdded(Self.a2dp))
-        back += h.send(.profileSwitchEnded(device: "bt"))
+        back += h.send(.profileSwitchEnded(device: "bt", switch: 1))
         #expect(back.routeReasons(player) == [.routeConfigurationChange])
         #expect(h.engine.route(for: player)?.outputs == [Self.a2dp])
         #expect(!Self.pauses(back))
+        #expect(h.isPlaying(player))
+    }
+
+    /// A call's headset given back its music profile within the bound of the switch to HFP: the
+    /// first switch's end must not take the second's leaving port for an unplug.
+    @Test func aSwitchBackWithinTheBoundHasABoundOfItsOwn() {
+        var (h, player) = Self.musicOnTheHeadset()
+        h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
+        h.send(.deviceAdded(Self.hfp))
+        h.send(.deviceAdded(Self.hfpMic))
+        var back = h.send(.deviceSwitchingProfile(uid: Self.hfp.uid))
+        #expect(back.contains(.awaitProfileSwitch(device: "bt", switch: 2, within: ProfileSwitch.bound)))
+        back += h.send(.deviceSwitchingProfile(uid: Self.hfpMic.uid))
+        back += h.send(.profileSwitchEnded(device: "bt", switch: 1))  // the first bound ends mid-switch
+        #expect(!Self.pauses(back), "\(back)")
+        back += h.send(.deviceAdded(Self.a2dp))
+        #expect(back.routeReasons(player) == [.routeConfigurationChange])
+        #expect(h.send(.profileSwitchEnded(device: "bt", switch: 2)).isEmpty)
+        #expect(h.engine.route(for: player)?.outputs == [Self.a2dp])
         #expect(h.isPlaying(player))
     }
 
@@ -71,7 +90,7 @@ import Testing
     @Test func aHeadsetSwitchedOffIsUnpluggedWhenTheBoundEnds() {
         var (h, player) = Self.musicOnTheHeadset()
         #expect(!Self.pauses(h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))))
-        let ended = h.send(.profileSwitchEnded(device: "bt"))
+        let ended = h.send(.profileSwitchEnded(device: "bt", switch: 1))
         #expect(ended.routeReasons(player) == [.oldDeviceUnavailable])
         #expect(ended.contains(.pauseForRouteLoss(player, method: .mpris)), "pause on unplug, as for a disconnect")
         #expect(h.engine.route(for: player)?.outputs == [Self.speaker])
@@ -82,7 +101,7 @@ import Testing
         h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
         let gone = h.send(.deviceRemoved(uid: Self.a2dp.uid))
         #expect(gone.contains(.pauseForRouteLoss(player, method: .mpris)))
-        #expect(h.send(.profileSwitchEnded(device: "bt")).isEmpty)
+        #expect(h.send(.profileSwitchEnded(device: "bt", switch: 1)).isEmpty)
     }
 
     @Test func aCallKeepsHFPAndMusicPrefersA2DPOnOneDevice() {

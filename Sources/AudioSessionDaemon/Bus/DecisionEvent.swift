@@ -70,7 +70,7 @@ struct DecisionEvent {
         case .awaitHeadsetReturn(let delay):
             kind = "headsetReturn"
             details = ["afterSeconds": .double(Self.seconds(delay))]
-        case .awaitProfileSwitch(let device, let bound):
+        case .awaitProfileSwitch(let device, _, let bound):
             kind = "profileSwitch"
             details = ["device": .string(device), "boundSeconds": .double(Self.seconds(bound))]
         }

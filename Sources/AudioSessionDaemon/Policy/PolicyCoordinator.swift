@@ -699,9 +699,9 @@ final class PolicyCoordinator: @unchecked Sendable {
             enforcement.headsetProfiles.apply(profile, to: device)
         case .awaitHeadsetReturn(let delay):
             _ = loop.schedule(after: delay) { [weak self] in self?.submit(.headsetReturnDue) }
-        case .awaitProfileSwitch(let device, let bound):
+        case .awaitProfileSwitch(let device, let number, let bound):
             logger.info("\(device) is switching profile: its new ports take the old ones' place (within \(bound))")
-            _ = loop.schedule(after: bound) { [weak self] in self?.submit(.profileSwitchEnded(device: device)) }
+            _ = loop.schedule(after: bound) { [weak self] in self?.submit(.profileSwitchEnded(device: device, switch: number)) }
         case .secondaryAudioHint, .reportHardware, .mediaServicesLost, .mediaServicesReset, .outputVolumeChanged,
              .inputGainChanged:
             logger.debug("decision: \(decision)")

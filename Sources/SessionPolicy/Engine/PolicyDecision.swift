@@ -48,9 +48,9 @@ public enum PolicyDecision: Hashable, Sendable {
     /// Make a data source (a route of the device's card) the device's active one; nil: give the
     /// device back the route it had.
     case selectDataSource(DeviceID, UInt32?)
-    /// A device (by `Port.deviceID`) began to switch profile: send
-    /// ``PolicyEvent/profileSwitchEnded(device:)`` after `within`.
-    case awaitProfileSwitch(device: String, within: Duration)
+    /// A device (by `Port.deviceID`) began to switch profile (its switch `number`): send
+    /// ``PolicyEvent/profileSwitchEnded(device:switch:)`` after `within`.
+    case awaitProfileSwitch(device: String, switch: UInt64, within: Duration)
     /// Switch the headset (by `Port.deviceID`) to this profile; nil: give it back the profile
     /// it had before.
     case selectHeadsetProfile(device: String, HeadsetProfile?)

@@ -66,8 +66,8 @@ extension PolicyEngine {
     }
 
     mutating func addDevice(_ port: Port) {
-        if let device = port.deviceID, let stamp = switchingDevices[device] {
-            return arriveWithProfile(port, stamp: stamp)
+        if let device = port.deviceID, let state = switchingDevices[device] {
+            return arriveWithProfile(port, stamp: state.stamp)
         }
         ports.removeAll { $0.port.uid == port.uid }
         ports.append(PortRecord(port: port, available: true, lastIn: arrivalStamp(for: port)))
@@ -88,10 +88,18 @@ extension PolicyEngine {
         guard let index = ports.firstIndex(where: { $0.port.uid == uid }), let device = ports[index].port.deviceID else {
             return removeDevice(uid)
         }
+        let wasLeaving = ports.contains { $0.leavingWithProfile && $0.port.deviceID == device }
         ports[index].leavingWithProfile = true
-        if switchingDevices[device] == nil {
-            switchingDevices[device] = ports.filter { $0.port.deviceID == device }.map(\.lastIn).max() ?? 0
-            emit(.awaitProfileSwitch(device: device, within: ProfileSwitch.bound))
+        if var state = switchingDevices[device] {
+            // Its ports were all replaced, and it switches again: a new bound from now.
+            guard !wasLeaving else { return }
+            state.number += 1
+            switchingDevices[device] = state
+            emit(.awaitProfileSwitch(device: device, switch: state.number, within: ProfileSwitch.bound))
+        } else {
+            let stamp = ports.filter { $0.port.deviceID == device }.map(\.lastIn).max() ?? 0
+            switchingDevices[device] = ProfileSwitch.State(stamp: stamp, number: 1)
+            emit(.awaitProfileSwitch(device: device, switch: 1, within: ProfileSwitch.bound))
         }
     }
 
@@ -114,8 +122,9 @@ extension PolicyEngine {
 
     /// The bound is over: a port its new profile did not replace is gone (a headset switched
     /// `off`); later ports of the device are plugged in as usual.
-    mutating func endProfileSwitch(_ device: String) {
-        guard switchingDevices.removeValue(forKey: device) != nil else { return }
+    mutating func endProfileSwitch(_ device: String, switch number: UInt64) {
+        guard switchingDevices[device]?.number == number else { return }  // a later switch has its own bound
+        switchingDevices[device] = nil
         for uid in ports.filter({ $0.leavingWithProfile && $0.port.deviceID == device }).map(\.port.uid) { removeDevice(uid) }
     }
 

@@ -45,9 +45,8 @@ public struct PolicyEngine: Sendable {
     /// Explicit sessions interrupted by a muted microphone, waiting for it to come back.
     var micMuteInterrupted: Set<SessionID> = []
     var nextPortSerial: UInt64 = 1
-    /// Devices switching profile (``ProfileSwitch``), by `Port.deviceID`: the "last in" stamp
-    /// their new ports take, so that a switch is never a plug.
-    var switchingDevices: [String: UInt64] = [:]
+    /// Devices switching profile (``ProfileSwitch``), by `Port.deviceID`.
+    var switchingDevices: [String: ProfileSwitch.State] = [:]
     /// Bluetooth headsets by `Port.deviceID` (``HeadsetProfiles``).
     var headsets: [String: HeadsetProfiles] = [:]
     /// The profile each headset was switched to by ``updateHeadsetProfiles()``.
@@ -117,7 +116,7 @@ public struct PolicyEngine: Sendable {
         case .deviceAdded(let port): addDevice(port)
         case .deviceRemoved(let uid): removeDevice(uid)
         case .deviceSwitchingProfile(let uid): beginProfileSwitch(uid)
-        case .profileSwitchEnded(let device): endProfileSwitch(device)
+        case .profileSwitchEnded(let device, let number): endProfileSwitch(device, switch: number)
         case .headsetProfilesChanged(let device, let profiles): changeHeadsetProfiles(device, profiles)
         case .headsetReturnDue: headsetReturnDue()
         case .portAvailabilityChanged(let uid, let available): changeAvailability(uid, available)

@@ -54,9 +54,9 @@ public enum PolicyEvent: Hashable, Sendable {
     /// (``ProfileSwitch``). The port keeps its place until the device's new ports come, or
     /// until ``profileSwitchEnded(device:)``.
     case deviceSwitchingProfile(uid: String)
-    /// ``ProfileSwitch/bound`` after a device began to switch (``PolicyDecision/awaitProfileSwitch(device:within:)``):
+    /// ``ProfileSwitch/bound`` after a device began to switch (``PolicyDecision/awaitProfileSwitch(device:switch:within:)``):
     /// a port of it that was not replaced is gone.
-    case profileSwitchEnded(device: String)
+    case profileSwitchEnded(device: String, switch: UInt64)
     /// A Bluetooth headset (by `Port.deviceID`) appeared or its profiles changed; nil: it went,
     /// or profiles are not ours to switch (another session manager switches them).
     case headsetProfilesChanged(device: String, HeadsetProfiles?)

@@ -9,4 +9,14 @@ public enum ProfileSwitch {
     /// that brings none in this time (switched `off`) has gone as far as its sessions can tell,
     /// and is unplugged then.
     public static let bound: Duration = .seconds(3)
+
+    /// A device's switch under way.
+    struct State: Sendable {
+        /// The "last in" stamp its new ports take, so that a switch is never a plug.
+        var stamp: UInt64
+        /// Which of its switches this is: a switch back within the bound of the last (a call's
+        /// headset given back its music profile) gets a bound of its own, and the last one's
+        /// end (``PolicyEvent/profileSwitchEnded(device:switch:)``) no longer ends it.
+        var number: UInt64
+    }
 }
