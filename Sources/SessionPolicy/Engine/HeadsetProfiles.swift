@@ -57,7 +57,7 @@ extension PolicyEngine {
         // A call counts until the step that ended it.
         if calling || headsetCallRan { lastHeadsetCall = now }
         headsetCallRan = calling
-        let returnsAt = lastHeadsetCall.map { Timestamp(nanoseconds: $0.nanoseconds + Self.nanoseconds(Self.headsetReturnDelay)) }
+        let returnsAt = lastHeadsetCall.map { $0.advanced(by: Self.headsetReturnDelay) }
         for device in Set(headsets.keys).union(appliedHeadsetProfiles.keys).sorted() {
             let able = headsets[device].map { $0.canCall || $0.active == .call } ?? false
             let applied = appliedHeadsetProfiles[device]
@@ -66,7 +66,7 @@ extension PolicyEngine {
                 wanted = .call  // kept a moment: the next step after the delay gives it back
                 if !headsetReturnAwaited {
                     headsetReturnAwaited = true
-                    emit(.awaitHeadsetReturn(after: .nanoseconds(Int64(returnsAt.nanoseconds - now.nanoseconds))))
+                    emit(.awaitHeadsetReturn(after: returnsAt - now))
                 }
             }
             guard applied != wanted else { continue }
@@ -78,10 +78,5 @@ extension PolicyEngine {
     /// The delay after the last call is over (``PolicyDecision/awaitHeadsetReturn(after:)``).
     mutating func headsetReturnDue() {
         headsetReturnAwaited = false
-    }
-
-    static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
     }
 }
