@@ -10,9 +10,9 @@
 #   --out DIR  where each run's log and the tally go (default a new temporary directory)
 #   filters    arguments for the test binary; default the integration suites of `make test`
 #
-# The test binary and the programs beside it are copied once into a directory of this census's
-# own below .build-snap/ (removed at the end), so building on while the census runs, or another
-# census, changes nothing it runs. Each run's whole output is kept;
+# The test binary, the programs beside it and the shipped rules are copied once into a directory
+# of this census's own below .build-snap/ (removed at the end), so building or editing on while
+# the census runs, or another census, changes nothing it runs. Each run's whole output is kept;
 # the tally (tally.txt) lists every test that failed, how often, and the first thing it recorded.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -40,6 +40,10 @@ snapshot="$(mktemp -d "$root/.build-snap/census-$stack.XXXXXX")"
 for program in audiosessionPackageTests.xctest audiosessiond audiosessionctl audiosession-example-player; do
   cp -f "$bin/$program" "$snapshot/$program" || { echo "flake-census: build the tests first (swift build --build-tests)" >&2; exit 1; }
 done
+# The shipped rules of the same moment: a daemon run from a checkout reads the policy-rules/ beside
+# the nearest Package.swift above it, which is now the snapshot's (RuleLocations.checkoutRules).
+cp -f "$root/Package.swift" "$snapshot/Package.swift"
+cp -r "$root/policy-rules" "$snapshot/policy-rules"
 
 hogs=()
 finish() {

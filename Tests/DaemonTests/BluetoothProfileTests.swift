@@ -155,4 +155,87 @@ struct BluetoothProfileTests {
             try Self.activeProfile(of: headset, in: rig).map { BluetoothHeadset.Profile.a2dpSink.matches($0) } == true
         }
     }
+
+    /// Whether the headset's active profile, as pw-dump shows it, is `profile`.
+    static func headset(_ headset: BluetoothHeadset, isIn profile: BluetoothHeadset.Profile, in rig: Rig) throws -> Bool {
+        try activeProfile(of: headset, in: rig).map { profile.matches($0) } == true
+    }
+
+    /// An implicit call: no API, a call by its streams (a speaker and a microphone with the
+    /// `Communication` role, as a browser's WebRTC call has), while the headset is the user's
+    /// output. The headset goes to HFP once the call has settled, the call records from its
+    /// microphone, the music pauses; after the call the headset is back in A2DP with the music
+    /// playing on it. A recorder that ran before, with no Bluetooth option, keeps the built-in
+    /// microphone throughout and never switched the headset.
+    @Test func anImplicitCallTakesTheHeadsetToHFPAndARecorderKeepsTheBuiltInMicrophone() async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        let headset = try rig.sandbox.startBluetoothHeadset()
+        _ = try await rig.startPlayingMusic()
+        try await eventually("the music plays on the headset") {
+            let profiles = try Self.musicPlaysOn(rig)
+            return !profiles.isEmpty && profiles.allSatisfy { $0.hasPrefix("a2dp-sink") }
+        }
+        let memo = try rig.sandbox.spawn("pw-record", ["-P", "{ node.name = memo }", "/dev/null"])
+        defer { memo.terminate() }
+        try await rig.waitUntilLinked("memo", to: ["mic"])
+
+        let speaker = try rig.sandbox.play(role: "Communication", file: rig.tone, extraArguments: ["-P", "{ node.name = call }"])
+        let microphone = try rig.sandbox.spawn(
+            "pw-record", ["--media-role", "Communication", "-P", "{ node.name = call-mic }", "/dev/null"])
+        try await eventually("the headset is in HFP for the call (now \((try? Self.activeProfile(of: headset, in: rig)) ?? "?")); log:\n\(rig.log)") {
+            try Self.headset(headset, isIn: .headsetHeadUnit, in: rig)
+        }
+        #expect(headset.profileRequests.count == 1, "only the call switched it: \(headset.profileRequests)")
+        #expect(headset.profileRequests.allSatisfy { !$0.save }, "never saved as the user's choice")
+        try await rig.waitUntilLinked("call-mic", to: [headset.sourceName])
+        try await rig.waitUntilLinked("call", to: [headset.sinkName])
+        try await rig.waitForStatus("Paused")
+        try await rig.waitUntilLinked("memo", to: ["mic"])
+
+        speaker.terminate()
+        microphone.terminate()
+        try await eventually("the headset is back in A2DP after the call (now \((try? Self.activeProfile(of: headset, in: rig)) ?? "?")); log:\n\(rig.log)", timeout: .seconds(15)) {
+            try Self.headset(headset, isIn: .a2dpSink, in: rig)
+        }
+        try await rig.waitForStatus("Playing")
+        try await eventually("the music plays on the headset's A2DP sink again (now \((try? Self.musicPlaysOn(rig)) ?? []))") {
+            let profiles = try Self.musicPlaysOn(rig)
+            return !profiles.isEmpty && profiles.allSatisfy { $0.hasPrefix("a2dp-sink") }
+        }
+        try await rig.waitUntilLinked("memo", to: ["mic"])
+    }
+
+    /// Someone else (a mixer, another session manager) takes the headset back to A2DP during
+    /// the call: the daemon switches it back once, and the second time leaves it to them, so
+    /// the headset never flaps. After the call nothing is switched.
+    @Test func aHeadsetSomeoneKeepsSwitchingBackDuringACallIsLeftToThem() async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        let headset = try rig.sandbox.startBluetoothHeadset()
+        let a2dp = headset.shapes.index(of: .a2dpSink)
+        let monitor = try rig.sandbox.spawn(
+            DaemonProcess.path(of: "audiosessionctl"), ["monitor", "--json"], extraEnvironment: rig.bus.environment)
+        defer { monitor.terminate() }
+        let call = try rig.sandbox.spawn(
+            DaemonProcess.path(of: "audiosessionctl"),
+            ["run", "--category", "playAndRecord", "--mode", "voiceChat", "--app", "voip", "--", "sleep", "600"],
+            extraEnvironment: rig.bus.environment)
+        defer { call.terminate() }
+        for turn in 1...2 {
+            // Each turn: ours, then theirs (`pw-cli`, as a mixer).
+            try await eventually("the headset is in HFP for the call, switched by us \(turn) time(s) (requests \(headset.profileRequests); now \((try? Self.activeProfile(of: headset, in: rig)) ?? "?")); log:\n\(rig.log)") {
+                try headset.profileRequests.count == 2 * turn - 1 && Self.headset(headset, isIn: .headsetHeadUnit, in: rig)
+            }
+            try rig.sandbox.run("pw-cli", ["set-param", String(headset.globalID), "Profile", "{ index: \(a2dp), save: false }"])
+        }
+        try await eventually("the daemon says the headset is contested; log:\n\(rig.log)") {
+            try RealAppPolicyTests.decisions(in: monitor).contains { $0.kind == "headsetContested" }
+        }
+        try await eventually("the headset stays in A2DP as they chose (now \((try? Self.activeProfile(of: headset, in: rig)) ?? "?"))") {
+            try Self.headset(headset, isIn: .a2dpSink, in: rig)
+        }
+        let requests = headset.profileRequests
+        #expect(requests.count == 4, "ours twice, the other program's twice: \(requests)")
+    }
 }

@@ -58,7 +58,7 @@ enum MalformedCorpus {
             audiosession.settings = {
                 duck.volume = 0.3
             }
-            """, expected: ["FILE:2: unknown setting 'duck.volume' (known: profile, equal-class, duck.level, duck.ramp-ms, unduck.ramp-ms, interruption.methods, interruption.resume, interruption.spare-recorders, interruption.spare-opening-apps, unplug.pause, route.takeover.ignore, route.takeover.categories, silent-mode.categories, hardware.arbitration, hardware.default-rate, hardware.default-quantum, hardware.min-quantum, hardware.max-quantum, hardware.allowed-rates, capture.silence-undetermined, secondary-audio-hints)"]),
+            """, expected: ["FILE:2: unknown setting 'duck.volume' (known: profile, equal-class, duck.level, duck.ramp-ms, unduck.ramp-ms, interruption.methods, interruption.resume, interruption.spare-recorders, interruption.spare-opening-apps, unplug.pause, route.takeover.ignore, route.takeover.categories, silent-mode.categories, hardware.arbitration, hardware.default-rate, hardware.default-quantum, hardware.min-quantum, hardware.max-quantum, hardware.allowed-rates, capture.silence-undetermined, secondary-audio-hints, bluetooth.profile-switching)"]),
         Case(name: "unknown-rule-key", text: """
             audiosession.rules = [
                 { name = "music" matches = [ { media.role = "Music" } ] actions = { classify = { category = playback } } }

@@ -90,6 +90,13 @@ struct SettingsTests {
         #expect(!(try configuration("secondary-audio-hints = false").secondaryAudioHints))
     }
 
+    @Test("bluetooth.profile-switching")
+    func headsetProfileSwitching() throws {
+        #expect(try configuration("").headsetProfileSwitching == .auto)
+        #expect(try configuration("bluetooth.profile-switching = never").headsetProfileSwitching == .never)
+        #expect(try configuration("bluetooth.profile-switching = daemon").headsetProfileSwitching == .daemon)
+    }
+
     @Test("every key is tested above and documented")
     func everyKeyDocumented() throws {
         let docs = try String(contentsOfFile: shippedRulesDirectory + "/../docs/policy-rules.md", encoding: .utf8)
@@ -128,7 +135,8 @@ struct SettingsTests {
         ("hardware.default-rate = 12345", "a.conf:1: hardware.default-rate 12345 is not in hardware.allowed-rates"),
         ("capture.silence-undetermined = null", "a.conf:1: capture.silence-undetermined expects true or false, found null"),
         ("secondary-audio-hints = [ ]", "a.conf:1: secondary-audio-hints expects true or false, found an array"),
-        ("duck.levle = 0.3", "a.conf:1: unknown setting 'duck.levle' (known: profile, equal-class, duck.level, duck.ramp-ms, unduck.ramp-ms, interruption.methods, interruption.resume, interruption.spare-recorders, interruption.spare-opening-apps, unplug.pause, route.takeover.ignore, route.takeover.categories, silent-mode.categories, hardware.arbitration, hardware.default-rate, hardware.default-quantum, hardware.min-quantum, hardware.max-quantum, hardware.allowed-rates, capture.silence-undetermined, secondary-audio-hints)"),
+        ("bluetooth.profile-switching = wireplumber", "a.conf:1: unknown profile switching 'wireplumber' (known: auto, daemon, never)"),
+        ("duck.levle = 0.3", "a.conf:1: unknown setting 'duck.levle' (known: profile, equal-class, duck.level, duck.ramp-ms, unduck.ramp-ms, interruption.methods, interruption.resume, interruption.spare-recorders, interruption.spare-opening-apps, unplug.pause, route.takeover.ignore, route.takeover.categories, silent-mode.categories, hardware.arbitration, hardware.default-rate, hardware.default-quantum, hardware.min-quantum, hardware.max-quantum, hardware.allowed-rates, capture.silence-undetermined, secondary-audio-hints, bluetooth.profile-switching)"),
     ])
     func badValues(settings: String, expected: String) {
         #expect(problems("audiosession.settings = { \(settings) }") == [expected])

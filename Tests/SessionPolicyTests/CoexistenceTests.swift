@@ -56,6 +56,21 @@ struct CoexistenceTests {
         #expect(alone == .init(linksStreams: true, configuresDevicePorts: true, reason: "linking streams: no other session manager (--linking=auto)"))
     }
 
+    @Test func anotherSessionManagerSwitchesHeadsetsUnlessItsSettingsSayItsAutoswitchIsOff() {
+        var coexistence = Coexistence(mode: .auto)
+        #expect(!coexistence.othersSwitchHeadsets, "alone")
+        #expect(coexistence.headsetSwitchingChange() == nil, "nothing changed")
+        _ = coexistence.peersChanged([wirePlumber, wirePlumberExport])
+        #expect(coexistence.headsetSwitchingChange() == true, "WirePlumber 0.4 says nothing, and switches for calls")
+        coexistence.headsetAutoswitchChanged(false)  // the devices-only drop-in of contrib/wireplumber/
+        #expect(coexistence.headsetSwitchingChange() == false)
+        coexistence.headsetAutoswitchChanged(true)
+        #expect(coexistence.headsetSwitchingChange() == true)
+        #expect(coexistence.headsetSwitchingChange() == nil, "told once")
+        _ = coexistence.peersChanged([player])
+        #expect(coexistence.headsetSwitchingChange() == false, "it went")
+    }
+
     @Test func theServicesListIsReadAsWirePlumberWritesIt() {
         #expect(GraphPeer.services(from: "[api.alsa, audio, policy.linking.standard]") == ["api.alsa", "audio", "policy.linking.standard"])
         #expect(GraphPeer.services(from: "[]") == [])

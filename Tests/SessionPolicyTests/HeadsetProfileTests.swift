@@ -35,13 +35,14 @@ import Testing
         h.send(.headsetProfilesChanged(device: "bt", HeadsetProfiles(canCall: true, active: .call)))
         #expect(h.engine.route(for: call)?.outputs == [Self.hfp])
         #expect(h.engine.route(for: call)?.inputs == [Self.hfpMic])
+        #expect(h.log.routeReasons(call).last == .categoryChange, "a switch for the call's category")
 
         h.advance(by: .seconds(60))
         let ended = h.deactivate(call, notifyOthers: true)
         #expect(Self.switches(ended).isEmpty, "kept a moment")
-        #expect(ended.contains(.awaitHeadsetReturn(after: PolicyEngine.headsetReturnDelay)))
+        #expect(ended.contains(.recheckHeadsets(after: PolicyEngine.headsetReturnDelay)))
         h.advance(by: PolicyEngine.headsetReturnDelay)
-        #expect(Self.switches(h.send(.headsetReturnDue)) == [nil], "its own profile back")
+        #expect(Self.switches(h.send(.headsetRecheckDue)) == [nil], "its own profile back")
     }
 
     @Test func aCallThatComesBackWithinTheDelayKeepsHFP() {
@@ -52,7 +53,7 @@ import Testing
         h.advance(by: .milliseconds(500))
         #expect(Self.switches(h.activate(call)).isEmpty)
         h.advance(by: .seconds(2))
-        #expect(Self.switches(h.send(.headsetReturnDue)).isEmpty, "the call runs")
+        #expect(Self.switches(h.send(.headsetRecheckDue)).isEmpty, "the call runs")
     }
 
     @Test func musicARecorderAndACallWithoutTheOptionLeaveTheHeadsetAlone() {
@@ -95,5 +96,117 @@ import Testing
         let call = h.explicit(1, .playAndRecord, mode: .voiceChat, class: .communication)
         #expect(Self.switches(h.activate(call)) == [.call])
         #expect(Self.switches(h.send(.headsetProfilesChanged(device: "bt", nil))) == [nil])
+    }
+
+    // MARK: - Implicit calls settle first
+
+    /// An app whose streams make it a call (a browser's WebRTC call).
+    static func implicitCall(_ h: inout EngineHarness) -> SessionID {
+        h.implicit(1, .playAndRecord, mode: .voiceChat, class: .communication, app: "browser")
+    }
+
+    @Test func anImplicitCallSwitchesTheHeadsetOnceItHasRunForItsSettleTime() {
+        var h = Self.headsetOn()
+        let call = Self.implicitCall(&h)
+        _ = h.play(call, .capture)
+        _ = h.play(call)
+        #expect(Self.switches(h.log).isEmpty, "not yet: its streams may still come and go")
+        #expect(h.log.contains(.recheckHeadsets(after: PolicyEngine.headsetCallSettleTime)))
+        h.advance(by: PolicyEngine.headsetCallSettleTime)
+        #expect(Self.switches(h.send(.headsetRecheckDue)) == [.call])
+    }
+
+    @Test func aBrowserThatOpensAndClosesItsCallStreamsSwitchesOnceTheyStay() {
+        var h = Self.headsetOn()
+        let call = Self.implicitCall(&h)
+        for _ in 0..<3 {
+            // Open both, close both a moment later (Firefox as a call starts).
+            let capture = h.play(call, .capture)
+            let playback = h.play(call)
+            h.advance(by: .milliseconds(150))
+            h.send(.streamStopped(capture))
+            h.send(.streamStopped(playback))
+            h.advance(by: .milliseconds(100))
+            h.send(.headsetRecheckDue)
+        }
+        #expect(Self.switches(h.log).isEmpty, "no switch for streams that did not stay")
+        _ = h.play(call, .capture)
+        _ = h.play(call)
+        h.advance(by: PolicyEngine.headsetCallSettleTime)
+        h.send(.headsetRecheckDue)
+        #expect(Self.switches(h.log) == [.call], "one switch, once the call's streams stayed")
+    }
+
+    // MARK: - Reasons
+
+    @Test func aSwitchSomeoneElseMakesIsARouteConfigurationChangeForTheMusic() {
+        var h = Self.headsetOn()
+        let music = h.explicit(1, .playback)
+        h.activate(music)
+        // The user picks HFP in a mixer: nothing of ours asked for it.
+        h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
+        let arrived = h.send(.deviceAdded(Self.hfp))
+        #expect(arrived.routeReasons(music) == [.routeConfigurationChange])
+    }
+
+    // MARK: - Another switcher
+
+    @Test func whileAnotherSessionManagerSwitchesHeadsetsTheDaemonOnlyFollows() {
+        var h = Self.headsetOn()
+        h.send(.headsetsSwitchedElsewhere(true))
+        let call = h.explicit(1, .playAndRecord, mode: .voiceChat, class: .communication)
+        #expect(Self.switches(h.activate(call)).isEmpty, "WirePlumber's autoswitch does it")
+        // It goes (or turns its autoswitch off): the running call gets the headset.
+        #expect(Self.switches(h.send(.headsetsSwitchedElsewhere(false))) == [.call])
+        // It comes back mid-call: the headset is given back, it is theirs to switch.
+        #expect(Self.switches(h.send(.headsetsSwitchedElsewhere(true))) == [nil])
+    }
+
+    @Test func theSettingDecidesWhoSwitches() {
+        var daemon = PolicyConfiguration.desktop
+        daemon.headsetProfileSwitching = .daemon
+        var never = PolicyConfiguration.desktop
+        never.headsetProfileSwitching = .never
+        for (configuration, expected) in [(daemon, [HeadsetProfile?.some(.call)]), (never, [])] {
+            var h = EngineHarness(configuration)
+            h.send(.devicesEnumerated([Self.speaker, Self.mic], defaultOutput: "speaker", defaultInput: "mic"))
+            h.send(.deviceAdded(Self.a2dp))
+            h.send(.headsetProfilesChanged(device: "bt", HeadsetProfiles(canCall: true, active: .media)))
+            h.send(.headsetsSwitchedElsewhere(true))
+            let call = h.explicit(1, .playAndRecord, mode: .voiceChat, class: .communication)
+            #expect(Self.switches(h.activate(call)) == expected, "\(configuration.headsetProfileSwitching)")
+        }
+    }
+
+    @Test func aHeadsetSomeoneKeepsTakingOutOfItsCallProfileIsLeftToThemAfterTheLimit() {
+        var h = Self.headsetOn()
+        let call = h.explicit(1, .playAndRecord, mode: .voiceChat, class: .communication)
+        #expect(Self.switches(h.activate(call)) == [.call])
+        var decisions: [PolicyDecision] = []
+        for _ in 0..<PolicyEngine.headsetContestLimit {
+            h.send(.headsetProfilesChanged(device: "bt", HeadsetProfiles(canCall: true, active: .call)))
+            decisions = h.send(.headsetProfilesChanged(device: "bt", HeadsetProfiles(canCall: true, active: .media)))
+        }
+        #expect(Self.switches(h.log) == [.call, .call], "switched back once, then left to them")
+        #expect(decisions.contains(.headsetProfileContested(device: "bt")))
+        #expect(Self.switches(h.send(.headsetProfilesChanged(device: "bt", HeadsetProfiles(canCall: true, active: .media)))).isEmpty)
+        // The next call starts afresh.
+        _ = h.deactivate(call)
+        h.advance(by: PolicyEngine.headsetReturnDelay)
+        h.send(.headsetRecheckDue)
+        #expect(Self.switches(h.activate(call)) == [.call])
+    }
+
+    @Test func aSwitchBackSeenOnlyInTheHeadsetsPortsIsSomeoneElses() {
+        var h = Self.headsetOn()
+        let call = h.explicit(1, .playAndRecord, mode: .voiceChat, class: .communication)
+        #expect(Self.switches(h.activate(call)) == [.call])
+        h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
+        h.send(.deviceAdded(Self.hfp))
+        // Switched back at once: the params were never read in HFP, but the ports came and went.
+        h.send(.deviceSwitchingProfile(uid: Self.hfp.uid))
+        let back = h.send(.deviceAdded(Self.a2dp))
+        #expect(Self.switches(back) == [.call], "switched back: theirs may have been a slip")
+        #expect(back.routeReasons(call) == [.routeConfigurationChange], "not a switch of ours")
     }
 }

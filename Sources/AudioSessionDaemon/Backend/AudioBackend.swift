@@ -153,6 +153,10 @@ enum BackendEvent: Sendable {
     /// The server's other clients (not the daemon's own), when they changed: who else may
     /// manage the graph.
     case peersChanged([GraphPeer])
+    /// Another session manager's setting for switching headsets to their call profile when
+    /// their microphone is captured (WirePlumber 0.5's `bluetooth.autoswitch-to-headset-profile`
+    /// in its `sm-settings` metadata); nil: none said.
+    case headsetAutoswitchChanged(Bool?)
     /// A stream plays through another session manager's role-based policy node (WirePlumber's
     /// role loopbacks, `policy.role-based.target`).
     case rolePolicySeen(stream: String, target: String)

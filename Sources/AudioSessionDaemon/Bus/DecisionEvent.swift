@@ -67,9 +67,12 @@ struct DecisionEvent {
         case .selectHeadsetProfile(let device, let profile):
             kind = "headsetProfile"
             details = ["device": .string(device), "profile": .string(profile?.wireName ?? "")]
-        case .awaitHeadsetReturn(let delay):
-            kind = "headsetReturn"
+        case .recheckHeadsets(let delay):
+            kind = "headsetRecheck"
             details = ["afterSeconds": .double(Self.seconds(delay))]
+        case .headsetProfileContested(let device):
+            kind = "headsetContested"
+            details = ["device": .string(device)]
         case .awaitProfileSwitch(let device, _, let bound):
             kind = "profileSwitch"
             details = ["device": .string(device), "boundSeconds": .double(Self.seconds(bound))]

@@ -32,11 +32,19 @@ final class HeadsetProfileEnforcement: @unchecked Sendable {
             logger.warning("\(device): no \(profile.wireName) profile to switch to")
             return
         }
+        // Asked again: someone else switched it away, and the device's params may not say so yet.
+        let again = applied[device]?.written == index
         let entry = EnforcementJournal.ProfileEntry(original: applied[device]?.original ?? current, written: index)
         applied[device] = entry
         journal.recordHeadsetProfile(entry, device: device)
-        logger.info("\(device): \(profile.wireName) profile \(index) (it had \(entry.original))")
-        if current != index { backend.selectProfile(index, ofHeadset: device) }
+        logger.info("\(device): \(profile.wireName) profile \(index) (it had \(entry.original))\(again ? ", again" : "")")
+        if current != index || again { backend.selectProfile(index, ofHeadset: device) }
+    }
+
+    /// Someone else keeps switching the headset: it is theirs, with nothing to give back.
+    func yield(_ device: String) {
+        guard applied.removeValue(forKey: device) != nil else { return }
+        journal.recordHeadsetProfile(nil, device: device)
     }
 
     /// Selects the profile the headset had again, unless its user chose another since.

@@ -34,6 +34,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private var profileSwitches = ProfileSwitchWatch()
     /// Headsets' profiles as last told (``BackendEvent/headsetProfilesChanged(device:_:)``).
     private var reportedHeadsets: [String: HeadsetProfiles?] = [:]
+    /// Another manager's headset autoswitch as last told; none: not told yet.
+    private var reportedHeadsetAutoswitch: Bool?? = .none
     /// Source nodes reported muted.
     private var mutedSources: Set<GlobalID> = []
     /// Sink nodes' volumes as last reported.
@@ -81,10 +83,12 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             reportedDataSources.removeAll()
             reportedHeadsets.removeAll()
             reportedPeers = nil
+            reportedHeadsetAutoswitch = .none
             reportedRolePolicy = false
         case .initialSyncComplete:
             // Who else manages the graph first: it decides whether we link what follows.
             reportPeers(in: snapshot)
+            reportHeadsetAutoswitch(in: snapshot)
             attached = true
             reportRolePolicy(in: snapshot)
             lastHardware = GraphHardwareReader.read(snapshot)
@@ -130,6 +134,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             forgetHeadset(named: device.name)
         case .removed(.client) where attached, .added(.metadata) where attached, .removed(.metadata) where attached:
             reportPeers(in: snapshot)
+            reportHeadsetAutoswitch(in: snapshot)
         case .added(.link(let link)) where attached:
             if !reportedRolePolicy { reportRolePolicy(link, in: snapshot) }
         case .changed(.node(let node)) where attached:
@@ -160,6 +165,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         case .levelChanged(let node, let audible) where attached:
             onEvent?(.streamAudible(StreamID(.playback, node), audible))  // meters watch playback streams
         case .metadataChanged(let name, let subject, let key, let value) where attached:
+            if name == Self.sessionManagerSettings { reportHeadsetAutoswitch(in: snapshot) }
             if name == GraphEndpoints.defaultMetadata, subject == 0, let key,
                 let direction = Self.configuredDefaultDirection(key),
                 let device = GraphEndpoints.deviceName(inMetadataValue: value)
@@ -238,6 +244,22 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         onEvent?(.peersChanged(peers))
     }
 
+    /// WirePlumber 0.5's settings metadata.
+    static let sessionManagerSettings = "sm-settings"
+
+    /// Reports what another manager's settings say of its headset autoswitch, when it changed.
+    private func reportHeadsetAutoswitch(in snapshot: GraphSnapshot) {
+        let value = snapshot.metadata[Self.sessionManagerSettings]?.value(for: "bluetooth.autoswitch-to-headset-profile")
+        let on: Bool? = switch value?.lowercased() {
+        case "true": true
+        case "false": false
+        default: nil
+        }
+        guard reportedHeadsetAutoswitch != .some(on) else { return }
+        reportedHeadsetAutoswitch = .some(on)
+        onEvent?(.headsetAutoswitchChanged(on))
+    }
+
     private func reportRolePolicy(in snapshot: GraphSnapshot) {
         for link in snapshot.links.values where !reportedRolePolicy { reportRolePolicy(link, in: snapshot) }
     }
@@ -255,11 +277,6 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     func setLinking(_ links: Bool, configuringDevicePorts: Bool) {
         linker.configuresDevicePorts = configuringDevicePorts
         if links { linker.activate(in: snapshot, attached: attached) } else { linker.deactivate(in: snapshot) }
-        if links {
-            for device in snapshot.devices.values.sorted(by: { $0.id < $1.id }) { reportHeadset(device) }
-        } else {
-            for name in reportedHeadsets.keys.sorted() { forgetHeadset(named: name) }
-        }
     }
 
     /// A stream's converter has its ports (and so its final Props) once they are configured.
@@ -523,9 +540,9 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         snapshot.devices.values.first { $0.name == name && HeadsetReading.isHeadset($0) }
     }
 
-    /// Headsets' profiles, told while ours to switch (we link: no session manager switches them).
+    /// A headset's profiles, when they changed.
     private func reportHeadset(_ device: Device) {
-        guard linker.isActive, HeadsetReading.isHeadset(device) else { return }
+        guard HeadsetReading.isHeadset(device) else { return }
         let profiles = HeadsetReading.profiles(of: device)
         guard reportedHeadsets[device.name] != profiles else { return }
         reportedHeadsets[device.name] = profiles

@@ -6,6 +6,7 @@ extension PolicyCoordinator {
         let before = coexistence.managers
         let change = coexistence.peersChanged(peers)
         if coexistence.managers != before { logger.debug("session managers: \(Self.describe(coexistence.managers))") }
+        reportHeadsetSwitchers()
         guard let change else { return }
         logger.notice("\(change.reason)")
         backend.setLinking(change.linksStreams, configuringDevicePorts: change.configuresDevicePorts)
@@ -13,6 +14,19 @@ extension PolicyCoordinator {
         // ways of being interrupted change, and one held now is muted instead (the engine).
         for id in sessions.apps.keys.sorted() { submit(.capabilitiesChanged(id, interruptionMethods(of: id))) }
         carryOut([])  // an empty step: the session API shows the new mode
+    }
+
+    func headsetAutoswitchChanged(_ on: Bool?) {
+        logger.debug("another session manager's headset autoswitch: \(on.map { $0 ? "on" : "off" } ?? "not said")")
+        coexistence.headsetAutoswitchChanged(on)
+        reportHeadsetSwitchers()
+    }
+
+    /// Tells the policy whether another session manager switches headsets' profiles.
+    private func reportHeadsetSwitchers() {
+        guard let elsewhere = coexistence.headsetSwitchingChange() else { return }
+        logger.info(elsewhere ? "another session manager switches headsets' profiles" : "no other session manager switches headsets' profiles")
+        submit(.headsetsSwitchedElsewhere(elsewhere))
     }
 
     func rolePolicySeen(stream: String, target: String) {

@@ -209,6 +209,8 @@ final class PolicyCoordinator: @unchecked Sendable {
             enforcement.volumeReported(volume, of: id)
         case .peersChanged(let peers):
             peersChanged(peers)
+        case .headsetAutoswitchChanged(let on):
+            headsetAutoswitchChanged(on)
         case .rolePolicySeen(let stream, let target):
             rolePolicySeen(stream: stream, target: target)
         }
@@ -697,8 +699,15 @@ final class PolicyCoordinator: @unchecked Sendable {
             logger.info("now playing: \(id.map { "\($0) '\(engine.snapshot(of: $0)?.label ?? "?")'" } ?? "none")")
         case .selectHeadsetProfile(let device, let profile):
             enforcement.headsetProfiles.apply(profile, to: device)
-        case .awaitHeadsetReturn(let delay):
-            _ = loop.schedule(after: delay) { [weak self] in self?.submit(.headsetReturnDue) }
+        case .recheckHeadsets(let delay):
+            _ = loop.schedule(after: delay) { [weak self] in self?.submit(.headsetRecheckDue) }
+        case .headsetProfileContested(let device):
+            enforcement.headsetProfiles.yield(device)
+            logger.warning("""
+                \(device): another program took it out of its call profile \(PolicyEngine.headsetContestLimit) times \
+                during this call; it stays as they chose until the call ends (who switches headsets: \
+                bluetooth.profile-switching in policy-rules)
+                """)
         case .awaitProfileSwitch(let device, let number, let bound):
             logger.info("\(device) is switching profile: its new ports take the old ones' place (within \(bound))")
             _ = loop.schedule(after: bound) { [weak self] in self?.submit(.profileSwitchEnded(device: device, switch: number)) }

@@ -45,6 +45,8 @@ public enum SettingKey: String, CaseIterable, Hashable, Sendable {
     case silenceUndeterminedCapture = "capture.silence-undetermined"
     /// Send `silenceSecondaryAudioHint` notifications.
     case secondaryAudioHints = "secondary-audio-hints"
+    /// `auto` | `daemon` | `never`: who switches Bluetooth headsets to their call profile.
+    case headsetProfileSwitching = "bluetooth.profile-switching"
 }
 
 /// A parsed setting value, ready to apply to a `PolicyConfiguration`.
@@ -59,6 +61,7 @@ public enum SettingValue: Hashable, Sendable {
     case integer(Int)
     case integers([Int])
     case portTypes(Set<PortType>)
+    case headsetProfileSwitching(HeadsetProfileSwitching)
 }
 
 extension SettingKey {
@@ -71,6 +74,8 @@ extension SettingKey {
             return .profile(try value.wireNamed(PolicyProfile.self, what: "profile"))
         case .equalClass:
             return .equalClass(try value.wireNamed(EqualClassRule.self, what: "equal-class rule"))
+        case .headsetProfileSwitching:
+            return .headsetProfileSwitching(try value.wireNamed(HeadsetProfileSwitching.self, what: "profile switching"))
         case .duckLevel:
             return .duckLevel(try Self.duckLevel(value))
         case .duckRamp, .unduckRamp:

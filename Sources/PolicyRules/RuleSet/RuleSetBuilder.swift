@@ -144,6 +144,7 @@ extension PolicyConfiguration {
         case (.allowedSampleRates, .integers(let rates)): hardwareLimits.allowedSampleRates = rates
         case (.silenceUndeterminedCapture, .flag(let on)): silenceUndeterminedCapture = on
         case (.secondaryAudioHints, .flag(let on)): secondaryAudioHints = on
+        case (.headsetProfileSwitching, .headsetProfileSwitching(let who)): headsetProfileSwitching = who
         default: break
         }
     }

@@ -29,6 +29,11 @@ public struct Coexistence: Hashable, Sendable {
     private var declaredServices: [Int32: Set<String>] = [:]
     /// The role-based policy conflict was reported already (once per run).
     private var rolePolicyReported = false
+    /// WirePlumber's `bluetooth.autoswitch-to-headset-profile`, as its `sm-settings` metadata
+    /// says it (0.5); nil: not said.
+    private var headsetAutoswitch: Bool?
+    /// ``othersSwitchHeadsets`` as ``headsetSwitchingChange()`` last gave it.
+    private var toldOthersSwitchHeadsets = false
 
     public init(mode: LinkingMode) {
         self.mode = mode
@@ -98,6 +103,23 @@ public struct Coexistence: Hashable, Sendable {
         linksStreams = links
         configuresDevicePorts = ports
         return LinkingChange(linksStreams: links, configuresDevicePorts: ports, reason: reason)
+    }
+
+    /// Whether another session manager switches headsets' profiles: one is there, and it did
+    /// not say that its autoswitch is off. WirePlumber 0.4 says nothing and switches for
+    /// calls; 0.5 switches for any capture of a headset's microphone unless told not to.
+    public var othersSwitchHeadsets: Bool { !managers.isEmpty && headsetAutoswitch != false }
+
+    /// What the other session manager's settings now say of its autoswitch (nil: nothing).
+    public mutating func headsetAutoswitchChanged(_ on: Bool?) {
+        headsetAutoswitch = on
+    }
+
+    /// ``othersSwitchHeadsets``, when it changed since this was last asked.
+    public mutating func headsetSwitchingChange() -> Bool? {
+        guard othersSwitchHeadsets != toldOthersSwitchHeadsets else { return nil }
+        toldOthersSwitchHeadsets = othersSwitchHeadsets
+        return othersSwitchHeadsets
     }
 
     /// The mode and what it means now, for the log and `status`.

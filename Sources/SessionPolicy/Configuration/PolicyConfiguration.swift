@@ -59,6 +59,8 @@ public struct PolicyConfiguration: Hashable, Sendable {
     public var silenceUndeterminedCapture: Bool
     /// Whether `silenceSecondaryAudioHint` notifications are sent.
     public var secondaryAudioHints: Bool
+    /// Whether the daemon switches headsets to their call profile for calls.
+    public var headsetProfileSwitching: HeadsetProfileSwitching
 
     public init(
         profile: PolicyProfile,
@@ -80,7 +82,8 @@ public struct PolicyConfiguration: Hashable, Sendable {
         hardwareArbitration: Bool = true,
         hardwareLimits: HardwareLimits = HardwareLimits(),
         silenceUndeterminedCapture: Bool = false,
-        secondaryAudioHints: Bool = true
+        secondaryAudioHints: Bool = true,
+        headsetProfileSwitching: HeadsetProfileSwitching = .auto
     ) {
         self.profile = profile
         self.priorityClasses = Dictionary(priorityClasses.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
@@ -102,6 +105,7 @@ public struct PolicyConfiguration: Hashable, Sendable {
         self.hardwareLimits = hardwareLimits
         self.silenceUndeterminedCapture = silenceUndeterminedCapture
         self.secondaryAudioHints = secondaryAudioHints
+        self.headsetProfileSwitching = headsetProfileSwitching
     }
 
     /// Desktop: calls interrupt media, notifications and navigation duck it, two music

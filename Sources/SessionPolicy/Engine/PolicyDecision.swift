@@ -52,10 +52,16 @@ public enum PolicyDecision: Hashable, Sendable {
     /// ``PolicyEvent/profileSwitchEnded(device:switch:)`` after `within`.
     case awaitProfileSwitch(device: String, switch: UInt64, within: Duration)
     /// Switch the headset (by `Port.deviceID`) to this profile; nil: give it back the profile
-    /// it had before.
+    /// it had before. The same profile again means someone else switched it away meanwhile:
+    /// switch it, whatever the device's params still say.
     case selectHeadsetProfile(device: String, HeadsetProfile?)
-    /// Send ``PolicyEvent/headsetReturnDue`` after this long.
-    case awaitHeadsetReturn(after: Duration)
+    /// Send ``PolicyEvent/headsetRecheckDue`` after this long (a call settled, or the delay
+    /// after the last call is over).
+    case recheckHeadsets(after: Duration)
+    /// Another program took the headset out of its call profile during a call
+    /// ``PolicyEngine/headsetContestLimit`` times: the daemon leaves it as they chose until the
+    /// call ends, and forgets its switch (nothing to give back: they chose).
+    case headsetProfileContested(device: String)
 
     /// The session a decision is about, if any.
     public var session: SessionID? {
@@ -68,7 +74,7 @@ public enum PolicyDecision: Hashable, Sendable {
              .inputGainChanged(let id, _):
             id
         case .setHardware, .mediaServicesLost, .mediaServicesReset, .nowPlayingChanged, .applyInputGain, .selectDataSource,
-             .awaitProfileSwitch, .selectHeadsetProfile, .awaitHeadsetReturn:
+             .awaitProfileSwitch, .selectHeadsetProfile, .recheckHeadsets, .headsetProfileContested:
             nil
         }
     }

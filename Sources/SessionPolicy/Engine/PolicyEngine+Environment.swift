@@ -50,7 +50,7 @@ extension PolicyEngine {
         ports = []
         switchingDevices = [:]
         headsets = [:]
-        appliedHeadsetProfiles = [:]  // a new server's headsets have their own profiles
+        headsetCalls.forgetHeadsets()  // a new server's headsets have their own profiles
         mutedInputs = []
         outputVolumes = [:]
         inputVolumes = [:]

@@ -67,7 +67,7 @@ extension PolicyEngine {
 
     mutating func addDevice(_ port: Port) {
         if let device = port.deviceID, let state = switchingDevices[device] {
-            return arriveWithProfile(port, stamp: state.stamp)
+            return arriveWithProfile(port, in: state)
         }
         ports.removeAll { $0.port.uid == port.uid }
         ports.append(PortRecord(port: port, available: true, lastIn: arrivalStamp(for: port)))
@@ -94,22 +94,24 @@ extension PolicyEngine {
             // Its ports were all replaced, and it switches again: a new bound from now.
             guard !wasLeaving else { return }
             state.number += 1
+            state.isOurs = takeRequestedSwitch(of: device)
             switchingDevices[device] = state
             emit(.awaitProfileSwitch(device: device, switch: state.number, within: ProfileSwitch.bound))
         } else {
             let stamp = ports.filter { $0.port.deviceID == device }.map(\.lastIn).max() ?? 0
-            switchingDevices[device] = ProfileSwitch.State(stamp: stamp, number: 1)
+            switchingDevices[device] = ProfileSwitch.State(stamp: stamp, number: 1, isOurs: takeRequestedSwitch(of: device))
             emit(.awaitProfileSwitch(device: device, switch: 1, within: ProfileSwitch.bound))
         }
     }
 
     /// A port of the new profile: it takes the leaving port's place of its direction, and the
-    /// sessions on the device hear a configuration change; nothing was unplugged, so nothing
+    /// sessions on the device hear one route change (``ProfileSwitch``); nothing was unplugged, so nothing
     /// pauses and overrides stay.
-    mutating func arriveWithProfile(_ port: Port, stamp: UInt64) {
+    mutating func arriveWithProfile(_ port: Port, in state: ProfileSwitch.State) {
         ports.removeAll { $0.port.uid == port.uid || ($0.leavingWithProfile && $0.port.deviceID == port.deviceID && $0.port.direction == port.direction) }
-        ports.append(PortRecord(port: port, available: true, lastIn: stamp))
-        rerouteAll(reason: .routeConfigurationChange, lost: [])
+        ports.append(PortRecord(port: port, available: true, lastIn: state.stamp))
+        rerouteAll(reason: state.reason, lost: [])
+        headsetPortArrived(port)
     }
 
     /// Whether a port of the session's route went with its device's profile and was not

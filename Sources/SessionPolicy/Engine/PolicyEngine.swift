@@ -49,14 +49,8 @@ public struct PolicyEngine: Sendable {
     var switchingDevices: [String: ProfileSwitch.State] = [:]
     /// Bluetooth headsets by `Port.deviceID` (``HeadsetProfiles``).
     var headsets: [String: HeadsetProfiles] = [:]
-    /// The profile each headset was switched to by ``updateHeadsetProfiles()``.
-    var appliedHeadsetProfiles: [String: HeadsetProfile] = [:]
-    /// When a session last took its calls on a headset.
-    var lastHeadsetCall: Timestamp?
-    /// A session took its calls on a headset at the last step.
-    var headsetCallRan = false
-    /// A ``PolicyDecision/awaitHeadsetReturn(after:)`` is pending.
-    var headsetReturnAwaited = false
+    /// What the engine did to headsets for calls (``updateHeadsetProfiles()``).
+    var headsetCalls = HeadsetCallState()
 
     public internal(set) var silentMode = false
     public internal(set) var screenLocked = false
@@ -118,7 +112,8 @@ public struct PolicyEngine: Sendable {
         case .deviceSwitchingProfile(let uid): beginProfileSwitch(uid)
         case .profileSwitchEnded(let device, let number): endProfileSwitch(device, switch: number)
         case .headsetProfilesChanged(let device, let profiles): changeHeadsetProfiles(device, profiles)
-        case .headsetReturnDue: headsetReturnDue()
+        case .headsetRecheckDue: headsetRecheckDue()
+        case .headsetsSwitchedElsewhere(let elsewhere): headsetCalls.switchedElsewhere = elsewhere
         case .portAvailabilityChanged(let uid, let available): changeAvailability(uid, available)
         case .portChanged(let port): changePort(port)
         case .defaultDeviceChanged(let direction, let uid): changeDefault(direction, uid)

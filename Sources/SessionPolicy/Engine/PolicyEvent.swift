@@ -57,11 +57,13 @@ public enum PolicyEvent: Hashable, Sendable {
     /// ``ProfileSwitch/bound`` after a device began to switch (``PolicyDecision/awaitProfileSwitch(device:switch:within:)``):
     /// a port of it that was not replaced is gone.
     case profileSwitchEnded(device: String, switch: UInt64)
-    /// A Bluetooth headset (by `Port.deviceID`) appeared or its profiles changed; nil: it went,
-    /// or profiles are not ours to switch (another session manager switches them).
+    /// A Bluetooth headset (by `Port.deviceID`) appeared or its profiles changed; nil: it went.
     case headsetProfilesChanged(device: String, HeadsetProfiles?)
-    /// ``PolicyEngine/headsetReturnDelay`` after the last call (``PolicyDecision/awaitHeadsetReturn(after:)``).
-    case headsetReturnDue
+    /// The time a ``PolicyDecision/recheckHeadsets(after:)`` asked for has come.
+    case headsetRecheckDue
+    /// Another session manager switches headsets' profiles (WirePlumber with its autoswitch
+    /// on), or no longer does: in ``HeadsetProfileSwitching/auto`` the daemon then does not.
+    case headsetsSwitchedElsewhere(Bool)
     /// A device route's `available` changed (jack sensing): like plug / unplug, port kept.
     case portAvailabilityChanged(uid: String, available: Bool)
     /// A known port's description changed (channels, type, name: a profile or format switch):

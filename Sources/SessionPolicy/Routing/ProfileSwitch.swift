@@ -1,8 +1,10 @@
 /// A device switching profile: a Bluetooth headset going from A2DP to HFP (or back), a card
 /// going from analog to HDMI. The old profile's nodes go and the new profile's come, while the
 /// device stays. That is no unplug: nothing pauses, and the device keeps its place in "last in
-/// wins". The sessions on it hear one route change, with the reason iOS gives for a route that
-/// changed without a plug (`routeConfigurationChange`), once the new ports are there.
+/// wins". The sessions on it hear one route change once the new ports are there: with
+/// `categoryChange` when the daemon switched it (a call's category needs the headset's
+/// microphone), else with the reason iOS gives for a route that changed without a plug
+/// (`routeConfigurationChange`).
 public enum ProfileSwitch {
     /// How long a device may take to bring its new profile's ports. bluez5 acquires the new
     /// transport first (a few hundred ms to a second and a half with real headsets); a device
@@ -18,5 +20,10 @@ public enum ProfileSwitch {
         /// headset given back its music profile) gets a bound of its own, and the last one's
         /// end (``PolicyEvent/profileSwitchEnded(device:switch:)``) no longer ends it.
         var number: UInt64
+        /// The daemon asked for this switch.
+        var isOurs: Bool
+
+        /// The reason the sessions on the device hear.
+        var reason: RouteChangeReason { isOurs ? .categoryChange : .routeConfigurationChange }
     }
 }
