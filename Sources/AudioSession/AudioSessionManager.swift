@@ -30,6 +30,10 @@ public final class AudioSessionManager: Sendable {
     /// session manager (--linking=auto)", "not linking: WirePlumber links streams (--linking=auto)".
     public func linking() async throws -> String { try await property("Linking").stringValue ?? "" }
 
+    /// Who switches Bluetooth headsets to their call profile now, and why (empty from an older
+    /// daemon).
+    public func headsetSwitching() async throws -> String { (try? await property("HeadsetSwitching").stringValue) ?? "" }
+
     /// The audio server the daemon is attached to: "PipeWire" or "PulseAudio" (empty from an
     /// older daemon).
     public func audioServer() async throws -> String { (try? await property("AudioServer").stringValue) ?? "" }

@@ -97,6 +97,87 @@ struct WirePlumberForDevicesOnlyTests {
             .map { clients[$0.property("client.id") ?? ""] ?? "client \($0.property("client.id") ?? "?")" }
     }
 
+    /// The nodes' ids, ports and links, for a failure's message.
+    static func portsAndLinks(of names: [String], in sandbox: PrivatePipeWire) -> String {
+        guard let dump = try? sandbox.dump() else { return "no dump" }
+        return names.map { name in
+            guard let node = dump.node(named: name) else { return "\(name): none" }
+            let ports = dump.ports(ofNode: node.id).map(\.id)
+            let links = dump.nodeLinks.filter { $0.output == node.id || $0.input == node.id }.map { "\($0.output)→\($0.input)" }
+            return "\(name) \(node.id) ports \(ports) links \(links)"
+        }.joined(separator: "; ")
+    }
+
+    /// WirePlumber with the drop-in, a Bluetooth headset in A2DP, the daemon on a bus, and an
+    /// implicit call (a speaker and a microphone with the `Communication` role).
+    struct HeadsetCall {
+        let sandbox: PrivatePipeWire
+        let bus: PrivateSessionBus
+        let headset: BluetoothHeadset
+        let daemon: DaemonProcess
+        let speaker: ManagedProcess
+        let microphone: ManagedProcess
+        /// The headset's profile requests before the call.
+        let requestsBefore: Int
+
+        init(_ sandbox: PrivatePipeWire) throws {
+            self.sandbox = sandbox
+            _ = try sandbox.startWirePlumber(configuration: WirePlumberForDevicesOnlyTests.dropIn, managingDevicesOnly: true)
+            headset = try sandbox.startBluetoothHeadset()
+            bus = try PrivateSessionBus()
+            daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose"], environment: bus.environment)
+            let oracle = SessionOracle(sandbox: sandbox, busAddress: bus.address)
+            var said = ""
+            try waitUntil(timeout: .seconds(10), "the daemon says it switches headsets (it says '\(said)')") {
+                said = (try? oracle.status()["headsetSwitching"] as? String) ?? ""
+                return said.hasPrefix("switched by audiosessiond for calls")
+            }
+            requestsBefore = headset.profileRequests.count
+            let tone = try sandbox.testTone()
+            speaker = try sandbox.play(role: "Communication", file: tone, extraArguments: ["-P", "{ node.name = call }"])
+            microphone = try sandbox.spawn(
+                "pw-record", ["--media-role", "Communication", "-P", "{ node.name = call-mic }", "/dev/null"])
+            try waitUntil(timeout: .seconds(10), "the headset is in HFP for the call (its profiles: \(headset.profileChanges))") {
+                headset.activeProfile.map { BluetoothHeadset.Profile.headsetHeadUnit.matches($0) } == true
+            }
+        }
+    }
+
+    /// Beside WirePlumber with the drop-in (its autoswitch off, as its `sm-settings` say), the
+    /// daemon says it switches headsets, and a call takes the headset to HFP and back, switched
+    /// by the daemon alone, never saved as the user's choice.
+    @Test func besideWirePlumberWithItsAutoswitchOffTheDaemonSwitchesAHeadsetForACall() throws {
+        let sandbox = try sandbox()
+        defer { sandbox.stop() }
+        let call = try HeadsetCall(sandbox)
+        defer { call.bus.stop() }
+        call.speaker.terminate()
+        call.microphone.terminate()
+        try waitUntil(timeout: .seconds(15), "the headset is back in A2DP (its profiles: \(call.headset.profileChanges)); log:\n\(call.daemon.log)") {
+            call.headset.activeProfile.map { BluetoothHeadset.Profile.a2dpSink.matches($0) } == true
+        }
+        let requests = Array(call.headset.profileRequests.dropFirst(call.requestsBefore))
+        #expect(requests.count == 2 && requests.allSatisfy { !$0.save }, "ours, to HFP and back: \(requests)")
+        #expect(try call.daemon.terminate() == 0)
+    }
+
+    /// The call records from the headset's HFP microphone beside WirePlumber as it does alone.
+    @Test(.disabled("""
+        a product bug found here: beside WirePlumber for devices only, the call's capture, linked to \
+        the headset's new HFP source as it appears, is left with no link (the daemon then sends a \
+        destroy for a link the server no longer has, again and again: 'no global N'); alone, where \
+        the daemon gives the headset's nodes their ports, it is linked (BluetoothProfileTests)
+        """))
+    func besideWirePlumberTheCallRecordsFromTheHeadset() throws {
+        let sandbox = try sandbox()
+        defer { sandbox.stop() }
+        let call = try HeadsetCall(sandbox)
+        defer { call.bus.stop() }
+        try waitUntil(timeout: .seconds(10), "the call records from the headset (\(Self.portsAndLinks(of: [call.headset.sourceName, call.headset.sinkName, "call-mic", "call"], in: sandbox))); log:\n\(call.daemon.log)") {
+            try sandbox.linkedDevices(of: "call-mic") == [call.headset.sourceName]
+        }
+    }
+
     @Test func theDaemonLinksAndChoosesTheDefaultsWhileWirePlumberKeepsTheDevices() throws {
         let sandbox = try sandbox()
         defer { sandbox.stop() }

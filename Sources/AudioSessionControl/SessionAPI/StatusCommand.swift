@@ -19,6 +19,7 @@ struct StatusCommand: AsyncParsableCommand {
             defer { manager.close() }
             let silent = try await manager.silentMode()
             let linking = try await manager.linking()
+            let headsets = try await manager.headsetSwitching()
             let server = try await manager.audioServer()
             let route = try await manager.currentRoute()
             let clock = try await manager.graphClock()
@@ -27,6 +28,7 @@ struct StatusCommand: AsyncParsableCommand {
                 var object: [String: Any] = [
                     "silentMode": silent,
                     "linking": linking,
+                    "headsetSwitching": headsets,
                     "audioServer": server,
                     "currentRoute": ["inputs": route.inputs.map(Self.port), "outputs": route.outputs.map(Self.port)],
                     "sessions": sessions.map { $0.mapValues(JSONValues.object) },
@@ -40,7 +42,8 @@ struct StatusCommand: AsyncParsableCommand {
                 }
                 print(JSONValues.line(object))
             } else {
-                print(Self.table(sessions: sessions, silent: silent, server: server, linking: linking, route: route, clock: clock))
+                print(Self.table(
+                    sessions: sessions, silent: silent, server: server, linking: linking, headsets: headsets, route: route, clock: clock))
             }
         }
     }
@@ -69,7 +72,8 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     static func table(
-        sessions: [[String: BusValue]], silent: Bool, server: String = "", linking: String = "", route: RouteDescription,
+        sessions: [[String: BusValue]], silent: Bool, server: String = "", linking: String = "", headsets: String = "",
+        route: RouteDescription,
         clock: GraphClock? = nil
     ) -> String {
         var lines = [
@@ -77,6 +81,7 @@ struct StatusCommand: AsyncParsableCommand {
             "hardware: \(clock.map(describe) ?? "unknown (an older daemon)")",
             "silent mode: \(silent ? "on" : "off")",
             "linking: \(linking.isEmpty ? "unknown (an older daemon)" : linking)",
+            "headsets: \(headsets.isEmpty ? "unknown (an older daemon)" : headsets)",
             "route: out \(route.outputs.map(\.description).joined(separator: ", ")) · in \(route.inputs.map(\.description).joined(separator: ", "))",
             "now playing: " + (nowPlaying(in: sessions).map {
                 "\($0["id"]?.uint64Value.map(String.init) ?? "?") \(app($0)) (media keys go there)"

@@ -92,6 +92,9 @@ protocol AudioBackend: AnyObject {
     /// Why this backend never links streams (the server routes every stream itself), or nil
     /// where linking follows ``Coexistence``.
     var routesItself: String? { get }
+    /// Why this backend never switches headsets' profiles (the server does it itself), or nil
+    /// where the policy decides (``PolicyEngine/headsetSwitching``).
+    var switchesHeadsetsItself: String? { get }
 }
 
 extension AudioBackend {
@@ -99,6 +102,7 @@ extension AudioBackend {
     func profileIndex(_ profile: HeadsetProfile, ofHeadset device: String) -> Int? { nil }
     func selectProfile(_ index: Int, ofHeadset device: String) {}
     var routesItself: String? { nil }
+    var switchesHeadsetsItself: String? { nil }
     var holdsWaiting: Bool { false }
 }
 

@@ -16,6 +16,7 @@ extension SessionService {
         return [
             "SilentMode": .bool(silentMode),
             "Linking": .string(coordinator.linkingReason),
+            "HeadsetSwitching": .string(coordinator.headsetSwitching),
             "AudioServer": .string(audioServer),
             "CurrentRoute": WireValues.route(route),
             "AvailableInputs": WireValues.ports(ports.filter { $0.direction == .input }),

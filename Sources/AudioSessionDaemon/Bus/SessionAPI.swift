@@ -31,6 +31,7 @@ enum SessionAPI {
         properties: [
             BusProperty("SilentMode", "b"),
             BusProperty("Linking", "s"),
+            BusProperty("HeadsetSwitching", "s"),
             BusProperty("AudioServer", "s"),
             BusProperty("CurrentRoute", route),
             BusProperty("AvailableInputs", "a\(port)"),

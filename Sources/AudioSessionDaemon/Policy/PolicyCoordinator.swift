@@ -114,6 +114,8 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     /// Who links streams to devices, and why: the server itself, or us per ``coexistence``.
     var linkingReason: String { backend.routesItself ?? coexistence.reason }
+    /// Who switches headsets' profiles, and why.
+    var headsetSwitching: String { backend.switchesHeadsetsItself ?? engine.headsetSwitching }
 
     // MARK: - Events from the backend
 

@@ -587,6 +587,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     func setLinking(_ links: Bool, configuringDevicePorts: Bool) {}
 
     var routesItself: String? { "PulseAudio routes streams itself" }
+    var switchesHeadsetsItself: String? { "PulseAudio switches them itself (module-bluetooth-policy)" }
 
     // MARK: - Exit
 

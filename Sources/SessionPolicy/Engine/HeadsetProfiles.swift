@@ -86,6 +86,18 @@ extension PolicyEngine {
         }
     }
 
+    /// Who switches headsets' profiles now, and why: `status` shows it.
+    public var headsetSwitching: String {
+        let setting = "bluetooth.profile-switching = \(configuration.headsetProfileSwitching.wireName)"
+        switch configuration.headsetProfileSwitching {
+        case .never: return "never switched by audiosessiond (\(setting))"
+        case .daemon: return "switched by audiosessiond for calls (\(setting))"
+        case .auto where headsetCalls.switchedElsewhere:
+            return "switched by another session manager; audiosessiond follows (\(setting))"
+        case .auto: return "switched by audiosessiond for calls: no other session manager switches them (\(setting))"
+        }
+    }
+
     mutating func changeHeadsetProfiles(_ device: String, _ profiles: HeadsetProfiles?) {
         headsets[device] = profiles
         guard let active = profiles?.active else { return }

@@ -32,13 +32,14 @@ struct SessionOracle {
             logDirectory: sandbox.logDirectory)
     }
 
+    /// The whole of `status --json`.
+    func status() throws -> [String: Any] {
+        let output = try ctl(["status", "--json"])
+        return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]
+    }
+
     func sessions() throws -> [Session] {
-        let output = try ManagedProcess.run(
-            DaemonProcess.path(of: "audiosessionctl"), ["status", "--json"],
-            environment: sandbox.environment.merging(["DBUS_SESSION_BUS_ADDRESS": busAddress]) { $1 },
-            logDirectory: sandbox.logDirectory)
-        let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
-        return (object?["sessions"] as? [[String: Any]] ?? []).map(Session.init)
+        (try status()["sessions"] as? [[String: Any]] ?? []).map(Session.init)
     }
 
     /// The session of the app whose topmost process (of its own executable) is `pid`.
