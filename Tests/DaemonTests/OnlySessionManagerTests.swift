@@ -163,10 +163,11 @@ struct WirePlumberForDevicesOnlyTests {
 
     /// The call records from the headset's HFP microphone beside WirePlumber as it does alone.
     @Test(.disabled("""
-        a product bug found here: beside WirePlumber for devices only, the call's capture, linked to \
-        the headset's new HFP source as it appears, is left with no link (the daemon then sends a \
-        destroy for a link the server no longer has, again and again: 'no global N'); alone, where \
-        the daemon gives the headset's nodes their ports, it is linked (BluetoothProfileTests)
+        not yet: beside WirePlumber 0.5 for devices only the sandbox headset's HFP source keeps only \
+        its first input port (WirePlumber gives the HFP sink its DSP ports, not this source), so \
+        there is no output port to record from; and WirePlumber 0.5 puts a real headset's HFP \
+        microphone behind its stand-in loopback source, which the daemon does not link captures to \
+        yet (docs/routes.md, Calls take the headset's microphone)
         """))
     func besideWirePlumberTheCallRecordsFromTheHeadset() throws {
         let sandbox = try sandbox()
