@@ -12,9 +12,10 @@ import Foundation
 /// of the same `node.name` and a mono 16 kHz `Audio/Source` (``sourceName``), 8 kHz in the
 /// CVSD variant; `off` none. A switch
 /// destroys the old profile's nodes, then creates the new ones, and toggles the param SERIAL
-/// bits, as bluez5 does; the device itself stays. The nodes are `support.null-audio-sink`
-/// adapters created by the helper (`device.id` = this device, `object.linger = false`): they
-/// go away with it.
+/// bits, as bluez5 does; the device itself stays. The nodes are adapters created by the helper
+/// (`device.id` = this device, `object.linger = false`): they go away with it. Sinks are null
+/// sinks; sources are test sources playing a quiet tone, with output ports as a microphone's (a
+/// null sink typed as a source has none once WirePlumber 0.5 configures it as one).
 ///
 /// A client switches with `SetParam Profile { index, save }` (``profileRequests`` lists what
 /// it asked); ``switchProfile(to:)`` makes the device switch by itself, with no request, as a
@@ -601,7 +602,7 @@ static const struct pw_proxy_events node_events = {
 
 /* DSP ports, as a session manager gives a device node; PipeWire 1.x does not do it by itself
  * from adapter.auto-port-config. Then unity volumes: 1.4's first volume write is dropped. */
-static void configure_ports(struct pw_proxy *node, uint32_t rate, uint32_t channels) {
+static void configure_ports(struct pw_proxy *node, uint32_t rate, uint32_t channels, bool sink) {
     uint8_t buffer[1024];
     struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
     struct spa_audio_info_raw info = { .format = SPA_AUDIO_FORMAT_F32P, .rate = rate, .channels = channels };
@@ -612,9 +613,9 @@ static void configure_ports(struct pw_proxy *node, uint32_t rate, uint32_t chann
     uint8_t config_buffer[1024];
     struct spa_pod_builder cb = SPA_POD_BUILDER_INIT(config_buffer, sizeof(config_buffer));
     struct spa_pod *config = spa_pod_builder_add_object(&cb, SPA_TYPE_OBJECT_ParamPortConfig, SPA_PARAM_PortConfig,
-        SPA_PARAM_PORT_CONFIG_direction, SPA_POD_Id(SPA_DIRECTION_INPUT),
+        SPA_PARAM_PORT_CONFIG_direction, SPA_POD_Id(sink ? SPA_DIRECTION_INPUT : SPA_DIRECTION_OUTPUT),
         SPA_PARAM_PORT_CONFIG_mode, SPA_POD_Id(SPA_PARAM_PORT_CONFIG_MODE_dsp),
-        SPA_PARAM_PORT_CONFIG_monitor, SPA_POD_Bool(true),
+        SPA_PARAM_PORT_CONFIG_monitor, SPA_POD_Bool(sink),
         SPA_PARAM_PORT_CONFIG_format, SPA_POD_Pod(format));
     pw_node_set_param((struct pw_node *)node, SPA_PARAM_PortConfig, 0, config);
     struct spa_pod_builder vb = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
@@ -623,17 +624,25 @@ static void configure_ports(struct pw_proxy *node, uint32_t rate, uint32_t chann
     pw_node_set_param((struct pw_node *)node, SPA_PARAM_Props, 0, volumes);
 }
 
-/* A null-audio-sink adapter named slot->name, with what every node of the headset has:
- * `device.id` names this device, and it lingers not (it goes with this client). */
+/* An adapter named slot->name, with what every node of the headset has: `device.id` names
+ * this device, and it lingers not (it goes with this client). A sink is a null sink; a source
+ * is a test source (a tone), with output ports as a real microphone's: a null sink typed as a
+ * source has only input ports once a session manager configures it as a source. */
 static void create_adapter(struct impl *d, struct node_slot *slot, struct pw_properties *props,
                            uint32_t card_device, uint32_t rate, uint32_t channels) {
-    pw_properties_set(props, PW_KEY_FACTORY_NAME, "support.null-audio-sink");
+    /* WirePlumber's internal HFP source stays a null sink: only its class matters (a test source
+     * would give itself Audio/Source), and nothing links it but WirePlumber's stand-in. */
+    const char *class = pw_properties_get(props, PW_KEY_MEDIA_CLASS);
+    bool sink = card_device == DEVICE_SINK || (class != NULL && strcmp(class, "Audio/Source/Internal") == 0);
+    pw_properties_set(props, PW_KEY_FACTORY_NAME, sink ? "support.null-audio-sink" : "audiotestsrc");
     pw_properties_set(props, PW_KEY_NODE_NAME, slot->name);
     pw_properties_set(props, PW_KEY_NODE_DESCRIPTION, d->description);
     pw_properties_set(props, PW_KEY_OBJECT_LINGER, "false");
     pw_properties_set(props, "node.pause-on-idle", "false");
     pw_properties_set(props, "audio.position", channels == 2 ? "[ FL FR ]" : "[ MONO ]");
-    pw_properties_set(props, "adapter.auto-port-config", "{ mode = dsp monitor = true position = preserve }");
+    /* A test source's own format is stereo: it is given its mono ports below instead. */
+    if (sink) pw_properties_set(props, "adapter.auto-port-config", "{ mode = dsp monitor = true position = preserve }");
+    if (!sink) pw_properties_set(props, "node.param.Props", "{ live = true volume = 0.1 }");
     pw_properties_setf(props, PW_KEY_DEVICE_ID, "%u", d->device_id);
     pw_properties_setf(props, "card.profile.device", "%u", card_device);
     pw_properties_setf(props, "audio.rate", "%u", rate);
@@ -649,7 +658,7 @@ static void create_adapter(struct impl *d, struct node_slot *slot, struct pw_pro
         return;
     }
     pw_proxy_add_listener(slot->proxy, &slot->listener, &node_events, slot);
-    if (d->configure_ports) configure_ports(slot->proxy, rate, channels);
+    if (d->configure_ports || !sink) configure_ports(slot->proxy, rate, channels, sink);
 }
 
 /* A node of the active profile, with the properties WirePlumber's bluez monitor and the
@@ -934,7 +943,7 @@ extension PrivatePipeWire {
     /// PipeWire unless `shapes` says otherwise, and WirePlumber 0.5's stand-in source with
     /// `standIn`; it stops with the sandbox. Returns once its nodes exist, with their DSP ports
     /// where the sandbox gives device nodes theirs (the helper gives them to the nodes of every
-    /// later profile too).
+    /// later profile too; its sources, test sources, always have theirs).
     public func startBluetoothHeadset(
         address: String = "00:11:22:33:44:55", description: String = "Test Headset",
         profile: BluetoothHeadset.Profile = .a2dpSink, shapes: BluetoothHeadset.Shapes? = nil, standIn: Bool = false
@@ -948,7 +957,7 @@ extension PrivatePipeWire {
         let headset = try BluetoothHeadset(
             address: address, description: description, shapes: shapes, initial: profile, standIn: standIn,
             process: spawn(binary, arguments))
-        if installation == nil || configuresDevicePorts {
+        if installation == nil || configuresPorts {
             try waitUntilHeadsetNodesHavePorts(headset.nodeNames(of: profile) + [headset.standInName].compactMap { $0 })
         }
         return headset
@@ -962,14 +971,24 @@ extension PrivatePipeWire {
         return version
     }
 
-    /// Each node has its DSP ports: an input and a monitor output per channel.
+    private func portSummary(_ names: [String]) -> String {
+        guard let dump = try? dump() else { return "no dump" }
+        return names.map { name in
+            guard let node = dump.node(named: name) else { return "\(name): none" }
+            return "\(name) \(node.mediaClass ?? "?"): \(dump.ports(ofNode: node.id).count) ports"
+        }.joined(separator: ", ")
+    }
+
+    /// Each node has its DSP ports: a sink an input and a monitor output per channel, a source an
+    /// output per channel.
     private func waitUntilHeadsetNodesHavePorts(_ names: [String]) throws {
-        try waitUntil(timeout: .seconds(5), "the Bluetooth headset's nodes \(names) have their DSP ports") {
+        try waitUntil(timeout: .seconds(5), "the Bluetooth headset's nodes \(names) have their DSP ports (now \(portSummary(names)))") {
             let dump = try dump()
             return names.allSatisfy { name in
                 guard let node = dump.node(named: name), let channels = node.property("audio.channels").flatMap(Int.init)
                 else { return false }
-                return dump.ports(ofNode: node.id).count == 2 * channels
+                let sink = node.mediaClass == "Audio/Sink" || node.mediaClass == "Audio/Source/Internal"
+                return dump.ports(ofNode: node.id).count == (sink ? 2 * channels : channels)
             }
         }
     }

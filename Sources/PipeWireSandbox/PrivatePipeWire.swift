@@ -439,6 +439,10 @@ public final class PrivatePipeWire: @unchecked Sendable {
             context.properties = {
                 default.clock.allowed-rates = [ 44100 48000 88200 96000 ]
             }
+            # A test source plays a tone: the sandbox's Bluetooth headset makes its microphones of it.
+            context.spa-libs = {
+                audiotestsrc = audiotestsrc/libspa-audiotestsrc
+            }
             context.objects = [
             \(objects.joined(separator: "\n"))
             ]

@@ -162,13 +162,7 @@ struct WirePlumberForDevicesOnlyTests {
     }
 
     /// The call records from the headset's HFP microphone beside WirePlumber as it does alone.
-    @Test(.disabled("""
-        not yet: beside WirePlumber 0.5 for devices only the sandbox headset's HFP source keeps only \
-        its first input port (WirePlumber gives the HFP sink its DSP ports, not this source), so \
-        there is no output port to record from; and WirePlumber 0.5 puts a real headset's HFP \
-        microphone behind its stand-in loopback source, which the daemon does not link captures to \
-        yet (docs/routes.md, Calls take the headset's microphone)
-        """))
+    @Test
     func besideWirePlumberTheCallRecordsFromTheHeadset() throws {
         let sandbox = try sandbox()
         defer { sandbox.stop() }
