@@ -94,6 +94,54 @@ struct WirePlumberCoexistenceTests {
         second.terminate()
     }
 
+    /// WirePlumber switches Bluetooth headsets itself (0.4 for calls, 0.5 for any capture of a
+    /// headset's microphone): the daemon says so in `status`, and a voiceChat call, which alone
+    /// it would take to HFP, leaves the headset to WirePlumber. Read through the decisions the
+    /// daemon sends in order: none switches the headset for the call.
+    @Test func wirePlumberSwitchesHeadsetsAndTheDaemonNeverDoes() throws {
+        let sandbox = try PrivatePipeWire()
+        defer { sandbox.stop() }
+        try startWirePlumber(in: sandbox)
+        let headset = try sandbox.startBluetoothHeadset()
+        let bus = try PrivateSessionBus()
+        defer { bus.stop() }
+        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose"], environment: bus.environment)
+        try daemon.waitForLog(handedOver)
+        let oracle = SessionOracle(sandbox: sandbox, busAddress: bus.address)
+        var said = ""
+        try waitUntil(timeout: .seconds(10), "the daemon says WirePlumber switches headsets (it says '\(said)')") {
+            said = (try? oracle.status()["headsetSwitching"] as? String) ?? ""
+            return said.hasPrefix("switched by another session manager")
+        }
+        let monitor = try sandbox.spawn(
+            DaemonProcess.path(of: "audiosessionctl"), ["monitor", "--json"], extraEnvironment: bus.environment)
+        defer { monitor.terminate() }
+        let requestsBefore = headset.profileRequests.count
+        let call = try sandbox.spawn(
+            DaemonProcess.path(of: "audiosessionctl"),
+            ["run", "--category", "playAndRecord", "--mode", "voiceChat", "--app", "voip", "--", "sleep", "600"],
+            extraEnvironment: bus.environment)
+        defer { call.terminate() }
+        var kinds: [String] = []
+        try waitUntil(timeout: .seconds(10), "the call is activated (decisions \(kinds))") {
+            kinds = try RealAppPolicyTests.decisions(in: monitor).map(\.kind)
+            return kinds.contains("activated")
+        }
+        // A second session's activation (refused: music ranks below a call): its decision comes
+        // after every decision of the call's (the daemon sends them in order on one connection).
+        let music = try sandbox.spawn(
+            DaemonProcess.path(of: "audiosessionctl"),
+            ["run", "--category", "playback", "--app", "player", "--", "sleep", "600"], extraEnvironment: bus.environment)
+        defer { music.terminate() }
+        try waitUntil(timeout: .seconds(10), "the music session is refused after the call (decisions \(kinds)); log:\n\(daemon.log)") {
+            kinds = try RealAppPolicyTests.decisions(in: monitor).map(\.kind)
+            return kinds.contains("failed")
+        }
+        #expect(!kinds.contains("headsetProfile"), "\(kinds)")
+        #expect(headset.profileRequests.count == requestsBefore, "\(headset.profileRequests)")
+        #expect(try daemon.terminate() == 0)
+    }
+
     /// Killed (SIGKILL) mid-call: WirePlumber's links were never touched, so the music keeps
     /// its device; the mute it could not undo is undone by the next start.
     @Test func killedMidCallItLeavesTheLinksAndTheNextStartLiftsTheMute() throws {
