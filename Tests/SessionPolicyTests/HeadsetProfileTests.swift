@@ -209,4 +209,42 @@ import Testing
         #expect(Self.switches(back) == [.call], "switched back: theirs may have been a slip")
         #expect(back.routeReasons(call) == [.routeConfigurationChange], "not a switch of ours")
     }
+
+    // MARK: - The headset's microphone while it plays music
+
+    static let offeredMic = Port(
+        uid: "bluez_card.bt:headset-input", nodeID: 0, name: "Headset microphone", type: .bluetoothHFP, direction: .input,
+        channels: 1, deviceID: "bt")
+
+    /// A headset in A2DP whose call profile has a microphone, and a USB DAC plugged after it:
+    /// the user listens on the DAC.
+    static func headsetBesideADAC() -> EngineHarness {
+        var h = EngineHarness(.desktop)
+        h.send(.devicesEnumerated([speaker, mic], defaultOutput: "speaker", defaultInput: "mic"))
+        h.send(.deviceAdded(a2dp))
+        h.send(.headsetProfilesChanged(device: "bt", HeadsetProfiles(canCall: true, active: .media, microphone: offeredMic)))
+        h.send(.deviceAdded(usb))
+        return h
+    }
+
+    @Test func theHeadsetsMicrophoneIsOfferedWhileItPlaysMusicAndChoosingItSwitchesTheHeadset() {
+        var h = Self.headsetBesideADAC()
+        let memo = h.explicit(1, .record, options: .allowBluetooth)
+        let plain = h.explicit(2, .record)
+        #expect(h.engine.availableInputs(for: memo).contains(Self.offeredMic), "offered, as iOS lists an HFP microphone")
+        #expect(!h.engine.availableInputs(for: plain).contains(Self.offeredMic), "not without allowBluetooth")
+        #expect(h.send(.setPreferredInput(plain, portUID: Self.offeredMic.uid)).failure(plain) == .badParam)
+        #expect(Self.switches(h.activate(memo)).isEmpty, "the headset is not the output its user has now")
+        #expect(Self.switches(h.send(.setPreferredInput(memo, portUID: Self.offeredMic.uid))) == [.call], "chosen: switched for it")
+        #expect(h.engine.route(for: memo)?.inputs == [Self.mic], "the built-in microphone until the switch is done")
+        h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
+        h.send(.deviceAdded(Self.hfp))
+        h.send(.deviceAdded(Self.hfpMic))
+        h.send(.headsetProfilesChanged(device: "bt", HeadsetProfiles(canCall: true, active: .call)))
+        #expect(h.engine.route(for: memo)?.inputs == [Self.hfpMic], "then the headset's")
+        #expect(!h.engine.availableInputs(for: memo).contains(Self.offeredMic), "its real microphone is listed instead")
+        _ = h.deactivate(memo)
+        h.advance(by: PolicyEngine.headsetReturnDelay)
+        #expect(Self.switches(h.send(.headsetRecheckDue)) == [nil], "given back after the delay")
+    }
 }

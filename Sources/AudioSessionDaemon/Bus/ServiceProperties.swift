@@ -8,7 +8,7 @@ extension SessionService {
     }
 
     func managerProperties(route: RouteDescription) -> [String: BusValue] {
-        managerProperties(route: route, ports: coordinator.engine.availablePorts)
+        managerProperties(route: route, ports: coordinator.engine.offeredPorts)
     }
 
     private func managerProperties(route: RouteDescription, ports: [Port]) -> [String: BusValue] {

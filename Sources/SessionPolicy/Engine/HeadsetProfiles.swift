@@ -12,10 +12,15 @@ public struct HeadsetProfiles: Hashable, Sendable {
     public var canCall: Bool
     /// Its active profile; nil when it is off or in another one.
     public var active: HeadsetProfile?
+    /// Its microphone as the call profile brings it, while it is in another profile (its card's
+    /// input route of that profile): offered to sessions as an input (``PolicyEngine``'s
+    /// headset microphones).
+    public var microphone: Port?
 
-    public init(canCall: Bool, active: HeadsetProfile?) {
+    public init(canCall: Bool, active: HeadsetProfile?, microphone: Port? = nil) {
         self.canCall = canCall
         self.active = active
+        self.microphone = microphone
     }
 }
 
@@ -170,7 +175,9 @@ extension PolicyEngine {
     /// profile ``headsetReturnDelay`` after. Costs nothing without a headset.
     mutating func updateHeadsetProfiles() {
         guard !headsets.isEmpty || !headsetCalls.applied.isEmpty else { return }
-        let calling = headsetCallRuns()
+        let callRuns = headsetCallRuns()
+        let chosen = headsetsChosenForTheirMicrophone
+        let calling = callRuns || !chosen.isEmpty
         // A call counts until the step that ended it.
         if calling || headsetCalls.callRan { headsetCalls.lastCall = now }
         headsetCalls.callRan = calling
@@ -180,7 +187,7 @@ extension PolicyEngine {
             let yielded = headsetCalls.contests[device, default: 0] >= Self.headsetContestLimit
             let able = switchesHeadsets && !yielded && (headsets[device].map { $0.canCall || $0.active == .call } ?? false)
             let applied = headsetCalls.applied[device]
-            var wanted: HeadsetProfile? = able && calling && isCurrentOutput(device) ? .call : nil
+            var wanted: HeadsetProfile? = able && (chosen.contains(device) || callRuns && isCurrentOutput(device)) ? .call : nil
             if wanted == nil, applied == .call, able, let returnsAt, now < returnsAt {
                 wanted = .call  // kept a moment: the recheck after the delay gives it back
                 recheckHeadsets(at: returnsAt)

@@ -20,7 +20,7 @@ extension PolicyEngine {
 
     func routeRequest(_ state: SessionState) -> RouteSelector.Request {
         RouteSelector.Request(
-            configuration: state.configuration, preferredInputUID: state.preferredInputUID,
+            configuration: state.configuration, preferredInputUID: resolvedPreferredInput(of: state),
             outputOverride: state.outputOverride)
     }
 
@@ -255,7 +255,7 @@ extension PolicyEngine {
             emit(.failed(id, .incompatibleCategory))
             return
         }
-        if let uid, !routeSelector().availableInputs(for: state.configuration).contains(where: { $0.uid == uid }) {
+        if let uid, !availableInputs(for: state).contains(where: { $0.uid == uid }) {
             emit(.failed(id, .badParam))
             return
         }

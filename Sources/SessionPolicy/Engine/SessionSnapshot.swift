@@ -57,11 +57,22 @@ extension PolicyEngine {
     /// Inputs a session may choose from (`availableInputs`).
     public func availableInputs(for id: SessionID) -> [Port] {
         guard let state = sessions[id] else { return [] }
-        return routeSelector().availableInputs(for: state.configuration)
+        return availableInputs(for: state)
+    }
+
+    /// The inputs the route selector offers, then the microphones of headsets in another
+    /// profile, where the session may record from a Bluetooth headset.
+    func availableInputs(for state: SessionState) -> [Port] {
+        let offered = offeredHeadsetMicrophones.filter { RouteSelector.isEligibleInput($0, state.configuration) }
+        return routeSelector().availableInputs(for: state.configuration) + (state.configuration.category.hasInput ? offered : [])
     }
 
     /// Ports available now, most recently "in" first.
     public var availablePorts: [Port] { routeSelector().ports }
+
+    /// ``availablePorts``, then the microphones of headsets in another profile (a session with
+    /// `allowBluetooth` may choose one; the headset is switched for it).
+    public var offeredPorts: [Port] { availablePorts + offeredHeadsetMicrophones }
 
     /// The route a session with no wishes gets now (last in wins): the system's route, whose
     /// devices the daemon publishes as the defaults.
