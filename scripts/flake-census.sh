@@ -65,7 +65,7 @@ for run in $(seq "$runs"); do
   status=$?
   took=$(( $(date +%s) - started ))
   failures=$(grep -cE '✘ Test .* failed' "$out/run-$run.log")
-  passed=$(grep -oE 'Test run with [0-9]+ tests' "$out/run-$run.log" | grep -oE '[0-9]+' | tail -1)
+  passed=$(grep -oE 'Test run with [0-9]+ tests?' "$out/run-$run.log" | grep -oE '[0-9]+' | tail -1)
   echo "flake-census: run $run: exit $status, ${passed:-?} tests, $failures failed, ${took} s"
   [ "$status" -eq 0 ] || failed_runs=$((failed_runs + 1))
 done

@@ -232,8 +232,10 @@ struct WirePlumberForDevicesOnlyTests {
         try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: "headphones", in: sandbox, daemon: daemon)
         let wirePlumber = try sandbox.startWirePlumber(configuration: Self.dropIn, managingDevicesOnly: true)
         try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: "headphones", in: sandbox, daemon: daemon)
-        try waitUntil(timeout: .seconds(5), "one default metadata, the daemon's") {
-            defaultMetadataOwners(in: try sandbox.dump()) == ["audiosessiond"]
+        var owners: [String] = []
+        try waitUntil(timeout: .seconds(5), "one default metadata, the daemon's (now \(owners)); log:\n\(daemon.log)") {
+            owners = defaultMetadataOwners(in: try sandbox.dump())
+            return owners == ["audiosessiond"]
         }
         wirePlumber.terminate()
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music2 }"])

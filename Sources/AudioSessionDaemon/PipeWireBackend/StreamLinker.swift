@@ -272,6 +272,12 @@ final class StreamLinker: @unchecked Sendable {
 
     private func objectRemoved(_ object: GraphObject, in snapshot: GraphSnapshot) {
         if case .link(let link) = object { linkRemoved(link, in: snapshot) }
+        // The `default` metadata went while we link: ours, withdrawn when linking was handed
+        // over and taken back before its removal was seen (it was still there to find then), or
+        // another provider's, gone. Pulse clients and mixers need one: we provide it.
+        if case .metadata(let metadata) = object, metadata.name == GraphEndpoints.defaultMetadata {
+            ensureDefaultMetadata(in: snapshot)
+        }
         guard case .node(let node) = object else { return }
         if GraphEndpoints.streamDirection(of: node) != nil {
             linked[node.id] = nil
