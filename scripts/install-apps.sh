@@ -15,8 +15,9 @@ PACKAGES=(
   mpg123 ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-pipewire sox
   # Speech: speech-dispatcher with espeak-ng (its output module and a dummy one), spd-say
   speech-dispatcher speech-dispatcher-espeak-ng espeak-ng
-  # SIP clients: two instances call each other on loopback (baresip; Twinkle's console mode)
-  baresip-core twinkle
+  # SIP clients: two instances call each other on loopback (baresip; Twinkle's console mode;
+  # linphone's console client linphonec, which opens its microphone before its speaker)
+  baresip-core twinkle linphone-cli
   # A game over SDL2: Chocolate Doom with the Freedoom data, headless (SDL's dummy video)
   chocolate-doom freedoom
   # Programs no rule names, told apart by what they do: a MIDI player (TiMidity++ over ALSA,

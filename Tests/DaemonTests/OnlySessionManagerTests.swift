@@ -88,6 +88,18 @@ struct WirePlumberForDevicesOnlyTests {
             .map { Set($0.split(whereSeparator: { "[], ".contains($0) }).map(String.init)) }
     }
 
+    /// Every metadata object and client, for a failure's message.
+    static func metadataAndClients(in sandbox: PrivatePipeWire) -> String {
+        guard let dump = try? sandbox.dump() else { return "no dump" }
+        let metadata = dump.objects.filter { $0.type == "PipeWire:Interface:Metadata" }.map {
+            "metadata \($0.id) '\($0.property("metadata.name") ?? "?")' client \($0.property("client.id") ?? "?")"
+        }
+        let clients = dump.objects.filter { $0.type == "PipeWire:Interface:Client" }.map {
+            "client \($0.id) \($0.property("application.process.binary") ?? "?")"
+        }
+        return (metadata + clients).joined(separator: ", ")
+    }
+
     /// The `default` metadata objects and the program of the client that made each.
     func defaultMetadataOwners(in dump: PipeWireDump) -> [String] {
         let clients = Dictionary(dump.objects.filter { $0.type == "PipeWire:Interface:Client" }.map {
@@ -233,7 +245,7 @@ struct WirePlumberForDevicesOnlyTests {
         let wirePlumber = try sandbox.startWirePlumber(configuration: Self.dropIn, managingDevicesOnly: true)
         try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: "headphones", in: sandbox, daemon: daemon)
         var owners: [String] = []
-        try waitUntil(timeout: .seconds(5), "one default metadata, the daemon's (now \(owners)); log:\n\(daemon.log)") {
+        try waitUntil(timeout: .seconds(5), "one default metadata, the daemon's (now \(owners); \(Self.metadataAndClients(in: sandbox))); log:\n\(daemon.log)") {
             owners = defaultMetadataOwners(in: try sandbox.dump())
             return owners == ["audiosessiond"]
         }

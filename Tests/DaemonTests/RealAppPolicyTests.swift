@@ -373,6 +373,64 @@ extension RealAppPolicyTests {
         try await rig.waitForStatus("Playing")
     }
 
+    /// The same with a third real SIP phone, linphone's console client (linphonec, mediastreamer2
+    /// over ALSA), copied under a name no rule knows. Unlike baresip and Twinkle, each end opens
+    /// its microphone before its speaker: for a moment it is a recorder, then a call. Which
+    /// stream of each end came first is printed and checked. Neither end is held by the other,
+    /// the music pauses for the call and plays again.
+    @Test func twoUnknownLinphonePhonesThatOpenTheirMicrophoneFirstAreBothHeard() async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        let (monitor, oracle, music) = try await Self.musicPlayingUnderMonitor(rig)
+        defer { monitor.terminate() }
+        let callee = try RealLinphone(name: "bob", port: 15092, autoAnswer: true, binary: "homephone", in: rig.sandbox)
+        defer { callee.stop() }
+        let caller = try RealLinphone(name: "alice", port: 15094, binary: "homephone", in: rig.sandbox)
+        defer { caller.stop() }
+        try await eventually("both phones are up: \(callee.process.output)\n\(caller.process.output)", timeout: .seconds(15)) {
+            callee.isReady && caller.isReady
+        }
+        caller.send("call sip:bob@127.0.0.1:15092")
+
+        var callSessions: Set<UInt64> = []
+        func bothEndsHeard() throws -> Bool {
+            try Self.callEndsHeard([caller.process.pid, callee.process.pid], in: rig, oracle: oracle, sessions: &callSessions)
+        }
+        try await eventually(
+            "both ends are heard; caller:\n\(caller.process.output)\ncallee:\n\(callee.process.output)\ndaemon:\n\(rig.log)",
+            timeout: .seconds(20)
+        ) { try bothEndsHeard() }
+        try await rig.waitForStatus("Paused")
+        let dump = try rig.sandbox.dump()
+        for (end, pid) in [("caller", caller.process.pid), ("callee", callee.process.pid)] {
+            let session = try #require(try oracle.session(ofProcess: pid))
+            func serial(_ node: PipeWireDump.Object) -> UInt64 { node.property("object.serial").flatMap { UInt64($0) } ?? .max }
+            let nodes = dump.nodes.filter { session.streams.contains($0.id) }.sorted { serial($0) < serial($1) }
+            let first = nodes.first
+            print("linphonec \(end): its first stream is \(first?.mediaClass ?? "?"); \(session.summary)")
+            #expect(
+                first?.mediaClass == "Stream/Input/Audio",
+                """
+                linphonec's \(end) opens its microphone first: \(session.summary); its streams by serial: \
+                \(nodes.map { "\($0.id) serial \(serial($0)) \($0.mediaClass ?? "")" })
+                caller's sound devices:\n\(caller.audioLog)\ncallee's:\n\(callee.audioLog)\ndaemon:\n\(rig.log)
+                """)
+            #expect(session.classifiedBy == "call" && session.category == "playAndRecord", "\(session.summary)")
+        }
+        for _ in 1...10 {
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(try bothEndsHeard(), "every stream of both ends is linked and neither session is interrupted")
+        }
+        let decisions = try Self.decisions(in: monitor)
+        #expect(decisions.contains { $0.session == music.id && $0.kind == "interruptionBegan" }, "the call held the music")
+        let held = decisions.filter { callSessions.contains($0.session) && $0.kind == "interruptionBegan" }
+        #expect(held.isEmpty, "an end of the call was held: \(held); daemon:\n\(rig.log)")
+        caller.send("terminate")
+        caller.stop()
+        callee.stop()
+        try await rig.waitForStatus("Playing")
+    }
+
     /// Music playing, and every decision as the daemon announces it on the bus
     /// (`audiosessionctl monitor --json`, to be terminated by the caller) from the music's start.
     static func musicPlayingUnderMonitor(_ rig: Rig) async throws -> (ManagedProcess, SessionOracle, SessionOracle.Session) {

@@ -247,4 +247,58 @@ import Testing
         h.advance(by: PolicyEngine.headsetReturnDelay)
         #expect(Self.switches(h.send(.headsetRecheckDue)) == [nil], "given back after the delay")
     }
+
+    // MARK: - The music resumes once the headset is back
+
+    /// Music and a voiceChat call on the headset, the call in HFP; returns the two sessions.
+    static func musicInterruptedByAHeadsetCall(_ h: inout EngineHarness) -> (music: SessionID, call: SessionID) {
+        let music = h.explicit(1, .playback)
+        h.activate(music)
+        let call = h.explicit(2, .playAndRecord, mode: .voiceChat, class: .communication)
+        #expect(Self.switches(h.activate(call)) == [.call])
+        #expect(h.log.began(music))
+        h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
+        h.send(.deviceAdded(Self.hfp))
+        h.send(.deviceAdded(Self.hfpMic))
+        h.send(.headsetProfilesChanged(device: "bt", HeadsetProfiles(canCall: true, active: .call)))
+        return (music, call)
+    }
+
+    @Test func theMusicTheCallInterruptedResumesOnceTheHeadsetIsBackInItsMusicProfile() {
+        var h = Self.headsetOn()
+        let (music, call) = Self.musicInterruptedByAHeadsetCall(&h)
+        let ended = h.deactivate(call, notifyOthers: true)
+        #expect(ended.ended(music) == nil, "not yet: the headset is still in its call profile")
+        h.advance(by: PolicyEngine.headsetReturnDelay)
+        let back = h.send(.headsetRecheckDue)
+        #expect(Self.switches(back) == [nil])
+        #expect(back.ended(music) == nil, "not yet: the headset is switching back")
+        h.send(.sessionRemoved(call))  // its app quit after it ended the call
+        h.send(.deviceSwitchingProfile(uid: Self.hfp.uid))
+        h.send(.deviceSwitchingProfile(uid: Self.hfpMic.uid))
+        h.send(.deviceAdded(Self.a2dp))
+        let resumed = h.send(.headsetProfilesChanged(device: "bt", HeadsetProfiles(canCall: true, active: .media)))
+        #expect(resumed.ended(music) == .shouldResume, "back in A2DP: the music resumes, on the headset")
+        #expect(h.engine.route(for: music)?.outputs == [Self.a2dp])
+    }
+
+    @Test func aHeadsetThatDoesNotComeBackHoldsTheMusicNoLongerThanTheBound() {
+        var h = Self.headsetOn()
+        let (music, call) = Self.musicInterruptedByAHeadsetCall(&h)
+        _ = h.deactivate(call, notifyOthers: true)
+        h.advance(by: PolicyEngine.headsetReturnDelay)
+        #expect(Self.switches(h.send(.headsetRecheckDue)) == [nil])
+        h.advance(by: ProfileSwitch.bound)
+        #expect(h.send(.headsetRecheckDue).ended(music) == .shouldResume, "waited for no longer than the bound")
+    }
+
+    @Test func aCallThatComesBackWithinTheDelayFindsTheMusicStillInterrupted() {
+        var h = Self.headsetOn()
+        let (music, call) = Self.musicInterruptedByAHeadsetCall(&h)
+        _ = h.deactivate(call, notifyOthers: true)
+        h.advance(by: .milliseconds(400))
+        let again = h.activate(call)
+        #expect(again.ended(music) == nil && !again.began(music), "the music never resumed in between")
+        #expect(Self.switches(again).isEmpty, "the headset stayed in its call profile")
+    }
 }

@@ -36,6 +36,9 @@ struct HeadsetCallState: Sendable {
     /// When the switches we asked for were asked, by headset: its next profile switch within
     /// ``ProfileSwitch/bound`` is ours.
     var requested: [String: Timestamp] = [:]
+    /// Headsets given back their profile after a call, by when: until they report it (or
+    /// ``ProfileSwitch/bound`` passed), interruptions wait to end.
+    var returning: [String: Timestamp] = [:]
     /// Since when an implicit session has taken its calls on a headset without a break.
     var implicitCallSince: Timestamp?
     /// When a session last took its calls on a headset.
@@ -53,6 +56,7 @@ struct HeadsetCallState: Sendable {
         applied = [:]
         reached = []
         requested = [:]
+        returning = [:]
     }
 }
 
@@ -105,8 +109,22 @@ extension PolicyEngine {
 
     mutating func changeHeadsetProfiles(_ device: String, _ profiles: HeadsetProfiles?) {
         headsets[device] = profiles
+        if profiles?.active != .call, headsetCalls.returning.removeValue(forKey: device) != nil, !resumesWaitForHeadset {
+            arbitrate(cause: nil)  // back in its music profile: the music resumes on it
+        }
         guard let active = profiles?.active else { return }
         if active == .call { reachedCallProfile(device) } else { leftCallProfile(device) }
+    }
+
+    /// Whether interruptions wait to end because a headset that took a call is on its way back to
+    /// its music profile: kept ``headsetReturnDelay`` after the call, then switched (within
+    /// ``ProfileSwitch/bound``). The music the call interrupted then resumes on the headset in
+    /// good sound, not for a moment in call quality, and a call that comes back within the
+    /// delay (a browser re-opening its streams) finds it still interrupted.
+    var resumesWaitForHeadset: Bool {
+        if !headsetCalls.returning.isEmpty { return true }
+        guard headsetCalls.applied.values.contains(.call) else { return false }
+        return !contenders.contains { sessions[$0.id].map(takesHeadsetCalls) ?? false } && headsetsChosenForTheirMicrophone.isEmpty
     }
 
     /// A port of a headset came with a profile switch: what its type says of the profile is
@@ -174,7 +192,13 @@ extension PolicyEngine {
     /// Switches headsets to their call profile while a call wants it, and gives them back their
     /// profile ``headsetReturnDelay`` after. Costs nothing without a headset.
     mutating func updateHeadsetProfiles() {
-        guard !headsets.isEmpty || !headsetCalls.applied.isEmpty else { return }
+        guard !headsets.isEmpty || !headsetCalls.applied.isEmpty || !headsetCalls.returning.isEmpty else { return }
+        let held = resumesWaitForHeadset
+        defer { if held && !resumesWaitForHeadset { arbitrate(cause: nil) } }
+        // A headset that did not come back within the bound is waited for no longer.
+        for (device, since) in headsetCalls.returning where now >= since.advanced(by: ProfileSwitch.bound) {
+            headsetCalls.returning[device] = nil
+        }
         let callRuns = headsetCallRuns()
         let chosen = headsetsChosenForTheirMicrophone
         let calling = callRuns || !chosen.isEmpty
@@ -197,6 +221,12 @@ extension PolicyEngine {
             headsetCalls.reached.remove(device)
             // The switch that follows is ours (a route change for the category's sake).
             if (headsets[device]?.active == .call) != (wanted == .call) { headsetCalls.requested[device] = now }
+            if wanted == nil, headsets[device]?.active == .call {
+                headsetCalls.returning[device] = now
+                recheckHeadsets(at: now.advanced(by: ProfileSwitch.bound))
+            } else {
+                headsetCalls.returning[device] = nil
+            }
             emit(.selectHeadsetProfile(device: device, wanted))
         }
     }

@@ -201,6 +201,7 @@ extension PolicyEngine {
         var severalNonMixableApps = false
         var anyWish = false
         var waiting = 0
+        let resumesWait = resumesWaitForHeadset
 
         contenders.withUnsafeMutableBufferPointer { buffer in
             for index in buffer.indices {
@@ -216,11 +217,14 @@ extension PolicyEngine {
                     } else {
                         plays = true
                     }
-                } else if interrupted || buffer[index].heldByMutedInput {
+                } else if interrupted || buffer[index].heldByMutedInput || resumesWait {
                     waiting += 1
                     // Still held, perhaps by someone else now: that one's end decides shouldResume.
                     let by = counters.interrupter(audience)
                     if interrupted && by != WalkCounters.none { buffer[index].lastBlocker = by }
+                    // Only waiting for a headset to come back: its interrupter's end was had
+                    // already (and decided shouldResume), its later removal changes nothing.
+                    if !interrupted && !buffer[index].heldByMutedInput { buffer[index].lastBlocker = WalkCounters.none }
                 } else {
                     changes.append(.end(index: index))
                     plays = buffer[index].resumesToPlay

@@ -155,12 +155,12 @@ public struct PolicyEngine: Sendable {
     /// After every event and reconfiguration: what follows from the state the step left
     /// (each costs nothing unless its inputs are in play).
     mutating func finishStep() {
+        updateHeadsetProfiles()  // first: a headset back from a call lets interruptions end
         updateMicrophoneMuteInterruptions()
         updateNowPlaying()
         updateAlertSilencing()
         updateInputGains()
         updateDataSources()
-        updateHeadsetProfiles()
     }
 
     // MARK: - Shared helpers

@@ -1,0 +1,103 @@
+import Foundation
+import PipeWireSandbox
+
+/// A third real SIP phone, linphone's console client `linphonec` (linphone-cli), on loopback:
+/// each instance has its own home and configuration file (`-c`), SIP port on 127.0.0.1 (UDP
+/// only) and RTP port, plays and records through ALSA's default device (PipeWire's ALSA plugin;
+/// mediastreamer2 calls it "ALSA Unknown: default"), and takes commands on its standard input
+/// (`call`, `terminate`, `quit`). Unlike baresip and Twinkle, it opens its microphone before its
+/// speaker.
+final class RealLinphone: @unchecked Sendable {
+    let process: ManagedProcess
+    let name: String
+    let port: Int
+    private let commands: FileHandle
+    private let logURL: URL
+
+    /// Starts linphonec as user `name` listening on 127.0.0.1:`port` (RTP on `port + 1000`),
+    /// answering every call by itself if `autoAnswer`, as the program `binary`: a copy of
+    /// linphonec under another name is a call app the rules do not know.
+    init(name: String, port: Int, autoAnswer: Bool = false, binary: String = "linphonec", in sandbox: PrivatePipeWire) throws {
+        self.name = name
+        self.port = port
+        let home = sandbox.directory.appendingPathComponent("linphone-\(name)")
+        try? FileManager.default.removeItem(at: home)
+        // Its call history and chat database (it complains at start without the directory).
+        try FileManager.default.createDirectory(
+            at: home.appendingPathComponent(".local/share/linphone"), withIntermediateDirectories: true)
+        let device = "ALSA Unknown: default"
+        let configuration = home.appendingPathComponent("linphonerc")
+        try """
+            [sip]
+            sip_port=\(port)
+            sip_tcp_port=-1
+            sip_tls_port=-1
+            contact=sip:\(name)@127.0.0.1:\(port)
+            guess_hostname=0
+            use_ipv6=0
+            default_proxy=-1
+
+            [rtp]
+            audio_rtp_port=\(port + 1000)
+            video_rtp_port=\(port + 2000)
+
+            [sound]
+            playback_dev_id=\(device)
+            ringer_dev_id=\(device)
+            capture_dev_id=\(device)
+            media_dev_id=\(device)
+            echocancellation=0
+
+            [video]
+            enabled=0
+            capture=0
+            display=0
+            automatically_initiate=0
+            automatically_accept=0
+
+            """.write(to: configuration, atomically: true, encoding: .utf8)
+        var program = "/usr/bin/linphonec"
+        if binary != "linphonec" {
+            let copy = home.appendingPathComponent(binary)
+            try FileManager.default.copyItem(atPath: program, toPath: copy.path)
+            program = copy.path
+        }
+        let fifo = home.appendingPathComponent("commands")
+        guard mkfifo(fifo.path, 0o600) == 0 else { throw SandboxError.commandFailed("mkfifo \(fifo.path): \(errno)") }
+        // Its own log (mediastreamer2 says when it opens each PCM) goes to a file, for failures.
+        logURL = home.appendingPathComponent("linphonec.log")
+        process = try sandbox.spawn(
+            "/bin/sh",
+            ["-c", "exec \"$0\" -c \"$1\" -d 5 -l \"$2\" $3 < \"$4\"", program, configuration.path, logURL.path, autoAnswer ? "-a" : "", fifo.path],
+            extraEnvironment: ["HOME": home.path])
+        // Read and write: the shell's open for reading waits for a writer, and with a reader of
+        // our own a command sent after linphonec quit stays in the pipe instead of raising
+        // SIGPIPE in the test process.
+        let descriptor = open(fifo.path, O_RDWR)
+        guard descriptor >= 0 else { throw SandboxError.commandFailed("cannot open \(fifo.path): \(errno)") }
+        commands = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    }
+
+    deinit { stop() }
+
+    /// Whether it waits for commands (its prompt), its SIP port open.
+    var isReady: Bool { process.output.contains("linphonec>") }
+
+    /// What its log says of its sound devices (each PCM it opens, with the time).
+    var audioLog: String {
+        let log = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").filter { $0.contains("alsa_open") || $0.contains("Card '") }.joined(separator: "\n")
+    }
+
+    /// Sends one command line (`call sip:bob@127.0.0.1:15094`, `terminate`, `quit`).
+    func send(_ command: String) {
+        try? commands.write(contentsOf: Data((command + "\n").utf8))
+    }
+
+    /// Quits linphonec (it hangs up and releases its devices), and stops its process.
+    func stop() {
+        guard process.isRunning else { return }
+        send("quit")
+        process.terminate()
+    }
+}
