@@ -245,7 +245,7 @@ struct WirePlumberForDevicesOnlyTests {
         let wirePlumber = try sandbox.startWirePlumber(configuration: Self.dropIn, managingDevicesOnly: true)
         try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: "headphones", in: sandbox, daemon: daemon)
         var owners: [String] = []
-        try waitUntil(timeout: .seconds(5), "one default metadata, the daemon's (now \(owners); \(Self.metadataAndClients(in: sandbox))); log:\n\(daemon.log)") {
+        try waitUntil(timeout: .seconds(5), "one default metadata, the daemon's (now \(owners); \(Self.metadataAndClients(in: sandbox)); the daemon's threads: \(daemon.threads)); log:\n\(daemon.log)") {
             owners = defaultMetadataOwners(in: try sandbox.dump())
             return owners == ["audiosessiond"]
         }

@@ -36,6 +36,20 @@ struct DaemonProcess {
 
     var log: String { process.errorOutput }
 
+    /// Each thread's name, state and where it waits in the kernel (`/proc/PID/task`), for a
+    /// failure's message: a thread of the daemon stuck where it should be polling shows there.
+    var threads: String {
+        let tasks = "/proc/\(process.pid)/task"
+        guard let ids = try? FileManager.default.contentsOfDirectory(atPath: tasks) else { return "no threads (exited?)" }
+        return ids.sorted().map { id in
+            func read(_ file: String) -> String {
+                ((try? String(contentsOfFile: "\(tasks)/\(id)/\(file)", encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            let state = read("stat").split(separator: ")").last?.split(separator: " ").first.map(String.init) ?? "?"
+            return "\(read("comm")) \(state) \(read("wchan"))"
+        }.joined(separator: "; ")
+    }
+
     /// Waits until the daemon's log has a line containing `text`, `count` times.
     func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(10)) throws {
         try waitUntil(timeout: timeout, "the daemon logs '\(text)' (\(count)x); log so far:\n\(log)") {
