@@ -92,6 +92,17 @@ struct BluetoothProfileTests {
         }
     }
 
+    /// A headset in A2DP, the last output in, with mpv's music playing on it.
+    static func headsetPlayingMusic(_ rig: Rig) async throws -> BluetoothHeadset {
+        let headset = try rig.sandbox.startBluetoothHeadset()
+        _ = try await rig.startPlayingMusic()
+        try await eventually("the music plays on the headset") {
+            let profiles = try Self.musicPlaysOn(rig)
+            return !profiles.isEmpty && profiles.allSatisfy { $0.hasPrefix("a2dp-sink") }
+        }
+        return headset
+    }
+
     /// The headset's active profile, as pw-dump shows its `Profile` param.
     static func activeProfile(of headset: BluetoothHeadset, in rig: Rig) throws -> String? {
         let device = try rig.sandbox.dump().objects.first { $0.id == headset.globalID }
@@ -105,12 +116,7 @@ struct BluetoothProfileTests {
     @Test func aCallTakesTheHeadsetToHFPAndGivesItBackAfter() async throws {
         let rig = try await Rig().ready()
         defer { rig.stop() }
-        let headset = try rig.sandbox.startBluetoothHeadset()
-        _ = try await rig.startPlayingMusic()
-        try await eventually("the music plays on the headset") {
-            let profiles = try Self.musicPlaysOn(rig)
-            return !profiles.isEmpty && profiles.allSatisfy { $0.hasPrefix("a2dp-sink") }
-        }
+        let headset = try await Self.headsetPlayingMusic(rig)
         let call = try rig.sandbox.spawn(
             DaemonProcess.path(of: "audiosessionctl"),
             ["run", "--category", "playAndRecord", "--mode", "voiceChat", "--app", "voip", "--", "pw-record", "-P", "{ node.name = voip-mic }", "/dev/null"],
@@ -170,12 +176,7 @@ struct BluetoothProfileTests {
     @Test func anImplicitCallTakesTheHeadsetToHFPAndARecorderKeepsTheBuiltInMicrophone() async throws {
         let rig = try await Rig().ready()
         defer { rig.stop() }
-        let headset = try rig.sandbox.startBluetoothHeadset()
-        _ = try await rig.startPlayingMusic()
-        try await eventually("the music plays on the headset") {
-            let profiles = try Self.musicPlaysOn(rig)
-            return !profiles.isEmpty && profiles.allSatisfy { $0.hasPrefix("a2dp-sink") }
-        }
+        let headset = try await Self.headsetPlayingMusic(rig)
         let memo = try rig.sandbox.spawn("pw-record", ["-P", "{ node.name = memo }", "/dev/null"])
         defer { memo.terminate() }
         try await rig.waitUntilLinked("memo", to: ["mic"])
