@@ -126,7 +126,7 @@ struct PreferenceTests {
         try sandbox.pipewire.waitUntilLinked("chime2", to: ["headphones"])
         // Both sound: the newer notification ducks the older (duckOthers, once its meter hears
         // it), and nothing silences either.
-        try waitUntil(timeout: .seconds(5), "the first notification is ducked by the second, not silenced") {
+        try waitUntil(timeout: .seconds(5), "the first notification is ducked by the second, not silenced (volumes now \(String(describing: try? volume(of: "chime", in: sandbox))) and \(String(describing: try? volume(of: "chime2", in: sandbox)))); log:\n\(sandbox.log)") {
             try volume(of: "chime", in: sandbox).map { abs($0 - 0.3) < 0.01 } ?? false
         }
         #expect(try volume(of: "chime2", in: sandbox) == 1, "allowed")
