@@ -375,9 +375,10 @@ extension RealAppPolicyTests {
 
     /// The same with a third real SIP phone, linphone's console client (linphonec, mediastreamer2
     /// over ALSA), copied under a name no rule knows. Unlike baresip and Twinkle, each end opens
-    /// its microphone before its speaker: for a moment it is a recorder, then a call. Which
-    /// stream of each end came first is printed and checked. Neither end is held by the other,
-    /// the music pauses for the call and plays again.
+    /// its microphone ~10 ms before its speaker: for a moment it is a recorder, then a call.
+    /// What each end opened first (its log) and which stream came first in the graph are printed
+    /// and checked. Neither end is held by the other, the music pauses for the call and plays
+    /// again.
     @Test func twoUnknownLinphonePhonesThatOpenTheirMicrophoneFirstAreBothHeard() async throws {
         let rig = try await Rig().ready()
         defer { rig.stop() }
@@ -401,22 +402,28 @@ extension RealAppPolicyTests {
             timeout: .seconds(20)
         ) { try bothEndsHeard() }
         try await rig.waitForStatus("Paused")
+        // What each end asked for first (its own log: one thread opens the microphone, then
+        // the speaker ~10 ms later), and what the daemon saw first: the graph's order (serials).
+        // The two PCMs are two PipeWire clients; a server running late registers both at once,
+        // in either order (seen on 1 end in 190; 3 in 80 with a CPU hog on both cores): so each
+        // end must ask for its microphone first, and the graph must show it first for one end
+        // at least (each end that does is a recorder for a moment before its call).
         let dump = try rig.sandbox.dump()
-        for (end, pid) in [("caller", caller.process.pid), ("callee", callee.process.pid)] {
-            let session = try #require(try oracle.session(ofProcess: pid))
+        var microphoneFirstInTheGraph = 0
+        for (end, phone) in [("caller", caller), ("callee", callee)] {
+            let session = try #require(try oracle.session(ofProcess: phone.process.pid))
             func serial(_ node: PipeWireDump.Object) -> UInt64 { node.property("object.serial").flatMap { UInt64($0) } ?? .max }
             let nodes = dump.nodes.filter { session.streams.contains($0.id) }.sorted { serial($0) < serial($1) }
-            let first = nodes.first
-            print("linphonec \(end): its first stream is \(first?.mediaClass ?? "?"); \(session.summary)")
-            #expect(
-                first?.mediaClass == "Stream/Input/Audio",
-                """
-                linphonec's \(end) opens its microphone first: \(session.summary); its streams by serial: \
-                \(nodes.map { "\($0.id) serial \(serial($0)) \($0.mediaClass ?? "")" })
-                caller's sound devices:\n\(caller.audioLog)\ncallee's:\n\(callee.audioLog)\ndaemon:\n\(rig.log)
-                """)
+            let openings = phone.openings
+            print("linphonec \(end): opens its \(openings.first ?? "?") first; its first stream is \(nodes.first?.mediaClass ?? "?"); \(session.summary)")
+            #expect(openings.first == "microphone", "linphonec's \(end) opened its microphone first: \(openings)\n\(phone.audioLog)")
+            if nodes.first?.mediaClass == "Stream/Input/Audio" { microphoneFirstInTheGraph += 1 }
             #expect(session.classifiedBy == "call" && session.category == "playAndRecord", "\(session.summary)")
+            if nodes.first?.mediaClass != "Stream/Input/Audio" {
+                print("linphonec \(end): its streams by serial \(nodes.map { "\($0.id) serial \(serial($0)) \($0.mediaClass ?? "")" })\n\(phone.audioLog)")
+            }
         }
+        #expect(microphoneFirstInTheGraph >= 1, "the microphone of an end came first in the graph; daemon:\n\(rig.log)")
         for _ in 1...10 {
             try await Task.sleep(for: .milliseconds(100))
             #expect(try bothEndsHeard(), "every stream of both ends is linked and neither session is interrupted")

@@ -89,6 +89,14 @@ final class RealLinphone: @unchecked Sendable {
         return log.split(separator: "\n").filter { $0.contains("alsa_open") || $0.contains("Card '") }.joined(separator: "\n")
     }
 
+    /// The PCMs it opened, in the order it opened them (one thread opens both): "microphone" or
+    /// "speaker".
+    var openings: [String] {
+        audioLog.split(separator: "\n").compactMap { line in
+            line.contains("alsa_open_r: opening") ? "microphone" : line.contains("alsa_open_w: opening") ? "speaker" : nil
+        }
+    }
+
     /// Sends one command line (`call sip:bob@127.0.0.1:15094`, `terminate`, `quit`).
     func send(_ command: String) {
         try? commands.write(contentsOf: Data((command + "\n").utf8))
