@@ -215,8 +215,7 @@ struct BluetoothProfileTests {
         defer { rig.stop() }
         let headset = try rig.sandbox.startBluetoothHeadset()
         let a2dp = headset.shapes.index(of: .a2dpSink)
-        let monitor = try rig.sandbox.spawn(
-            DaemonProcess.path(of: "audiosessionctl"), ["monitor", "--json"], extraEnvironment: rig.bus.environment)
+        let monitor = try DecisionMonitor(in: rig.sandbox, bus: rig.bus)
         defer { monitor.terminate() }
         let call = try rig.sandbox.spawn(
             DaemonProcess.path(of: "audiosessionctl"),
@@ -230,8 +229,8 @@ struct BluetoothProfileTests {
             }
             try rig.sandbox.run("pw-cli", ["set-param", String(headset.globalID), "Profile", "{ index: \(a2dp), save: false }"])
         }
-        try await eventually("the daemon says the headset is contested; log:\n\(rig.log)") {
-            try RealAppPolicyTests.decisions(in: monitor).contains { $0.kind == "headsetContested" }
+        try await eventually("the daemon says the headset is contested (decisions \(monitor.kinds)); log:\n\(rig.log)") {
+            monitor.kinds.contains("headsetContested")
         }
         try await eventually("the headset stays in A2DP as they chose (now \((try? Self.activeProfile(of: headset, in: rig)) ?? "?"))") {
             try Self.headset(headset, isIn: .a2dpSink, in: rig)

@@ -113,8 +113,7 @@ struct WirePlumberCoexistenceTests {
             said = (try? oracle.status()["headsetSwitching"] as? String) ?? ""
             return said.hasPrefix("switched by another session manager")
         }
-        let monitor = try sandbox.spawn(
-            DaemonProcess.path(of: "audiosessionctl"), ["monitor", "--json"], extraEnvironment: bus.environment)
+        let monitor = try DecisionMonitor(in: sandbox, bus: bus)
         defer { monitor.terminate() }
         let requestsBefore = headset.profileRequests.count
         let call = try sandbox.spawn(
@@ -124,7 +123,7 @@ struct WirePlumberCoexistenceTests {
         defer { call.terminate() }
         var kinds: [String] = []
         try waitUntil(timeout: .seconds(10), "the call is activated (decisions \(kinds))") {
-            kinds = try RealAppPolicyTests.decisions(in: monitor).map(\.kind)
+            kinds = monitor.kinds
             return kinds.contains("activated")
         }
         // A second session's activation (refused: music ranks below a call): its decision comes
@@ -134,7 +133,7 @@ struct WirePlumberCoexistenceTests {
             ["run", "--category", "playback", "--app", "player", "--", "sleep", "600"], extraEnvironment: bus.environment)
         defer { music.terminate() }
         try waitUntil(timeout: .seconds(10), "the music session is refused after the call (decisions \(kinds)); log:\n\(daemon.log)") {
-            kinds = try RealAppPolicyTests.decisions(in: monitor).map(\.kind)
+            kinds = monitor.kinds
             return kinds.contains("failed")
         }
         #expect(!kinds.contains("headsetProfile"), "\(kinds)")
