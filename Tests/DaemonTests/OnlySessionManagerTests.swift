@@ -18,7 +18,7 @@ struct OnlySessionManagerTests {
         var links: [PipeWireDump.OwnedLink] = []
         try waitUntil(
             timeout: .seconds(10),
-            "the daemon alone links '\(name)' to \(device) (links now: \(links))\(daemon.map { "\nthe daemon's log:\n\($0.log)" } ?? "")"
+            "the daemon alone links '\(name)' to \(device) (links now: \(links))\(daemon.map { "\nthe daemon's threads: \($0.stacks)\nthe daemon's log:\n\($0.log)" } ?? "")"
         ) {
             links = try sandbox.dump().ownedLinks(of: name).filter { !$0.peer.hasPrefix("audiosession-meter-") }
             return links.count == channels && links.allSatisfy { $0.owner == "audiosessiond" && $0.peer == device }
@@ -245,7 +245,7 @@ struct WirePlumberForDevicesOnlyTests {
         let wirePlumber = try sandbox.startWirePlumber(configuration: Self.dropIn, managingDevicesOnly: true)
         try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: "headphones", in: sandbox, daemon: daemon)
         var owners: [String] = []
-        try waitUntil(timeout: .seconds(5), "one default metadata, the daemon's (now \(owners); \(Self.metadataAndClients(in: sandbox)); the daemon's threads: \(daemon.threads)); log:\n\(daemon.log)") {
+        try waitUntil(timeout: .seconds(5), "one default metadata, the daemon's (now \(owners); \(Self.metadataAndClients(in: sandbox)); the daemon's threads: \(daemon.stacks)); log:\n\(daemon.log)") {
             owners = defaultMetadataOwners(in: try sandbox.dump())
             return owners == ["audiosessiond"]
         }

@@ -36,6 +36,18 @@ struct DaemonProcess {
 
     var log: String { process.errorOutput }
 
+    /// The daemon's threads (``threads``) and, where gdb is installed, their stacks: for the
+    /// message of a failure where the daemon stopped reacting.
+    var stacks: String {
+        let gdb = "/usr/bin/gdb"
+        guard FileManager.default.isExecutableFile(atPath: gdb) else { return threads + " (no gdb for their stacks)" }
+        let output = (try? ManagedProcess.run(
+            gdb, ["-p", String(process.pid), "-batch", "-ex", "thread apply all bt 30"], environment: [:],
+            logDirectory: FileManager.default.temporaryDirectory, timeout: .seconds(30))) ?? "gdb failed"
+        let frames = output.split(separator: "\n").filter { $0.hasPrefix("Thread ") || $0.hasPrefix("#") }
+        return threads + "\n" + frames.joined(separator: "\n")
+    }
+
     /// Each thread's name, state and where it waits in the kernel (`/proc/PID/task`), for a
     /// failure's message: a thread of the daemon stuck where it should be polling shows there.
     var threads: String {
