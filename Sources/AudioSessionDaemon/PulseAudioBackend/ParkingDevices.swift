@@ -44,6 +44,12 @@ final class ParkingDevices: @unchecked Sendable {
     /// Told when the server refused to move a held stream to our device (one created with
     /// `PA_STREAM_DONT_MOVE`): it is not held, and plays on.
     var refused: (StreamID) -> Void = { _ in }
+    /// Told when the last load of ours still in flight at exit has answered (and what it
+    /// loaded is unloaded): a module loaded after the daemon left would stay on the server.
+    var loadsSettled: () -> Void = {}
+
+    /// A module load of ours has not answered yet.
+    var isLoading: Bool { !loading.isEmpty }
 
     init(connection: PulseConnection, logger: Logger, willMove: @escaping (PulseStream) -> Void) {
         self.connection = connection
@@ -132,6 +138,12 @@ final class ParkingDevices: @unchecked Sendable {
 
     private func loaded(_ kind: PulseDevice.Kind, module: UInt32?) {
         loading.remove(kind)
+        if stopped {
+            // Asked for before the exit began (a server restart just before it): gone again.
+            if let module { connection.unloadModule(module) }
+            if loading.isEmpty { loadsSettled() }
+            return
+        }
         guard let module else {
             logger.error("pulse: cannot load the \(kind) held streams wait on; holds mute instead")
             return

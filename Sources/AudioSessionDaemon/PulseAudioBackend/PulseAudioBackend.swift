@@ -98,12 +98,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         default:
             break
         }
-        defer {
-            if unreported.isEmpty, let waiter = whenReported {
-                whenReported = nil
-                waiter()
-            }
-        }
+        defer { finishExitIfSettled() }
         switch event {
         case .synced:
             attached = true
@@ -616,14 +611,23 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             restoreRecords.restoreAll()
             done()
         }
-        if unreported.isEmpty { return finish() }
         whenReported = finish
+        parking.loadsSettled = { [weak self] in self?.finishExitIfSettled() }
+        if unreported.isEmpty && !parking.isLoading { return finishExitIfSettled() }
         _ = connection.schedule(after: Self.exitReportWait) { [weak self] in self?.reportWaitTimedOut() }
+    }
+
+    /// The exit's last step, once the server reported every change of ours and answered every
+    /// module load (``undoServerChanges(then:)``).
+    private func finishExitIfSettled() {
+        guard unreported.isEmpty, !parking.isLoading, let waiter = whenReported else { return }
+        whenReported = nil
+        waiter()
     }
 
     private func reportWaitTimedOut() {
         guard let waiter = whenReported else { return }
-        logger.warning("pulse: \(unreported.count) changes not reported by the server in time; putting the records back anyway")
+        logger.warning("pulse: \(unreported.count) changes not reported, \(parking.isLoading ? "a module load not answered, " : "")by the server in time; putting the records back anyway")
         whenReported = nil
         waiter()
     }
