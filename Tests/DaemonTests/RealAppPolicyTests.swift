@@ -213,10 +213,11 @@ extension RealAppPolicyTests {
         let rig = try await Rig().ready()
         defer { rig.stop() }
         _ = try await rig.startPlayingMusic()
-        let callee = try RealSIP(port: 15062, in: rig.sandbox)
+        let calleePort = LoopbackPorts.free()
+        let callee = try RealSIP(port: calleePort, in: rig.sandbox)
         defer { callee.stop() }
         try await eventually("the callee is ready: \(callee.process.output)") { callee.process.output.contains("baresip is ready") }
-        let caller = try RealSIP(port: 15064, calling: 15062, in: rig.sandbox)
+        let caller = try RealSIP(port: LoopbackPorts.free(avoiding: [calleePort]), calling: calleePort, in: rig.sandbox)
         defer { caller.stop() }
 
         // The ALSA plugin's streams carry their pid on their clients only: the daemon's sessions
@@ -290,10 +291,12 @@ extension RealAppPolicyTests {
         defer { rig.stop() }
         let (monitor, oracle, music) = try await Self.musicPlayingUnderMonitor(rig)
         defer { monitor.terminate() }
-        let callee = try RealSIP(port: 15072, binary: "softphone", in: rig.sandbox)
+        let calleePort = LoopbackPorts.free()
+        let callee = try RealSIP(port: calleePort, binary: "softphone", in: rig.sandbox)
         defer { callee.stop() }
         try await eventually("the callee is ready: \(callee.process.output)") { callee.process.output.contains("baresip is ready") }
-        let caller = try RealSIP(port: 15074, calling: 15072, binary: "softphone", in: rig.sandbox)
+        let caller = try RealSIP(
+            port: LoopbackPorts.free(avoiding: [calleePort]), calling: calleePort, binary: "softphone", in: rig.sandbox)
         defer { caller.stop() }
 
         var callSessions: Set<UInt64> = []
@@ -331,16 +334,19 @@ extension RealAppPolicyTests {
         defer { rig.stop() }
         let (monitor, oracle, music) = try await Self.musicPlayingUnderMonitor(rig)
         defer { monitor.terminate() }
-        let callee = try RealTwinkle(name: "bob", port: 15082, binary: "deskphone", in: rig.sandbox)
+        let calleePort = LoopbackPorts.free(offsets: [0, RealTwinkle.rtpOffset])
+        let callee = try RealTwinkle(name: "bob", port: calleePort, binary: "deskphone", in: rig.sandbox)
         defer { callee.stop() }
-        let caller = try RealTwinkle(name: "alice", port: 15084, binary: "deskphone", in: rig.sandbox)
+        let callerPort = LoopbackPorts.free(
+            offsets: [0, RealTwinkle.rtpOffset], avoiding: [calleePort, calleePort + RealTwinkle.rtpOffset])
+        let caller = try RealTwinkle(name: "alice", port: callerPort, binary: "deskphone", in: rig.sandbox)
         defer { caller.stop() }
         try await eventually("both phones are up: \(callee.process.output)\n\(caller.process.output)", timeout: .seconds(15)) {
             callee.process.output.contains("Twinkle>") && caller.process.output.contains("Twinkle>")
         }
         callee.send("auto_answer -a on")
         try await eventually("the callee answers by itself: \(callee.process.output)") { callee.process.output.contains("Auto answer enabled") }
-        caller.send("call sip:bob@127.0.0.1:15082")
+        caller.send("call sip:bob@127.0.0.1:\(calleePort)")
 
         var callSessions: Set<UInt64> = []
         func bothEndsHeard() throws -> Bool {
@@ -384,14 +390,17 @@ extension RealAppPolicyTests {
         defer { rig.stop() }
         let (monitor, oracle, music) = try await Self.musicPlayingUnderMonitor(rig)
         defer { monitor.terminate() }
-        let callee = try RealLinphone(name: "bob", port: 15092, autoAnswer: true, binary: "homephone", in: rig.sandbox)
+        let calleePort = LoopbackPorts.free(offsets: [0, RealLinphone.rtpOffset])
+        let callee = try RealLinphone(name: "bob", port: calleePort, autoAnswer: true, binary: "homephone", in: rig.sandbox)
         defer { callee.stop() }
-        let caller = try RealLinphone(name: "alice", port: 15094, binary: "homephone", in: rig.sandbox)
+        let callerPort = LoopbackPorts.free(
+            offsets: [0, RealLinphone.rtpOffset], avoiding: [calleePort, calleePort + RealLinphone.rtpOffset])
+        let caller = try RealLinphone(name: "alice", port: callerPort, binary: "homephone", in: rig.sandbox)
         defer { caller.stop() }
         try await eventually("both phones are up: \(callee.process.output)\n\(caller.process.output)", timeout: .seconds(15)) {
             callee.isReady && caller.isReady
         }
-        caller.send("call sip:bob@127.0.0.1:15092")
+        caller.send("call sip:bob@127.0.0.1:\(calleePort)")
 
         var callSessions: Set<UInt64> = []
         func bothEndsHeard() throws -> Bool {

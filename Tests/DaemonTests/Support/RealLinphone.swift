@@ -14,6 +14,9 @@ final class RealLinphone: @unchecked Sendable {
     private let commands: FileHandle
     private let logURL: URL
 
+    /// Its RTP port's distance from its SIP port.
+    static let rtpOffset = 1000
+
     /// Starts linphonec as user `name` listening on 127.0.0.1:`port` (RTP on `port + 1000`),
     /// answering every call by itself if `autoAnswer`, as the program `binary`: a copy of
     /// linphonec under another name is a call app the rules do not know.
@@ -38,7 +41,7 @@ final class RealLinphone: @unchecked Sendable {
             default_proxy=-1
 
             [rtp]
-            audio_rtp_port=\(port + 1000)
+            audio_rtp_port=\(port + Self.rtpOffset)
             video_rtp_port=\(port + 2000)
 
             [sound]

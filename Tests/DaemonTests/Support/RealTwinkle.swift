@@ -10,6 +10,9 @@ final class RealTwinkle: @unchecked Sendable {
     let port: Int
     private let commands: FileHandle
 
+    /// Its RTP port's distance from its SIP port.
+    static let rtpOffset = 930
+
     /// Starts Twinkle as user `name` listening on 127.0.0.1:`port` (RTP on `port + 930`), as
     /// the program `binary`: a copy of twinkle under another name is a call app the rules do not
     /// know.
@@ -25,7 +28,7 @@ final class RealTwinkle: @unchecked Sendable {
             dev_speaker=alsa:default
             dev_mic=alsa:default
             sip_udp_port=\(port)
-            rtp_port=\(port + 930)
+            rtp_port=\(port + Self.rtpOffset)
             start_user_profile=\(name)
 
             """.write(to: settings.appendingPathComponent("twinkle.sys"), atomically: true, encoding: .utf8)
