@@ -452,6 +452,10 @@ extension RealAppPolicyTests {
     static func musicPlayingUnderMonitor(_ rig: Rig) async throws -> (ManagedProcess, SessionOracle, SessionOracle.Session) {
         let monitor = try rig.sandbox.spawn(
             DaemonProcess.path(of: "audiosessionctl"), ["monitor", "--json"], extraEnvironment: rig.bus.environment)
+        // Subscribed before the music starts: a monitor still starting would miss its first decisions.
+        try await eventually("the monitor watches the daemon (it says: \(monitor.output) \(monitor.errorOutput))") {
+            monitor.output.contains("\"signal\":\"Watching\"")
+        }
         let player = try await rig.startPlayingMusic()
         let oracle = Self.oracle(rig)
         let music = try #require(try oracle.session(ofProcess: player.pid))

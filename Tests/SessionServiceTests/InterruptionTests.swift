@@ -175,6 +175,7 @@ struct InterruptionTests {
             try await session.call("Close")
             return monitor.output.contains("\"kind\":\"activated\"")
         }
+        #expect(monitor.output.split(separator: "\n").first?.contains("\"signal\":\"Watching\"") == true, "it says first that it watches")
         let line = try #require(monitor.output.split(separator: "\n").first { $0.contains("\"kind\":\"activated\"") })
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(object["signal"] as? String == "Decision")

@@ -11,7 +11,7 @@ struct MonitorCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: DaemonConnectionOptions
 
-    @Flag(help: "One JSON object per line.")
+    @Flag(help: "One JSON object per line; the first, {\"signal\": \"Watching\"}, says it is subscribed.")
     var json = false
 
     func run() async throws {
@@ -19,7 +19,8 @@ struct MonitorCommand: AsyncParsableCommand {
             let manager = try connection.manager()
             let events = try await manager.events()
             try await manager.ensureRunning()  // after subscribing: nothing between is lost
-            if !json { Self.emit("watching audiosessiond (Ctrl-C to stop)") }
+            // Once subscribed, before any decision: a script knows it misses nothing from here on.
+            Self.emit(json ? JSONValues.line(["signal": "Watching", "time": Date().timeIntervalSince1970]) : "watching audiosessiond (Ctrl-C to stop)")
             for await signal in events {
                 Self.emit(json ? Self.jsonLine(signal) : Self.text(signal))
             }
