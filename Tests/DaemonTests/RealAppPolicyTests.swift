@@ -305,24 +305,16 @@ extension RealAppPolicyTests {
         }
         try await eventually("both ends are heard; daemon:\n\(rig.log)", timeout: .seconds(20)) { try bothEndsHeard() }
         try await rig.waitForStatus("Paused")
-        // And they stay so.
-        for _ in 1...10 {
-            try await Task.sleep(for: .milliseconds(100))
-            #expect(try bothEndsHeard(), "every stream of both ends is linked and neither session is interrupted")
-        }
         for pid in [caller.process.pid, callee.process.pid] {
             let session = try #require(try oracle.session(ofProcess: pid))
             #expect(session.classifiedBy == "call" && session.category == "playAndRecord", "\(session.summary)")
         }
-        // No end was held by the other at any moment, not even while its streams were opening.
-        // (Once an end hangs up it is a call no more: what it still plays may be held.)
-        let decisions = try Self.decisions(in: monitor)
-        #expect(decisions.contains { $0.session == music.id && $0.kind == "interruptionBegan" }, "the call held the music")
-        let held = decisions.filter { callSessions.contains($0.session) && $0.kind == "interruptionBegan" }
-        #expect(held.isEmpty, "an end of the call was held: \(held); daemon:\n\(rig.log)")
-        caller.stop()
-        callee.stop()
-        try await rig.waitForStatus("Playing")
+        try await Self.expectBothEndsHeardToTheEnd(
+            rig, monitor: monitor, music: music, callSessions: callSessions, bothEndsHeard: bothEndsHeard
+        ) {
+            caller.stop()
+            callee.stop()
+        }
     }
 
     /// The same with a second real SIP phone, Twinkle (its console mode, its own audio code over
@@ -365,18 +357,13 @@ extension RealAppPolicyTests {
             print("twinkle \(end): its first stream is \(first?.mediaClass ?? "?"); \(session.summary)")
             #expect(session.classifiedBy == "call" && session.category == "playAndRecord", "\(session.summary)")
         }
-        for _ in 1...10 {
-            try await Task.sleep(for: .milliseconds(100))
-            #expect(try bothEndsHeard(), "every stream of both ends is linked and neither session is interrupted")
+        try await Self.expectBothEndsHeardToTheEnd(
+            rig, monitor: monitor, music: music, callSessions: callSessions, bothEndsHeard: bothEndsHeard
+        ) {
+            caller.send("bye")
+            caller.stop()
+            callee.stop()
         }
-        let decisions = try Self.decisions(in: monitor)
-        #expect(decisions.contains { $0.session == music.id && $0.kind == "interruptionBegan" }, "the call held the music")
-        let held = decisions.filter { callSessions.contains($0.session) && $0.kind == "interruptionBegan" }
-        #expect(held.isEmpty, "an end of the call was held: \(held); daemon:\n\(rig.log)")
-        caller.send("bye")
-        caller.stop()
-        callee.stop()
-        try await rig.waitForStatus("Playing")
     }
 
     /// The same with a third real SIP phone, linphone's console client (linphonec, mediastreamer2
@@ -433,6 +420,23 @@ extension RealAppPolicyTests {
             }
         }
         #expect(microphoneFirstInTheGraph >= 1, "the microphone of an end came first in the graph; daemon:\n\(rig.log)")
+        try await Self.expectBothEndsHeardToTheEnd(
+            rig, monitor: monitor, music: music, callSessions: callSessions, bothEndsHeard: bothEndsHeard
+        ) {
+            caller.send("terminate")
+            caller.stop()
+            callee.stop()
+        }
+    }
+
+    /// The end of a two-party call test: both ends stay heard for a second (every stream
+    /// linked, neither session interrupted), the call held the music and never one of its own
+    /// ends, not even while its streams were opening (once an end hangs up it is a call no more:
+    /// what it still plays may be held); after `hangUp` the music plays again.
+    static func expectBothEndsHeardToTheEnd(
+        _ rig: Rig, monitor: ManagedProcess, music: SessionOracle.Session, callSessions: Set<UInt64>,
+        bothEndsHeard: () throws -> Bool, hangUp: () -> Void
+    ) async throws {
         for _ in 1...10 {
             try await Task.sleep(for: .milliseconds(100))
             #expect(try bothEndsHeard(), "every stream of both ends is linked and neither session is interrupted")
@@ -441,9 +445,7 @@ extension RealAppPolicyTests {
         #expect(decisions.contains { $0.session == music.id && $0.kind == "interruptionBegan" }, "the call held the music")
         let held = decisions.filter { callSessions.contains($0.session) && $0.kind == "interruptionBegan" }
         #expect(held.isEmpty, "an end of the call was held: \(held); daemon:\n\(rig.log)")
-        caller.send("terminate")
-        caller.stop()
-        callee.stop()
+        hangUp()
         try await rig.waitForStatus("Playing")
     }
 
