@@ -12,8 +12,7 @@ import SessionPolicy
 final class DataSourceEnforcement: @unchecked Sendable {
     private struct Applied {
         var name: String
-        var original: UInt32
-        var written: UInt32
+        var selection: EnforcementJournal.DataSourceEntry
     }
 
     private unowned let backend: AudioBackend
@@ -43,11 +42,11 @@ final class DataSourceEnforcement: @unchecked Sendable {
             return
         }
         let earlier = givenBack.removeValue(forKey: name)
-        var entry = applied[device] ?? Applied(name: name, original: earlier ?? current, written: source)
-        entry.written = source
+        var entry = applied[device] ?? Applied(name: name, selection: .init(original: earlier ?? current, written: source))
+        entry.selection.written = source
         applied[device] = entry
-        journal.recordDataSource(.init(original: entry.original, written: source), device: name)
-        logger.info("\(device) '\(name)': data source \(source) (it had \(entry.original))")
+        journal.recordDataSource(entry.selection, device: name)
+        logger.info("\(device) '\(name)': data source \(source) (it had \(entry.selection.original))")
         if current != source { backend.selectDataSource(source, of: device) }
     }
 
@@ -57,12 +56,12 @@ final class DataSourceEnforcement: @unchecked Sendable {
         guard let entry = applied.removeValue(forKey: device) else { return }
         journal.recordDataSource(nil, device: entry.name)
         guard let current = backend.selectedDataSource(of: device) else { return }
-        guard current == entry.written || current == entry.original else {
+        guard entry.selection.isOursOrOnItsWayBack(current) else {
             logger.info("\(device): its user chose route \(current) since; it stays")
             return
         }
-        logger.info("\(device): data source back to \(entry.original)")
-        backend.selectDataSource(entry.original, of: device)
+        logger.info("\(device): data source back to \(entry.selection.original)")
+        backend.selectDataSource(entry.selection.original, of: device)
     }
 
     /// What the card has active now: once it is the route given back, the card says true again.
@@ -86,7 +85,7 @@ final class DataSourceEnforcement: @unchecked Sendable {
     /// Gives back what a journal says we switched, on the devices still at our route.
     func restore(_ entries: [String: EnforcementJournal.DataSourceEntry]) {
         for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
-            guard let device = backend.device(named: name), backend.selectedDataSource(of: device) == entry.written else { continue }
+            guard let device = backend.device(named: name), entry.isOurs(backend.selectedDataSource(of: device)) else { continue }
             logger.info("\(device) '\(name)': card route back to \(entry.original) (left at our \(entry.written))")
             backend.selectDataSource(entry.original, of: device)
             givenBack[name] = entry.original

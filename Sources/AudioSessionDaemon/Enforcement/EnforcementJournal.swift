@@ -38,21 +38,27 @@ struct EnforcementJournal: JournalContents {
         var written: Double
     }
 
-    /// A device's card switched to a session's data source.
-    struct DataSourceEntry: Codable, Equatable {
-        /// The route it had: given back.
-        var original: UInt32
-        /// The route we selected: given back only while it is still the active one.
-        var written: UInt32
+    /// A device switched to one of its choices (a card route, a headset profile) for a
+    /// session: the choice it had, given back, and ours. Whose the device's choice is now, ours
+    /// or its user's, is decided here, once for every kind.
+    struct Selection<Value: Codable & Equatable & Sendable>: Codable, Equatable, Sendable {
+        /// What it had: given back.
+        var original: Value
+        /// What we selected: given back only while it is still the active one.
+        var written: Value
+
+        /// Whether the device, now at `current`, is as we left it or on its way back: given
+        /// back then. Anything else is its user's choice since, and stays.
+        func isOursOrOnItsWayBack(_ current: Value) -> Bool { current == written || current == original }
+
+        /// Whether the device is still at our choice (after a crash, only that is given back).
+        func isOurs(_ current: Value?) -> Bool { current == written }
     }
 
-    /// A headset switched to a call's profile.
-    struct ProfileEntry: Codable, Equatable {
-        /// The profile it had (its `EnumProfile` index): given back.
-        var original: Int
-        /// The profile we selected: given back only while it is still the active one.
-        var written: Int
-    }
+    /// A device's card switched to a session's data source (route indices).
+    typealias DataSourceEntry = Selection<UInt32>
+    /// A headset switched to a call's profile (`EnumProfile` indices).
+    typealias ProfileEntry = Selection<Int>
 
     /// By stream (``key(of:)``).
     var streams: [String: StreamEntry] = [:]

@@ -52,7 +52,7 @@ final class HeadsetProfileEnforcement: @unchecked Sendable {
         guard let entry = applied.removeValue(forKey: device) else { return }
         journal.recordHeadsetProfile(nil, device: device)
         guard let current = backend.activeProfile(ofHeadset: device) else { return }
-        guard current == entry.written || current == entry.original else {
+        guard entry.isOursOrOnItsWayBack(current) else {
             logger.info("\(device): its user chose profile \(current) since; it stays")
             return
         }
@@ -73,7 +73,7 @@ final class HeadsetProfileEnforcement: @unchecked Sendable {
 
     /// Gives back what a journal says we switched, on the headsets still at our profile.
     func restore(_ entries: [String: EnforcementJournal.ProfileEntry]) {
-        for (device, entry) in entries.sorted(by: { $0.key < $1.key }) where backend.activeProfile(ofHeadset: device) == entry.written {
+        for (device, entry) in entries.sorted(by: { $0.key < $1.key }) where entry.isOurs(backend.activeProfile(ofHeadset: device)) {
             logger.info("\(device): profile back to \(entry.original) (left at our \(entry.written))")
             backend.selectProfile(entry.original, ofHeadset: device)
         }
