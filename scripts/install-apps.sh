@@ -23,6 +23,9 @@ PACKAGES=(
   # Programs no rule names, told apart by what they do: a MIDI player (TiMidity++ over ALSA,
   # with the freepats instruments) and a speech synthesizer that plays through ALSA itself (flite)
   timidity freepats flite
+  # A desktop music player with a GUI toolkit (Audacious, GTK; its MPRIS plugin is on by
+  # default) on a private headless X server (Xvfb); xwininfo (x11-utils) finds its window
+  audacious xvfb x11-utils
 )
 
 . "$(dirname "$0")/install-missing.sh"

@@ -625,3 +625,93 @@ enum MIDIFile {
         return Data(file + track)
     }
 }
+
+extension RealAppPolicyTests {
+    /// A desktop music player with a GUI toolkit, as a user runs it: Audacious (GTK) on a
+    /// private X server (Xvfb), playing through pipewire-pulse, its MPRIS player (its mpris2
+    /// plugin) on the private session bus. It is a media session (playback, class media, by
+    /// the rules' music players), matched to its MPRIS player; a call pauses it over MPRIS and
+    /// it plays again when the call ends; silent mode leaves it playing, heard.
+    @Test func aGUIMusicPlayerUnderXIsMediaPausedByACallAndLeftPlayingBySilentMode() async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        let oracle = Self.oracle(rig)
+        let player = try RealDesktopPlayer(playing: rig.tone, in: rig.sandbox, bus: rig.bus)
+        defer { player.stop() }
+        let busName = "org.mpris.MediaPlayer2.\(player.name)"
+        var last = ""
+        func waitForStatus(_ expected: String) async throws {
+            try await eventually("\(player.name) is \(expected) (playerctl says '\(last)'); its output:\n\(player.process.errorOutput.suffix(1500))\ndaemon:\n\(rig.log)") {
+                last = (try? player.status()) ?? "no player"
+                return last == expected
+            }
+        }
+        try await waitForStatus("Playing")
+        // Its GUI is up on the private display.
+        var windows: [String] = []
+        try await eventually("Audacious's window is on \(player.x.display) (windows: \(windows))") {
+            windows = try player.windowNames()
+            return windows.contains { $0.hasSuffix("Audacious") }
+        }
+        try await rig.waitForLog("has an MPRIS player")
+        try await rig.waitForDaemonToSee(busName, "Playing")
+
+        var found: SessionOracle.Session?
+        try await eventually("Audacious (pid \(player.process.pid)) is an active media session; daemon:\n\(rig.log)", timeout: .seconds(15)) {
+            found = try oracle.session(ofProcess: player.process.pid)
+            return found?.activity == "active" && found?.streams.isEmpty == false
+        }
+        /// Its session is active and its streams are linked to the headphones.
+        func playsToTheHeadphones() throws -> Bool {
+            guard let now = try oracle.session(ofProcess: player.process.pid), now.activity == "active", !now.streams.isEmpty
+            else { return false }
+            let dump = try rig.sandbox.dump()
+            let targets = dump.nodeLinks.filter { now.streams.contains($0.output) }.compactMap { link in dump.nodes.first { $0.id == link.input }?.name }
+            return Set(targets) == ["headphones"]
+        }
+        try await eventually("its stream plays to the headphones; daemon:\n\(rig.log)") { try playsToTheHeadphones() }
+        let session = try #require(found)
+        print("audacious: \(session.summary); windows \(windows.filter { $0.contains("Audacious") })")
+        #expect(session.category == "playback" && session.priorityClass == "media", "\(session.summary)")
+        #expect(session.classifiedBy.hasPrefix("rules"), "\(session.summary)")
+        let stream = try #require(session.streams.first)
+        let dump = try rig.sandbox.dump()
+        let node = try #require(dump.nodes.first { $0.id == stream })
+        let said = ["application.name", "application.process.binary", "media.role", "media.name"].map { "\($0)=\(node.property($0) ?? "none")" }
+        print("audacious's stream \(stream): \(said.joined(separator: " "))")
+        #expect(rig.log.contains("session#\(session.id) has an MPRIS player"), "the daemon matched its session to an MPRIS player")
+
+        // A call pauses it over MPRIS; its end plays it again.
+        let callStarted = ContinuousClock.now
+        let call = try rig.sandbox.play(role: "Communication", file: rig.tone, extraArguments: ["-P", "{ node.name = call }"])
+        try await waitForStatus("Paused")
+        let paused = ContinuousClock.now - callStarted
+        try await rig.waitForLog("confirmed Paused")
+        call.terminate()
+        let callEnded = ContinuousClock.now
+        try await waitForStatus("Playing")
+        let resumed = ContinuousClock.now - callEnded
+        let confirmed = rig.log.split(separator: "\n").first { $0.contains("confirmed Paused") }.map(String.init) ?? "?"
+        print("audacious: call spawned → Paused \(paused.formatted(.units(allowed: [.milliseconds]))) (playerctl polls); call ended → Playing \(resumed.formatted(.units(allowed: [.milliseconds]))); daemon: \(confirmed)")
+        #expect(confirmed.contains("session#\(session.id): \(busName) confirmed Paused"), "its session's MPRIS player is Audacious's: \(confirmed)")
+        #expect(!rig.log.contains("holding its streams instead"), "Audacious confirmed its pause: no fallback")
+        #expect(rig.log.contains("resuming \(busName)"), "the daemon resumed it over MPRIS")
+        try await eventually("its stream plays to the headphones again; daemon:\n\(rig.log)") { try playsToTheHeadphones() }
+
+        // Silent mode: media plays on, heard.
+        try oracle.ctl(["silent", "on"])
+        let beep = try rig.sandbox.spawn("aplay", ["-q", try rig.sandbox.testTone(seconds: 1).path])
+        var beepSession: SessionOracle.Session?
+        try await eventually("silent mode is on: a beep is silenced; daemon:\n\(rig.log)") {
+            beepSession = try oracle.session(ofProcess: beep.pid) ?? beepSession
+            return beepSession?.silenced == true
+        }
+        let after = try #require(try oracle.session(ofProcess: player.process.pid))
+        #expect(after.silenced == false && after.category == "playback", "\(after.summary)")
+        #expect(try player.status() == "Playing")
+        for id in after.streams {
+            let node = try #require(try rig.sandbox.dump().nodes.first { $0.id == id })
+            #expect(node.mute == false && node.softMute != true, "it is heard: \(node.props ?? [:])")
+        }
+    }
+}
