@@ -57,7 +57,10 @@ final class HeadsetProfileEnforcement: @unchecked Sendable {
             return
         }
         logger.info("\(device): profile back to \(entry.original)")
-        if current != entry.original { backend.selectProfile(entry.original, ofHeadset: device) }
+        // Asked even when the device says it has it already: its `Profile` param can lag its
+        // nodes (seen in a loaded census: the HFP nodes there, the param still A2DP), and a
+        // device asked for the profile it has does nothing (bluez5 leaves it alone).
+        backend.selectProfile(entry.original, ofHeadset: device)
     }
 
     /// The server is gone (a headset comes back with its own profile; the journal keeps ours).
