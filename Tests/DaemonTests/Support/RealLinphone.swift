@@ -59,14 +59,8 @@ final class RealLinphone: @unchecked Sendable {
             automatically_accept=0
 
             """.write(to: configuration, atomically: true, encoding: .utf8)
-        var program = "/usr/bin/linphonec"
-        if binary != "linphonec" {
-            let copy = home.appendingPathComponent(binary)
-            try FileManager.default.copyItem(atPath: program, toPath: copy.path)
-            program = copy.path
-        }
-        let fifo = home.appendingPathComponent("commands")
-        guard mkfifo(fifo.path, 0o600) == 0 else { throw SandboxError.commandFailed("mkfifo \(fifo.path): \(errno)") }
+        let program = try ConsolePhone.program("/usr/bin/linphonec", as: binary, in: home)
+        let fifo = try ConsolePhone.commandFIFO(in: home)
         // Its own log (mediastreamer2 says when it opens each PCM) goes to a file, for failures.
         logURL = home.appendingPathComponent("linphonec.log")
         process = try sandbox.spawn(

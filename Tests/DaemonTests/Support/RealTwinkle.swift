@@ -39,14 +39,8 @@ final class RealTwinkle: @unchecked Sendable {
             nat_public_ip=127.0.0.1
 
             """.write(to: settings.appendingPathComponent("\(name).cfg"), atomically: true, encoding: .utf8)
-        var program = "/usr/bin/twinkle"
-        if binary != "twinkle" {
-            let copy = home.appendingPathComponent(binary)
-            try FileManager.default.copyItem(atPath: program, toPath: copy.path)
-            program = copy.path
-        }
-        let fifo = home.appendingPathComponent("commands")
-        guard mkfifo(fifo.path, 0o600) == 0 else { throw SandboxError.commandFailed("mkfifo \(fifo.path): \(errno)") }
+        let program = try ConsolePhone.program("/usr/bin/twinkle", as: binary, in: home)
+        let fifo = try ConsolePhone.commandFIFO(in: home)
         process = try sandbox.spawn(
             "/bin/sh", ["-c", "exec \"$0\" -c -f \"$1\" --force < \"$2\"", program, name, fifo.path],
             extraEnvironment: ["HOME": home.path])
