@@ -120,19 +120,20 @@ struct WirePlumberForDevicesOnlyTests {
         }.joined(separator: "; ")
     }
 
-    /// WirePlumber with the drop-in, a Bluetooth headset in A2DP, the daemon on a bus, and an
-    /// implicit call (a speaker and a microphone with the `Communication` role).
+    /// WirePlumber with the drop-in, a Bluetooth headset in A2DP, the daemon on a bus, and a
+    /// call: implicit (a speaker and a microphone with the `Communication` role), or explicit
+    /// (a voiceChat session of `audiosessionctl run` recording).
     struct HeadsetCall {
         let sandbox: PrivatePipeWire
         let bus: PrivateSessionBus
         let headset: BluetoothHeadset
         let daemon: DaemonProcess
-        let speaker: ManagedProcess
+        let speaker: ManagedProcess?
         let microphone: ManagedProcess
         /// The headset's profile requests before the call.
         let requestsBefore: Int
 
-        init(_ sandbox: PrivatePipeWire) throws {
+        init(_ sandbox: PrivatePipeWire, explicit: Bool = false) throws {
             self.sandbox = sandbox
             _ = try sandbox.startWirePlumber(configuration: WirePlumberForDevicesOnlyTests.dropIn, managingDevicesOnly: true)
             headset = try sandbox.startBluetoothHeadset()
@@ -145,10 +146,19 @@ struct WirePlumberForDevicesOnlyTests {
                 return said.hasPrefix("switched by audiosessiond for calls")
             }
             requestsBefore = headset.profileRequests.count
-            let tone = try sandbox.testTone()
-            speaker = try sandbox.play(role: "Communication", file: tone, extraArguments: ["-P", "{ node.name = call }"])
-            microphone = try sandbox.spawn(
-                "pw-record", ["--media-role", "Communication", "-P", "{ node.name = call-mic }", "/dev/null"])
+            if explicit {
+                speaker = nil
+                microphone = try sandbox.spawn(
+                    DaemonProcess.path(of: "audiosessionctl"),
+                    ["run", "--category", "playAndRecord", "--mode", "voiceChat", "--app", "voip", "--",
+                     "pw-record", "-P", "{ node.name = call-mic }", "/dev/null"],
+                    extraEnvironment: bus.environment)
+            } else {
+                let tone = try sandbox.testTone()
+                speaker = try sandbox.play(role: "Communication", file: tone, extraArguments: ["-P", "{ node.name = call }"])
+                microphone = try sandbox.spawn(
+                    "pw-record", ["--media-role", "Communication", "-P", "{ node.name = call-mic }", "/dev/null"])
+            }
             try waitUntil(timeout: .seconds(10), "the headset is in HFP for the call (its profiles: \(headset.profileChanges))") {
                 headset.activeProfile.map { BluetoothHeadset.Profile.headsetHeadUnit.matches($0) } == true
             }
@@ -163,7 +173,7 @@ struct WirePlumberForDevicesOnlyTests {
         defer { sandbox.stop() }
         let call = try HeadsetCall(sandbox)
         defer { call.bus.stop() }
-        call.speaker.terminate()
+        call.speaker?.terminate()
         call.microphone.terminate()
         try waitUntil(timeout: .seconds(15), "the headset is back in A2DP (its profiles: \(call.headset.profileChanges)); log:\n\(call.daemon.log)") {
             call.headset.activeProfile.map { BluetoothHeadset.Profile.a2dpSink.matches($0) } == true
@@ -173,12 +183,13 @@ struct WirePlumberForDevicesOnlyTests {
         #expect(try call.daemon.terminate() == 0)
     }
 
-    /// The call records from the headset's HFP microphone beside WirePlumber as it does alone.
-    @Test
-    func besideWirePlumberTheCallRecordsFromTheHeadset() throws {
+    /// The call, implicit or explicit (voiceChat), records from the headset's HFP microphone
+    /// beside WirePlumber as it does alone.
+    @Test(arguments: [false, true])
+    func besideWirePlumberTheCallRecordsFromTheHeadset(explicit: Bool) throws {
         let sandbox = try sandbox()
         defer { sandbox.stop() }
-        let call = try HeadsetCall(sandbox)
+        let call = try HeadsetCall(sandbox, explicit: explicit)
         defer { call.bus.stop() }
         try waitUntil(timeout: .seconds(10), "the call records from the headset (\(Self.portsAndLinks(of: [call.headset.sourceName, call.headset.sinkName, "call-mic", "call"], in: sandbox))); log:\n\(call.daemon.log)") {
             try sandbox.linkedDevices(of: "call-mic") == [call.headset.sourceName]
