@@ -256,9 +256,17 @@ final class GraphSession: @unchecked Sendable {
         handler(true)
     }
 
+    /// Whether an error on the core means the connection is gone. libpipewire reports what
+    /// the socket said: `EPIPE` on a hang-up, but `ECONNRESET` when the read failed first (a
+    /// server killed while messages were in flight, seen on a loaded machine); either way
+    /// nothing will come any more, and the daemon must connect again.
+    static func isConnectionLoss(_ result: Int32) -> Bool {
+        [EPIPE, ECONNRESET, ECONNABORTED, ENOTCONN, ESHUTDOWN].contains(-result)
+    }
+
     func coreError(id: UInt32, seq: Int32, result: Int32, message: String) {
         if id == PW_ID_CORE {
-            if result == -EPIPE {
+            if Self.isConnectionLoss(result) {
                 connectionLost(reason: "connection closed by PipeWire (\(message))")
             } else {
                 logger.log(
