@@ -19,3 +19,23 @@ enum ConsolePhone {
         return fifo
     }
 }
+
+/// A console phone of the tests: its process, and the FIFO its commands go into.
+protocol CommandedPhone: AnyObject {
+    var process: ManagedProcess { get }
+    var commands: FileHandle { get }
+}
+
+extension CommandedPhone {
+    /// Sends one command line (`call sip:…`, `bye`, `terminate`, `quit`).
+    func send(_ command: String) {
+        try? commands.write(contentsOf: Data((command + "\n").utf8))
+    }
+
+    /// Quits the phone (it hangs up and releases its devices), and stops its process.
+    func stop() {
+        guard process.isRunning else { return }
+        send("quit")
+        process.terminate()
+    }
+}

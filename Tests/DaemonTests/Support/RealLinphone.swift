@@ -7,11 +7,11 @@ import PipeWireSandbox
 /// mediastreamer2 calls it "ALSA Unknown: default"), and takes commands on its standard input
 /// (`call`, `terminate`, `quit`). Unlike baresip and Twinkle, it opens its microphone before its
 /// speaker.
-final class RealLinphone: @unchecked Sendable {
+final class RealLinphone: CommandedPhone, @unchecked Sendable {
     let process: ManagedProcess
     let name: String
     let port: Int
-    private let commands: FileHandle
+    let commands: FileHandle
     private let logURL: URL
 
     /// Its RTP port's distance from its SIP port.
@@ -92,17 +92,5 @@ final class RealLinphone: @unchecked Sendable {
         audioLog.split(separator: "\n").compactMap { line in
             line.contains("alsa_open_r: opening") ? "microphone" : line.contains("alsa_open_w: opening") ? "speaker" : nil
         }
-    }
-
-    /// Sends one command line (`call sip:bob@127.0.0.1:15094`, `terminate`, `quit`).
-    func send(_ command: String) {
-        try? commands.write(contentsOf: Data((command + "\n").utf8))
-    }
-
-    /// Quits linphonec (it hangs up and releases its devices), and stops its process.
-    func stop() {
-        guard process.isRunning else { return }
-        send("quit")
-        process.terminate()
     }
 }

@@ -4,11 +4,11 @@ import PipeWireSandbox
 /// A second real SIP phone, Twinkle (`twinkle -c`, its command-line mode), on loopback: each
 /// instance has its own home, SIP and RTP ports, plays and records through ALSA's default device
 /// (PipeWire's ALSA plugin), and takes commands on its standard input (`call`, `answer`, `bye`).
-final class RealTwinkle: @unchecked Sendable {
+final class RealTwinkle: CommandedPhone, @unchecked Sendable {
     let process: ManagedProcess
     let name: String
     let port: Int
-    private let commands: FileHandle
+    let commands: FileHandle
 
     /// Its RTP port's distance from its SIP port.
     static let rtpOffset = 930
@@ -53,16 +53,4 @@ final class RealTwinkle: @unchecked Sendable {
     }
 
     deinit { stop() }
-
-    /// Sends one command line (`auto_answer -a on`, `call sip:b@127.0.0.1:5071`, `bye`).
-    func send(_ command: String) {
-        try? commands.write(contentsOf: Data((command + "\n").utf8))
-    }
-
-    /// Quits Twinkle (it deregisters and releases its devices), and stops its process.
-    func stop() {
-        guard process.isRunning else { return }
-        send("quit")
-        process.terminate()
-    }
 }
