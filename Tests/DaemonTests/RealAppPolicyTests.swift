@@ -299,18 +299,15 @@ extension RealAppPolicyTests {
             port: LoopbackPorts.free(avoiding: [calleePort]), calling: calleePort, binary: "softphone", in: rig.sandbox)
         defer { caller.stop() }
 
-        var callSessions: Set<UInt64> = []
-        func bothEndsHeard() throws -> Bool {
-            try Self.callEndsHeard([caller.process.pid, callee.process.pid], in: rig, oracle: oracle, sessions: &callSessions)
-        }
-        try await eventually("both ends are heard; daemon:\n\(rig.log)", timeout: .seconds(20)) { try bothEndsHeard() }
+        let call = TwoPartyCall([caller.process.pid, callee.process.pid], rig: rig, oracle: oracle)
+        try await eventually("both ends are heard; daemon:\n\(rig.log)", timeout: .seconds(20)) { try call.isHeard() }
         try await rig.waitForStatus("Paused")
         for pid in [caller.process.pid, callee.process.pid] {
             let session = try #require(try oracle.session(ofProcess: pid))
             #expect(session.classifiedBy == "call" && session.category == "playAndRecord", "\(session.summary)")
         }
         try await Self.expectBothEndsHeardToTheEnd(
-            rig, monitor: monitor, music: music, callSessions: callSessions, bothEndsHeard: bothEndsHeard
+            rig, monitor: monitor, music: music, call: call
         ) {
             caller.stop()
             callee.stop()
@@ -340,14 +337,11 @@ extension RealAppPolicyTests {
         try await eventually("the callee answers by itself: \(callee.process.output)") { callee.process.output.contains("Auto answer enabled") }
         caller.send("call sip:bob@127.0.0.1:\(calleePort)")
 
-        var callSessions: Set<UInt64> = []
-        func bothEndsHeard() throws -> Bool {
-            try Self.callEndsHeard([caller.process.pid, callee.process.pid], in: rig, oracle: oracle, sessions: &callSessions)
-        }
+        let call = TwoPartyCall([caller.process.pid, callee.process.pid], rig: rig, oracle: oracle)
         try await eventually(
             "both ends are heard; caller:\n\(caller.process.output)\ncallee:\n\(callee.process.output)\ndaemon:\n\(rig.log)",
             timeout: .seconds(20)
-        ) { try bothEndsHeard() }
+        ) { try call.isHeard() }
         try await rig.waitForStatus("Paused")
         let dump = try rig.sandbox.dump()
         for (end, pid) in [("caller", caller.process.pid), ("callee", callee.process.pid)] {
@@ -358,7 +352,7 @@ extension RealAppPolicyTests {
             #expect(session.classifiedBy == "call" && session.category == "playAndRecord", "\(session.summary)")
         }
         try await Self.expectBothEndsHeardToTheEnd(
-            rig, monitor: monitor, music: music, callSessions: callSessions, bothEndsHeard: bothEndsHeard
+            rig, monitor: monitor, music: music, call: call
         ) {
             caller.send("bye")
             caller.stop()
@@ -389,14 +383,11 @@ extension RealAppPolicyTests {
         }
         caller.send("call sip:bob@127.0.0.1:\(calleePort)")
 
-        var callSessions: Set<UInt64> = []
-        func bothEndsHeard() throws -> Bool {
-            try Self.callEndsHeard([caller.process.pid, callee.process.pid], in: rig, oracle: oracle, sessions: &callSessions)
-        }
+        let call = TwoPartyCall([caller.process.pid, callee.process.pid], rig: rig, oracle: oracle)
         try await eventually(
             "both ends are heard; caller:\n\(caller.process.output)\ncallee:\n\(callee.process.output)\ndaemon:\n\(rig.log)",
             timeout: .seconds(20)
-        ) { try bothEndsHeard() }
+        ) { try call.isHeard() }
         try await rig.waitForStatus("Paused")
         // What each end asked for first (its own log: one thread opens the microphone, then
         // the speaker ~10 ms later), and what the daemon saw first: the graph's order (serials).
@@ -421,7 +412,7 @@ extension RealAppPolicyTests {
         }
         #expect(microphoneFirstInTheGraph >= 1, "the microphone of an end came first in the graph; daemon:\n\(rig.log)")
         try await Self.expectBothEndsHeardToTheEnd(
-            rig, monitor: monitor, music: music, callSessions: callSessions, bothEndsHeard: bothEndsHeard
+            rig, monitor: monitor, music: music, call: call
         ) {
             caller.send("terminate")
             caller.stop()
@@ -434,16 +425,15 @@ extension RealAppPolicyTests {
     /// ends, not even while its streams were opening (once an end hangs up it is a call no more:
     /// what it still plays may be held); after `hangUp` the music plays again.
     static func expectBothEndsHeardToTheEnd(
-        _ rig: Rig, monitor: ManagedProcess, music: SessionOracle.Session, callSessions: Set<UInt64>,
-        bothEndsHeard: () throws -> Bool, hangUp: () -> Void
+        _ rig: Rig, monitor: ManagedProcess, music: SessionOracle.Session, call: TwoPartyCall, hangUp: () -> Void
     ) async throws {
         for _ in 1...10 {
             try await Task.sleep(for: .milliseconds(100))
-            #expect(try bothEndsHeard(), "every stream of both ends is linked and neither session is interrupted")
+            #expect(try call.isHeard(), "every stream of both ends is linked and neither session is interrupted")
         }
         let decisions = try Self.decisions(in: monitor)
         #expect(decisions.contains { $0.session == music.id && $0.kind == "interruptionBegan" }, "the call held the music")
-        let held = decisions.filter { callSessions.contains($0.session) && $0.kind == "interruptionBegan" }
+        let held = decisions.filter { call.sessions.contains($0.session) && $0.kind == "interruptionBegan" }
         #expect(held.isEmpty, "an end of the call was held: \(held); daemon:\n\(rig.log)")
         hangUp()
         try await rig.waitForStatus("Playing")
