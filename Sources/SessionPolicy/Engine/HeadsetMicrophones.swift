@@ -18,10 +18,15 @@ extension PolicyEngine {
         ports.first { $0.available && $0.port.deviceID == device && $0.port.direction == .input && $0.port.type == .bluetoothHFP }?.port
     }
 
+    /// The offered microphone with this uid, if it is one.
+    func offeredHeadsetMicrophone(uid: String) -> Port? {
+        headsets.values.lazy.compactMap(\.microphone).first { $0.uid == uid }
+    }
+
     /// The headset whose microphone a session prefers: an offered one, or its real port.
     func preferredHeadset(of state: SessionState) -> String? {
         guard let uid = state.preferredInputUID else { return nil }
-        if let offered = headsets.values.compactMap(\.microphone).first(where: { $0.uid == uid }) { return offered.deviceID }
+        if let offered = offeredHeadsetMicrophone(uid: uid) { return offered.deviceID }
         return ports.first { $0.port.uid == uid && $0.port.type == .bluetoothHFP }?.port.deviceID
     }
 
@@ -29,7 +34,7 @@ extension PolicyEngine {
     /// headset's real one once the call profile brought it, and nothing meanwhile.
     func resolvedPreferredInput(of state: SessionState) -> String? {
         guard let uid = state.preferredInputUID else { return nil }
-        guard let offered = headsets.values.compactMap(\.microphone).first(where: { $0.uid == uid }), let device = offered.deviceID
+        guard let offered = offeredHeadsetMicrophone(uid: uid), let device = offered.deviceID
         else { return uid }
         return realHeadsetMicrophone(of: device)?.uid
     }
