@@ -103,9 +103,17 @@ struct BluetoothProfileTests {
         return headset
     }
 
-    /// The headset's active profile, as pw-dump shows its `Profile` param.
+    /// The headset's active profile as pw-dump shows it: its nodes' `api.bluez5.profile` (the
+    /// sink and source a user has), else, with no nodes, its `Profile` param. Not the param
+    /// first: the server's param cache can keep the old profile after a switch (docs/routes.md).
     static func activeProfile(of headset: BluetoothHeadset, in rig: Rig) throws -> String? {
-        let device = try rig.sandbox.dump().objects.first { $0.id == headset.globalID }
+        let dump = try rig.sandbox.dump()
+        let nodes = dump.nodes.filter { $0.property("device.id") == String(headset.globalID) }
+        if let profile = nodes.compactMap({ $0.property("api.bluez5.profile") }).first {
+            let profiles = Set(nodes.compactMap { $0.property("api.bluez5.profile") })
+            return profiles.count == 1 ? profile : "between \(profiles.sorted())"
+        }
+        let device = dump.objects.first { $0.id == headset.globalID }
         let params = (device?.info["params"] as? [String: Any])?["Profile"] as? [[String: Any]]
         return params?.first?["name"] as? String
     }

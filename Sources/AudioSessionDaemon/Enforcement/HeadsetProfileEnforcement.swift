@@ -57,9 +57,9 @@ final class HeadsetProfileEnforcement: @unchecked Sendable {
             return
         }
         logger.info("\(device): profile back to \(entry.original)")
-        // Asked even when the device says it has it already: its `Profile` param can lag its
-        // nodes (seen in a loaded census: the HFP nodes there, the param still A2DP), and a
-        // device asked for the profile it has does nothing (bluez5 leaves it alone).
+        // Asked even when it seems to have it already: the server can answer a stale `Profile`
+        // (``HeadsetReading``), and a device asked for the profile it has does nothing (bluez5
+        // leaves it alone).
         backend.selectProfile(entry.original, ofHeadset: device)
     }
 

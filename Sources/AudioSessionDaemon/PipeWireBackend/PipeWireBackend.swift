@@ -114,6 +114,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
                 report(ports.refresh(node, in: snapshot))
                 reportLevels(of: node)
                 reportDataSources(of: node, in: snapshot)
+                reportHeadset(of: node, in: snapshot)
             }
         case .added(.device(let device)) where attached, .changed(.device(let device)) where attached:
             // Jack sensing: a route's availability flipped (or the routes were first read).
@@ -161,6 +162,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
                 sinkVolumes[node.id] = nil
                 if sourceVolumes.removeValue(forKey: node.id) != nil { onEvent?(.inputVolumeChanged(DeviceID(.input, node.id), nil)) }
                 if let device = reportedDataSources.removeValue(forKey: node.id)?.device { onEvent?(.dataSourcesChanged(device, nil)) }
+                reportHeadset(of: node, in: snapshot)
             }
         case .levelChanged(let node, let audible) where attached:
             onEvent?(.streamAudible(StreamID(.playback, node), audible))  // meters watch playback streams
@@ -524,7 +526,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     }
 
     func activeProfile(ofHeadset device: String) -> Int? {
-        headset(named: device)?.activeProfile?.index
+        headset(named: device).flatMap { HeadsetReading.activeProfile(of: $0, in: snapshot)?.index }
     }
 
     func profileIndex(_ profile: HeadsetProfile, ofHeadset device: String) -> Int? {
@@ -543,10 +545,16 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// A headset's profiles, when they changed.
     private func reportHeadset(_ device: Device) {
         guard HeadsetReading.isHeadset(device) else { return }
-        let profiles = HeadsetReading.profiles(of: device)
+        let profiles = HeadsetReading.profiles(of: device, in: snapshot)
         guard reportedHeadsets[device.name] != profiles else { return }
         reportedHeadsets[device.name] = profiles
         onEvent?(.headsetProfilesChanged(device: device.name, profiles))
+    }
+
+    /// A headset's node came or went: its nodes say which profile it has.
+    private func reportHeadset(of node: Node, in snapshot: GraphSnapshot) {
+        guard node.properties["api.bluez5.profile"] != nil, let device = node.deviceID.flatMap({ snapshot.devices[$0] }) else { return }
+        reportHeadset(device)
     }
 
     private func forgetHeadset(named name: String) {
