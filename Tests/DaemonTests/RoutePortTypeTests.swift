@@ -7,7 +7,7 @@ import Testing
 /// a card's routes produce: pure, no PipeWire needed.
 @Suite struct RoutePortTypeTests {
     func type(_ properties: [String: String], route: String? = nil, _ direction: PortDirection = .output) -> PortType {
-        PortClassification.type(of: properties, route: route, direction: direction)
+        PortTyping.type(of: properties, route: route, direction: direction)
     }
 
     @Test func alsaRouteNames() {

@@ -14,7 +14,7 @@ struct PortTracker<Device: Hashable> {
     private var described: [String: SessionPolicy.Port] = [:]
     private var order: [Device: [String]] = [:]
     /// The rules' port types (policy-rules `audiosession.port-rules`).
-    var typeRule: PortClassification.TypeRule?
+    var typeRule: PortTyping.TypeRule?
 
     mutating func reset() {
         reported.removeAll()
@@ -23,7 +23,7 @@ struct PortTracker<Device: Hashable> {
     }
 
     /// Everything available now, in the devices' order; the policy learns them as one list.
-    mutating func attach(_ devices: [(Device, [PortClassification.Offer])]) -> [SessionPolicy.Port] {
+    mutating func attach(_ devices: [(Device, [PortTyping.Offer])]) -> [SessionPolicy.Port] {
         reset()
         var ports: [SessionPolicy.Port] = []
         for (device, offers) in devices {
@@ -40,7 +40,7 @@ struct PortTracker<Device: Hashable> {
     /// A sink or source appeared or changed, or its device's routes did: the events that
     /// bring the policy in line. Gains come before losses, so a route that moves within a
     /// device is never briefly "no route at all".
-    mutating func refresh(_ device: Device, offers: [PortClassification.Offer]) -> [BackendEvent] {
+    mutating func refresh(_ device: Device, offers: [PortTyping.Offer]) -> [BackendEvent] {
         var known = reported[device] ?? [:]
         var gains: [BackendEvent] = []
         var losses: [BackendEvent] = []
@@ -79,7 +79,7 @@ struct PortTracker<Device: Hashable> {
 
     /// The port as the policy should know it now: a channel count guessed from volumes (the
     /// node's Props correct it soon after it appears) does not replace the one reported.
-    static func description(_ offer: PortClassification.Offer, before: SessionPolicy.Port) -> SessionPolicy.Port {
+    static func description(_ offer: PortTyping.Offer, before: SessionPolicy.Port) -> SessionPolicy.Port {
         var port = offer.port
         if !offer.channelsDeclared { port.channels = before.channels }
         return port

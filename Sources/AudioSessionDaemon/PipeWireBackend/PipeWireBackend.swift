@@ -570,7 +570,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         }
     }
 
-    func usePortTypeRule(_ rule: @escaping PortClassification.TypeRule) { ports.typeRule = rule }
+    func usePortTypeRule(_ rule: @escaping PortTyping.TypeRule) { ports.typeRule = rule }
 
     func route(_ stream: StreamID, to devices: [DeviceID]) {
         linker.follow(stream.rawValue, to: devices.map(\.rawValue), in: snapshot)

@@ -7,25 +7,11 @@ import SessionPolicy
 /// one port per route of its direction and of the device's active profile (a Bluetooth
 /// headset's `EnumRoute` lists the routes of every profile, and only the active profile has
 /// nodes), `uid` = `<node.name>:<route name>`, available while the route is not
-/// `available: no`; any other node gives one port, `uid` = `node.name`. The type
-/// comes from, in order: the Bluetooth profile, RAOP, the ALSA route name
-/// (`analog-output-headphones`, `hdmi-output-0`, ...), the node name, `device.bus`,
-/// `device.form-factor`, then virtual nodes (null sinks, loopbacks, network sinks), else line.
+/// `available: no`; any other node gives one port, `uid` = `node.name`, typed by
+/// ``PortTyping``.
 enum PortClassification {
-    /// One port of a node and whether it can be used now.
-    struct Offer: Equatable {
-        var port: SessionPolicy.Port
-        var available: Bool
-        /// The channel count is the node's declared format (`audio.channels` / `audio.position`),
-        /// not a guess from its volumes that the node's Props may still correct.
-        var channelsDeclared = true
-    }
-
-    /// Rules that name a port's type (`audiosession.port-rules`), consulted before our own typing.
-    typealias TypeRule = @Sendable ([String: String]) -> PortType?
-
     /// Every port a sink or source node offers (empty for other nodes).
-    static func offers(for node: Node, in snapshot: GraphSnapshot, rule: TypeRule? = nil) -> [Offer] {
+    static func offers(for node: Node, in snapshot: GraphSnapshot, rule: PortTyping.TypeRule? = nil) -> [PortTyping.Offer] {
         guard let direction = GraphEndpoints.endpointDirection(of: node) else { return [] }
         let device = node.deviceID.flatMap { snapshot.devices[$0] }
         let properties = (device?.properties ?? [:]).merging(node.properties) { _, nodeValue in nodeValue }
@@ -34,20 +20,20 @@ enum PortClassification {
         let channels = declared ?? max(1, node.props?.channelVolumes.count ?? 2)
         let base = SessionPolicy.Port(
             uid: node.name, nodeID: node.id, name: node.displayName,
-            type: rule?(properties) ?? type(of: properties, route: nil, direction: portDirection), direction: portDirection,
+            type: rule?(properties) ?? PortTyping.type(of: properties, route: nil, direction: portDirection), direction: portDirection,
             channels: channels, deviceID: device.map { $0.name },
             priority: Int(properties["priority.session"] ?? "") ?? Int(properties["priority.driver"] ?? "") ?? 0)
         let routeDirection: Direction = portDirection == .output ? .output : .input
         let routes = (device.map { Self.routes(of: node, on: $0) } ?? []).filter { $0.direction == routeDirection }
-        guard !routes.isEmpty else { return [Offer(port: base, available: true, channelsDeclared: declared != nil)] }
+        guard !routes.isEmpty else { return [PortTyping.Offer(port: base, available: true, channelsDeclared: declared != nil)] }
         return routes.map { route in
             var port = base
             port.uid = "\(node.name):\(route.name)"
             port.name = route.description.isEmpty ? route.name : route.description
             var routed = properties
             routed["device.route.name"] = route.name
-            port.type = rule?(routed) ?? type(of: properties, route: route.name, direction: portDirection)
-            return Offer(port: port, available: route.available != .no, channelsDeclared: declared != nil)
+            port.type = rule?(routed) ?? PortTyping.type(of: properties, route: route.name, direction: portDirection)
+            return PortTyping.Offer(port: port, available: route.available != .no, channelsDeclared: declared != nil)
         }
     }
 
@@ -58,7 +44,7 @@ enum PortClassification {
         else { return nil }
         let routes = Self.routes(of: node, on: device).filter { $0.direction == (direction == .playback ? .output : .input) }
         guard !routes.isEmpty else { return nil }
-        let sources = routes.filter { $0.available != .no }.map { dataSource(index: $0.index, name: $0.name, description: $0.description) }
+        let sources = routes.filter { $0.available != .no }.map { PortTyping.dataSource(index: $0.index, name: $0.name, description: $0.description) }
         return DeviceDataSources(sources: sources, selected: activeRoute(of: node, on: device).map { UInt32($0.index) })
     }
 
@@ -70,15 +56,6 @@ enum PortClassification {
         // 0.3.65 lists a codec-less profile and its codecs' (`a2dp-sink`, `a2dp-sink-sbc`).
         let own = Set(device.profiles.filter { $0.name == profile || $0.name.hasPrefix(profile + "-") }.map(\.index))
         return device.enumRoutes.filter { $0.profiles.isEmpty || !own.isDisjoint(with: $0.profiles) }
-    }
-
-    /// A card's route as a data source: its orientation where its name says (a front or rear
-    /// jack); no card says upper or lower.
-    static func dataSource(index: Int, name: String, description: String) -> DataSource {
-        let lowered = name.lowercased()
-        let orientation: DataSource.Orientation? =
-            lowered.contains("front") ? .front : lowered.contains("rear") || lowered.contains("back") ? .back : nil
-        return DataSource(id: UInt32(index), name: description.isEmpty ? name : description, orientation: orientation)
     }
 
     /// The route a card has active for a node (its `card.profile.device`).
@@ -96,7 +73,7 @@ enum PortClassification {
 
     /// The port a node plays or records on now: its device's active route for the node's card
     /// profile device, else its first available port.
-    static func activePort(of node: Node, in snapshot: GraphSnapshot, rule: TypeRule? = nil) -> SessionPolicy.Port? {
+    static func activePort(of node: Node, in snapshot: GraphSnapshot, rule: PortTyping.TypeRule? = nil) -> SessionPolicy.Port? {
         let offers = offers(for: node, in: snapshot, rule: rule)
         if let device = node.deviceID.flatMap({ snapshot.devices[$0] }) {
             if let active = activeRoute(of: node, on: device), let offer = offers.first(where: { $0.port.uid == "\(node.name):\(active.name)" }) {
@@ -104,66 +81,5 @@ enum PortClassification {
             }
         }
         return offers.first(where: \.available)?.port
-    }
-
-    /// The port type from merged device and node properties and, for a device route, its name.
-    static func type(of properties: [String: String], route: String?, direction: PortDirection) -> PortType {
-        let output = direction == .output
-        let name = (properties["node.name"] ?? "").lowercased()
-        if properties["device.api"] == "bluez5" || properties["api.bluez5.profile"] != nil {
-            let profile = (properties["api.bluez5.profile"] ?? properties["device.profile.name"] ?? "").lowercased()
-            if profile.hasPrefix("a2dp") { return .bluetoothA2DP }
-            if profile.hasPrefix("bap") { return .bluetoothLE }
-            return .bluetoothHFP
-        }
-        if properties["device.api"] == "raop" || name.hasPrefix("raop") { return .airPlay }
-        if let route, let type = type(ofRouteNamed: route.lowercased(), output: output) { return type }
-        if name.contains("hdmi") { return .HDMI }
-        if name.contains("displayport") { return .displayPort }
-        switch properties["device.bus"] {
-        case "usb": return .usbAudio
-        case "firewire": return .fireWire
-        case "thunderbolt": return .thunderbolt
-        default: break
-        }
-        switch properties["device.form-factor"] {
-        case "headphone": return output ? .headphones : .headsetMic
-        case "headset": return output ? .headphones : .headsetMic
-        case "hands-free": return .bluetoothHFP
-        case "car": return .carAudio
-        case "hdmi", "tv": return .HDMI
-        case "internal", "speaker", "microphone", "computer": return output ? .builtInSpeaker : .builtInMic
-        case "webcam": return .usbAudio
-        default: break
-        }
-        if isVirtual(properties, name: name) { return .virtual }
-        return output ? .lineOut : .lineIn
-    }
-
-    /// ALSA UCM / ACP route names: `analog-output-speaker`, `analog-input-headset-mic`,
-    /// `hdmi-output-1`, `iec958-stereo-output`, ...
-    static func type(ofRouteNamed route: String, output: Bool) -> PortType? {
-        if route.hasPrefix("hdmi") { return .HDMI }
-        if route.contains("displayport") || route.hasPrefix("dp-") { return .displayPort }
-        if route.contains("headphone-mic") || route.contains("headset-mic") { return .headsetMic }
-        if route.contains("headphone") { return output ? .headphones : .headsetMic }
-        if route.contains("speaker") { return .builtInSpeaker }
-        if route.contains("earpiece") || route.contains("handset") { return output ? .builtInReceiver : .builtInMic }
-        if route.contains("internal-mic") { return .builtInMic }
-        if route.contains("mic") { return .headsetMic }
-        if route.contains("line") || route.contains("iec958") || route.contains("spdif") { return output ? .lineOut : .lineIn }
-        return nil
-    }
-
-    /// Null sinks, loopbacks and network sinks carry no hardware.
-    static func isVirtual(_ properties: [String: String], name: String) -> Bool {
-        if properties["factory.name"] == "support.null-audio-sink" || properties["node.virtual"] == "true"
-            || properties["media.class"] == "Audio/Source/Virtual"
-        {
-            return true
-        }
-        let networkPrefixes = ["tunnel", "rtp", "roc", "snapcast", "pulse-tunnel", "zeroconf"]
-        return name.contains("loopback") || networkPrefixes.contains { name.hasPrefix($0) }
-            || ["network", "tunnel"].contains(properties["device.api"] ?? "")
     }
 }

@@ -284,7 +284,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     }
 
     /// The ports a device offers the policy (none for our parking devices).
-    private func offers(_ device: PulseDevice) -> [PortClassification.Offer] {
+    private func offers(_ device: PulseDevice) -> [PortTyping.Offer] {
         parking.isOurs(device) ? [] : PulsePorts.offers(for: device, rule: ports.typeRule)
     }
 

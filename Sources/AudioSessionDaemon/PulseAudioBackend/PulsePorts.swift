@@ -8,7 +8,7 @@ import SessionPolicy
 /// name and property heuristics as on PipeWire (the property names are PulseAudio's own).
 /// Monitors are not ports.
 enum PulsePorts {
-    static func offers(for device: PulseDevice, rule: PortClassification.TypeRule?) -> [PortClassification.Offer] {
+    static func offers(for device: PulseDevice, rule: PortTyping.TypeRule?) -> [PortTyping.Offer] {
         guard device.monitorOf == nil else { return [] }
         let direction: PortDirection = device.kind == .sink ? .output : .input
         var properties = device.properties
@@ -26,7 +26,7 @@ enum PulsePorts {
             var routed = properties
             routed["device.route.name"] = pulsePort.name
             port.type = rule?(routed) ?? type(ofPortType: pulsePort.type, direction: direction)
-                ?? PortClassification.type(of: properties, route: pulsePort.name, direction: direction)
+                ?? PortTyping.type(of: properties, route: pulsePort.name, direction: direction)
             return .init(port: port, available: pulsePort.availability != .no)
         }
     }
@@ -36,7 +36,7 @@ enum PulsePorts {
     static func dataSources(of device: PulseDevice) -> DeviceDataSources? {
         guard device.monitorOf == nil, !device.ports.isEmpty else { return nil }
         let sources = device.ports.enumerated().filter { $0.element.availability != .no }.map { index, port in
-            PortClassification.dataSource(index: index, name: port.name, description: port.description)
+            PortTyping.dataSource(index: index, name: port.name, description: port.description)
         }
         let selected = device.activePort.flatMap { active in device.ports.firstIndex { $0.name == active } }.map(UInt32.init)
         return DeviceDataSources(sources: sources, selected: selected)
@@ -49,7 +49,7 @@ enum PulsePorts {
 
     /// Null sinks (`device.class` abstract) carry no hardware.
     private static func deviceType(_ properties: [String: String], direction: PortDirection) -> PortType {
-        properties["device.class"] == "abstract" ? .virtual : PortClassification.type(of: properties, route: nil, direction: direction)
+        properties["device.class"] == "abstract" ? .virtual : PortTyping.type(of: properties, route: nil, direction: direction)
     }
 
     /// `pa_device_port_type_t`.
