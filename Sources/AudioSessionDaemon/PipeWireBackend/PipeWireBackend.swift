@@ -36,16 +36,10 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     private var reportedHeadsets: [String: HeadsetProfiles?] = [:]
     /// Another manager's headset autoswitch as last told; none: not told yet.
     private var reportedHeadsetAutoswitch: Bool?? = .none
-    /// Source nodes reported muted.
-    private var mutedSources: Set<GlobalID> = []
-    /// Sink nodes' volumes as last reported.
-    private var sinkVolumes: [GlobalID: Double] = [:]
+    /// Device nodes' levels and data sources as last reported.
+    private var deviceReports = DeviceReports()
     /// Clients' processes as the kernel vouches for them.
     private var vouched = VouchedProcess()
-    /// Sources' volumes last reported (``BackendEvent/inputVolumeChanged(_:_:)``).
-    private var sourceVolumes: [GlobalID: Double] = [:]
-    /// Device nodes' data sources last reported (``BackendEvent/dataSourcesChanged(_:_:)``).
-    private var reportedDataSources: [GlobalID: (device: DeviceID, sources: DeviceDataSources)] = [:]
     /// The mirror, read where it lives: kept across events, a copy would make the mirror's
     /// every change copy what it shares.
     private var snapshot: GraphSnapshot { graph.snapshot }
@@ -77,10 +71,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             attached = false
             ports.reset()
             profileSwitches.reset()
-            mutedSources.removeAll()
-            sinkVolumes.removeAll()
-            sourceVolumes.removeAll()
-            reportedDataSources.removeAll()
+            deviceReports.reset()
             reportedHeadsets.removeAll()
             reportedPeers = nil
             reportedHeadsetAutoswitch = .none
@@ -156,12 +147,9 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
                 propertyMerges[node.id] = nil
                 softShares[node.id] = nil
                 onEvent?(.streamRemoved(StreamID(direction, node.id)))
-            } else if GraphEndpoints.endpointDirection(of: node) != nil {
+            } else if let direction = GraphEndpoints.endpointDirection(of: node) {
                 report(ports.removed(node.id))
-                if mutedSources.remove(node.id) != nil { onEvent?(.inputMuted(DeviceID(.input, node.id), false)) }
-                sinkVolumes[node.id] = nil
-                if sourceVolumes.removeValue(forKey: node.id) != nil { onEvent?(.inputVolumeChanged(DeviceID(.input, node.id), nil)) }
-                if let device = reportedDataSources.removeValue(forKey: node.id)?.device { onEvent?(.dataSourcesChanged(device, nil)) }
+                tell(deviceReports.removed(Self.deviceID(node.id, direction)))
                 reportHeadset(of: node, in: snapshot)
             }
         case .levelChanged(let node, let audible) where attached:
@@ -202,33 +190,25 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// it), a source's volume and mute.
     private func reportLevels(of node: Node) {
         guard let direction = GraphEndpoints.endpointDirection(of: node) else { return }
+        let device = Self.deviceID(node.id, direction)
         if direction == .playback {
             guard let props = node.props else { return }
-            let volume = props.mute == true ? 0 : Self.controlVolume(props)
-            guard sinkVolumes[node.id] != volume else { return }
-            sinkVolumes[node.id] = volume
-            onEvent?(.outputVolumeChanged(DeviceID(.output, node.id), volume))
-            return
+            tell(deviceReports.output(device, volume: props.mute == true ? 0 : Self.controlVolume(props)))
+        } else {
+            tell(deviceReports.input(device, volume: node.props.map(Self.controlVolume), muted: node.props?.mute == true))
         }
-        if let props = node.props, sourceVolumes[node.id] != Self.controlVolume(props) {
-            sourceVolumes[node.id] = Self.controlVolume(props)
-            onEvent?(.inputVolumeChanged(DeviceID(.input, node.id), Self.controlVolume(props)))
-        }
-        let muted = node.props?.mute == true
-        guard muted != mutedSources.contains(node.id) else { return }
-        if muted { mutedSources.insert(node.id) } else { mutedSources.remove(node.id) }
-        onEvent?(.inputMuted(DeviceID(.input, node.id), muted))
     }
 
     /// A device node's data sources (its card's routes), when they differ from what was last
     /// reported.
     private func reportDataSources(of node: Node, in snapshot: GraphSnapshot) {
         guard let direction = GraphEndpoints.endpointDirection(of: node) else { return }
-        let device = DeviceID(direction == .playback ? .output : .input, node.id)
-        let sources = PortClassification.dataSources(of: node, in: snapshot)
-        guard sources != reportedDataSources[node.id]?.sources else { return }
-        reportedDataSources[node.id] = sources.map { (device, $0) }
-        onEvent?(.dataSourcesChanged(device, sources))
+        tell(deviceReports.dataSources(PortClassification.dataSources(of: node, in: snapshot), of: Self.deviceID(node.id, direction)))
+    }
+
+    /// A device node as the policy names it: an output for a sink, an input for a source.
+    private static func deviceID(_ node: GlobalID, _ direction: StreamDirection) -> DeviceID {
+        DeviceID(direction == .playback ? .output : .input, node)
     }
 
     // MARK: - Other session managers
@@ -313,6 +293,10 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             streams: streams, ports: available,
             defaultOutput: (snapshot.configuredAudioSinkName ?? snapshot.defaultAudioSinkName).flatMap(portUID(ofNodeNamed:)),
             defaultInput: (snapshot.configuredAudioSourceName ?? snapshot.defaultAudioSourceName).flatMap(portUID(ofNodeNamed:)))
+    }
+
+    private func tell(_ events: [BackendEvent]) {
+        for event in events { onEvent?(event) }
     }
 
     /// Port events, with a port that goes while its device stays told as leaving with its
@@ -506,7 +490,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     func device(named name: String) -> DeviceID? {
         for node in snapshot.nodes.values where node.name == name {
             guard let direction = GraphEndpoints.endpointDirection(of: node) else { continue }
-            return DeviceID(direction == .playback ? .output : .input, node.id)
+            return Self.deviceID(node.id, direction)
         }
         return nil
     }

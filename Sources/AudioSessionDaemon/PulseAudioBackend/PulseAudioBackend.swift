@@ -36,14 +36,8 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// Runs once ``unreported`` is empty (the exit's write-back).
     private var whenReported: (() -> Void)?
     private var ports = PortTracker<DeviceID>()
-    /// Sources (not monitors) reported muted.
-    private var mutedSources: Set<DeviceID> = []
-    /// Sinks' volumes as last reported.
-    private var sinkVolumes: [DeviceID: Double] = [:]
-    /// Sources' volumes last reported (``BackendEvent/inputVolumeChanged(_:_:)``).
-    private var sourceVolumes: [DeviceID: Double] = [:]
-    /// Devices' data sources last reported (``BackendEvent/dataSourcesChanged(_:_:)``).
-    private var reportedDataSources: [DeviceID: DeviceDataSources] = [:]
+    /// Devices' levels (sources: not monitors) and data sources as last reported.
+    private var deviceReports = DeviceReports()
     /// What we wrote as a linear volume, by the server's step it became: a value read back is
     /// reported as the one written (the server keeps volumes in its own steps).
     private var written: [StreamID: WrittenVolumes] = [:]
@@ -121,10 +115,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             onEvent?(.attached(streams: streams, ports: available, defaultOutput: defaults.output, defaultInput: defaults.input))
             lastHardware = nil
             reportHardware(in: snapshot)
-            mutedSources.removeAll()
-            sinkVolumes.removeAll()
-            sourceVolumes.removeAll()
-            reportedDataSources.removeAll()
+            deviceReports.reset()
             for device in devices(in: snapshot) {
                 reportLevels(of: device)
                 reportDataSources(of: device)
@@ -142,10 +133,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             restoreRecords.lost()
             defaults.lost()
             ports.reset()
-            mutedSources.removeAll()
-            sinkVolumes.removeAll()
-            sourceVolumes.removeAll()
-            reportedDataSources.removeAll()
+            deviceReports.reset()
             stopMetering()  // their record streams went with the connection
             onEvent?(.lost)
         case .streamAdded(let stream) where attached:
@@ -185,10 +173,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         case .deviceRemoved(let device) where attached:
             parking.deviceRemoved(device)
             report(ports.removed(Self.id(of: device)))
-            if mutedSources.remove(Self.id(of: device)) != nil { onEvent?(.inputMuted(Self.id(of: device), false)) }
-            sinkVolumes[Self.id(of: device)] = nil
-            if sourceVolumes.removeValue(forKey: Self.id(of: device)) != nil { onEvent?(.inputVolumeChanged(Self.id(of: device), nil)) }
-            if reportedDataSources.removeValue(forKey: Self.id(of: device)) != nil { onEvent?(.dataSourcesChanged(Self.id(of: device), nil)) }
+            report(deviceReports.removed(Self.id(of: device)))
         case .serverChanged where attached:
             reportDefaults(in: snapshot)
             reportHardware(in: snapshot)
@@ -293,32 +278,16 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// 100 % counts as 1), a source's mute (monitors are no microphones).
     private func reportLevels(of device: PulseDevice) {
         if device.kind == .sink {
-            let volume = device.muted ? 0 : Self.controlVolume(device)
-            let id = Self.id(of: device)
-            guard sinkVolumes[id] != volume else { return }
-            sinkVolumes[id] = volume
-            onEvent?(.outputVolumeChanged(id, volume))
-            return
+            report(deviceReports.output(Self.id(of: device), volume: device.muted ? 0 : Self.controlVolume(device)))
+        } else if device.monitorOf == nil, !parking.isOurs(device) {
+            report(deviceReports.input(Self.id(of: device), volume: Self.controlVolume(device), muted: device.muted))
         }
-        guard device.monitorOf == nil, !parking.isOurs(device) else { return }
-        let id = Self.id(of: device)
-        if sourceVolumes[id] != Self.controlVolume(device) {
-            sourceVolumes[id] = Self.controlVolume(device)
-            onEvent?(.inputVolumeChanged(id, Self.controlVolume(device)))
-        }
-        guard device.muted != mutedSources.contains(id) else { return }
-        if device.muted { mutedSources.insert(id) } else { mutedSources.remove(id) }
-        onEvent?(.inputMuted(id, device.muted))
     }
 
     /// A device's data sources (its ports), when they differ from what was last reported.
     private func reportDataSources(of device: PulseDevice) {
         guard !parking.isOurs(device) else { return }
-        let id = Self.id(of: device)
-        let sources = PulsePorts.dataSources(of: device)
-        guard sources != reportedDataSources[id] else { return }
-        reportedDataSources[id] = sources
-        onEvent?(.dataSourcesChanged(id, sources))
+        report(deviceReports.dataSources(PulsePorts.dataSources(of: device), of: Self.id(of: device)))
     }
 
     /// A device's volume as its volume control shows it (PulseAudio's volumes are already on
