@@ -49,9 +49,9 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// route is there follows PulseAudio's default.
     private var policyDefaults: [PulseDevice.Kind: UInt32] = [:]
     /// Routes asked for in this loop turn, carried out at its end, once the policy's defaults
-    /// of the same step are known (``SessionRoutes``).
+    /// of the same step are known (``ServerRoutedStreams``).
     private var pendingRoutes: [StreamID: DeviceID] = [:]
-    private var sessionRoutes = SessionRoutes()
+    private var sessionRoutes = ServerRoutedStreams()
     /// The watched playback streams' audibility (``watchLevel(of:threshold:)``), and their
     /// meters: PulseAudio ends a meter when its stream moves, so one is started again when a
     /// watched stream lands on a sink.
@@ -96,7 +96,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         switch event {
         case .synced:
             attached = true
-            sessionRoutes = SessionRoutes()
+            sessionRoutes = ServerRoutedStreams()
             written.removeAll()
             ports.reset()
             writtenMute.removeAll()
@@ -125,7 +125,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         case .disconnected:
             // A new server has none of our changes: nothing to undo there.
             attached = false
-            sessionRoutes = SessionRoutes()
+            sessionRoutes = ServerRoutedStreams()
             written.removeAll()
             writtenMute.removeAll()
             parking.lost()
@@ -451,9 +451,8 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         for (id, target) in routes.sorted(by: { $0.key < $1.key }) {
             guard let stream = stream(id) else { continue }
             let kind = stream.kind.deviceKind
-            let serverDefault = snapshot.defaultDevice(kind)?.index
-            let followsDefault = target.rawValue == (policyDefaults[kind] ?? serverDefault)
-            switch sessionRoutes.route(id, to: followsDefault ? nil : target.rawValue) {
+            let defaultDevice = policyDefaults[kind] ?? snapshot.defaultDevice(kind)?.index
+            switch sessionRoutes.route(id, to: target.rawValue, defaultDevice: defaultDevice) {
             case .none:
                 break
             case .move(let device):
