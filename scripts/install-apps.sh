@@ -10,6 +10,9 @@ PACKAGES=(
   # device, as on Debian's PipeWire desktops; the plugin talks to the PipeWire named by the
   # process's environment (the tests': their private one).
   alsa-utils pipewire-alsa
+  # ALSA's pulse plugin: the same ALSA apps on the tests' pure PulseAudio server
+  # (PulseAudioRealAppTests: each test's own ALSA configuration names pulse the default)
+  libasound2-plugins
   # Command-line players that set no role: mpg123 (pulse), ffplay (SDL), gst-launch-1.0
   # (pulsesink, pipewiresink), sox's play and rec
   mpg123 ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-pipewire sox

@@ -432,6 +432,18 @@ public final class PulseConnection: @unchecked Sendable {
         }
     }
 
+    /// Reads every stream again, then calls `done` on the loop thread: a stream the server made
+    /// before the requests sent so far landed is known by then, even one whose announcement has
+    /// not come yet (PulseAudio sends its subscription events from a deferred callback, after the
+    /// answers of the same turn).
+    public func refreshStreams(then done: @escaping @Sendable () -> Void) {
+        withContext { context in
+            take(libpulse.pa_context_get_sink_input_info_list(context, Self.sinkInputCallback, userdata))
+            return libpulse.pa_context_get_source_output_info_list(context, Self.sourceOutputCallback, userdata)
+        }
+        roundTrip(done)
+    }
+
     /// Calls `done` on the loop thread once the server has answered everything sent before.
     public func roundTrip(_ done: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(WorkBox(done)).toOpaque()

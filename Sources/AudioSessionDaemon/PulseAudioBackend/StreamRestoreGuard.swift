@@ -20,6 +20,13 @@ import SessionPolicy
 /// it on disk): after a SIGKILL of the daemon, or a restart of the server, what the journal
 /// holds is written back as soon as the server is seen.
 ///
+/// A record written back is still ours for a moment: a stream the app opened again at once
+/// (TiMidity++ opens its ALSA device twice, 10 ms apart) can be created from our change before
+/// the write lands, and PulseAudio may announce it only after answering what we sent after the
+/// write. So every stream is read again after the write, and one of that record that comes
+/// before the answer is corrected like one that appears while a stream of its record is
+/// changed (`recordBeforeOurChanges`).
+///
 /// Confined to the connection's loop thread.
 final class StreamRestoreGuard: @unchecked Sendable {
     static let recordKey = "module-stream-restore.id"
@@ -37,6 +44,10 @@ final class StreamRestoreGuard: @unchecked Sendable {
     private var unavailable = false
     /// Streams that appeared while their record's read was in flight: corrected when it returns.
     private var appearedDuringRead: [String: [StreamID]] = [:]
+    /// Records written back whose streams may still come from our change, with the write's
+    /// turn (a record put back again later is not released by the earlier write's round trips).
+    private var puttingBack: [String: (record: StreamRestoreJournal.Record, turn: Int)] = [:]
+    private var putBackTurns = 0
     /// Gives a new stream the record's values from before our changes (the backend's).
     var correctNewStream: (StreamID) -> Void = { _ in }
 
@@ -66,6 +77,7 @@ final class StreamRestoreGuard: @unchecked Sendable {
     /// when it is seen again.
     func lost() {
         appearedDuringRead.removeAll()
+        puttingBack.removeAll()
         touched.removeAll()
         awaitingRead.removeAll()
         readInFlight = false
@@ -110,7 +122,7 @@ final class StreamRestoreGuard: @unchecked Sendable {
             appearedDuringRead[name, default: []].append(PulseAudioBackend.id(of: stream))  // known once the read returns
             return nil
         }
-        return journal.records[name]
+        return journal.records[name] ?? puttingBack[name]?.record
     }
 
     /// Its user set the stream's volume or mute: the record holds their choice now.
@@ -131,6 +143,13 @@ final class StreamRestoreGuard: @unchecked Sendable {
         guard let record = journal.records.removeValue(forKey: name) else { return }
         put(back: [name: record])
         file.write(journal)
+        putBackTurns += 1
+        let turn = putBackTurns
+        puttingBack[name] = (record, turn)
+        connection.refreshStreams { [weak self] in
+            guard let self, self.puttingBack[name]?.turn == turn else { return }
+            self.puttingBack[name] = nil
+        }
     }
 
     /// The daemon is exiting: every record is as it was.

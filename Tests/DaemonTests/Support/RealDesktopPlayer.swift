@@ -9,7 +9,7 @@ final class PrivateXServer: @unchecked Sendable {
     /// `:N`, for `DISPLAY`.
     let display: String
 
-    init(in sandbox: PrivatePipeWire) throws {
+    init(in sandbox: any AudioServerSandbox) throws {
         // No TCP; the local socket only. -displayfd 1: the number on its standard output.
         process = try sandbox.spawn("Xvfb", ["-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "1024x768x24"])
         let started = process
@@ -47,7 +47,7 @@ final class RealDesktopPlayer: @unchecked Sendable {
     private let logDirectory: URL
 
     /// Starts Xvfb, then Audacious playing `file` over and over.
-    init(playing file: URL, in sandbox: PrivatePipeWire, bus: PrivateSessionBus) throws {
+    init(playing file: URL, in sandbox: any AudioServerSandbox, bus: PrivateSessionBus) throws {
         x = try PrivateXServer(in: sandbox)
         let home = sandbox.directory.appendingPathComponent("audacious-home")
         try? FileManager.default.removeItem(at: home)

@@ -20,7 +20,7 @@ final class RealLinphone: CommandedPhone, @unchecked Sendable {
     /// Starts linphonec as user `name` listening on 127.0.0.1:`port` (RTP on `port + 1000`),
     /// answering every call by itself if `autoAnswer`, as the program `binary`: a copy of
     /// linphonec under another name is a call app the rules do not know.
-    init(name: String, port: Int, autoAnswer: Bool = false, binary: String = "linphonec", in sandbox: PrivatePipeWire) throws {
+    init(name: String, port: Int, autoAnswer: Bool = false, binary: String = "linphonec", in sandbox: any AudioServerSandbox) throws {
         self.name = name
         self.port = port
         let home = sandbox.directory.appendingPathComponent("linphone-\(name)")
