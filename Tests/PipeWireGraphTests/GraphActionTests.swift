@@ -1,6 +1,7 @@
 import Foundation
 import PipeWireGraph
 import PipeWireSandbox
+import Synchronization
 import Testing
 
 extension PipeWireIntegration {
@@ -222,6 +223,33 @@ extension PipeWireIntegration {
             harness.graph.withdrawMetadata(named: "default")
             _ = try harness.waitForSnapshot("our default metadata is gone") { $0.metadata["default"] == nil }
             try waitUntil(timeout: .seconds(5), "pw-dump no longer lists it") {
+                try !harness.sandbox.dump().objects.contains { $0.property("metadata.name") == "default" }
+            }
+        }
+
+        /// A metadata we export, withdrawn while the main connection's bind of it waits for our
+        /// answer: PipeWire's metadata module would never read the main connection again (it
+        /// forgets that wait when the object goes). Withdrawn the moment the main connection
+        /// binds it, 20 times over, the connection still answers.
+        @Test func withdrawingAMetadataWhileItIsBeingBoundLeavesTheConnectionAnswering() async throws {
+            let harness = try GraphHarness()
+            let graph = harness.graph
+            let withdrawals = Mutex(0)
+            graph.setObserver { event, _ in
+                // On the loop thread, in the turn that binds it: the bind and the withdrawal
+                // leave together.
+                guard case .added(.metadata(let metadata)) = event, metadata.name == "default" else { return }
+                graph.withdrawMetadata(named: "default")
+                withdrawals.withLock { $0 += 1 }
+            }
+            for round in 1...20 {
+                graph.provideMetadata(named: "default")
+                try waitUntil(timeout: .seconds(5), "withdrawal \(round) made") { withdrawals.withLock { $0 } == round }
+            }
+            let answered = Mutex(false)
+            Task { await graph.roundTrip(); answered.withLock { $0 = true } }
+            try waitUntil(timeout: .seconds(5), "the main connection still answers a round trip") { answered.withLock { $0 } }
+            try waitUntil(timeout: .seconds(5), "no default metadata is left") {
                 try !harness.sandbox.dump().objects.contains { $0.property("metadata.name") == "default" }
             }
         }

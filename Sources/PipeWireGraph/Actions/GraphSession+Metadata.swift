@@ -25,11 +25,59 @@ extension GraphSession {
         if core != nil { exportMetadata(named: name) }
     }
 
-    /// Stops implementing `name`: the object leaves the graph.
+    /// Stops implementing `name`: the object leaves the graph once the binds of it made so far
+    /// are answered.
+    ///
+    /// PipeWire's metadata module reads nothing more from a client that binds an exported
+    /// metadata until the exporter has answered a ping for it, and forgets that wait if the
+    /// object goes first (`global_unbind` in `module-metadata/metadata.c`, 0.3.65 to 1.6): the
+    /// binder is never read again. Our main connection binds what we export (and binds it again
+    /// a moment later, ``replayMetadataLater(_:)``); withdrawn within that window, at a hand-over
+    /// to WirePlumber, it went deaf for good: 5 runs in 200 of a hand-over test, with the
+    /// server's debug log showing the daemon's client busy from then on; a `pw-dump` binding it
+    /// then hung the same way, and so can WirePlumber, which binds everything as it arrives: at
+    /// the very moment of a hand-over. So: a round trip on the main connection (it comes back
+    /// once our binds are answered), then round trips on the export connection until one
+    /// passes with no ping (by its answer, every ping the server sent us for a bind has been
+    /// answered; a ping during it means a client is binding now), at most
+    /// ``exportQuietRounds``; then the object goes. A bind that reaches the server within the
+    /// last round trip is still exposed: PipeWire's bug, to be fixed there.
     func withdrawMetadata(named name: String) {
         guard let exported = exportedMetadata.removeValue(forKey: name) else { return }
-        exported.destroy()
-        logger.debug("Withdrew metadata '\(name)'")
+        // A bind of the replay, made after the round trip, would open the window again.
+        metadataReplays.removeValue(forKey: pw_proxy_get_bound_id(exported.proxy))?.cancel()
+        sync { [weak self] _ in
+            guard let self else { return exported.destroy() }
+            self.syncExportUntilQuiet(rounds: Self.exportQuietRounds) { [weak self] in
+                exported.destroy()
+                self?.logger.debug("Withdrew metadata '\(name)'")
+            }
+        }
+    }
+
+    static let exportQuietRounds = 8
+
+    /// Round trips on the export connection until one brings no ping, or `rounds` are done.
+    private func syncExportUntilQuiet(rounds: Int, _ done: @escaping () -> Void) {
+        let pings = exportPings
+        syncExport { [weak self] in
+            guard let self, self.exportPings != pings, rounds > 1, self.exportCore != nil else { return done() }
+            self.syncExportUntilQuiet(rounds: rounds - 1, done)
+        }
+    }
+
+    /// Calls `done` once the server has answered everything sent on the export connection
+    /// before, and we have handled what it sent there (pings among it); at once without one.
+    func syncExport(_ done: @escaping () -> Void) {
+        guard let exportCore else { return done() }
+        let seq = pws_core_sync(exportCore)
+        guard seq >= 0 else { return done() }
+        exportSyncHandlers[seq] = done
+    }
+
+    func exportCoreDone(id: UInt32, seq: Int32) {
+        guard id == PW_ID_CORE, let done = exportSyncHandlers.removeValue(forKey: seq) else { return }
+        done()
     }
 
     /// Implements a metadata object in this process, exported on the second ("export")
@@ -72,6 +120,10 @@ extension GraphSession {
     }
 
     func tearDownExports() {
+        // Withdrawals waiting for a round trip: the connection goes, and their objects with it.
+        let waiting = exportSyncHandlers
+        exportSyncHandlers = [:]
+        for (_, done) in waiting.sorted(by: { $0.key < $1.key }) { done() }
         destroyMeters()
         for exported in exportedMetadata.values { exported.destroy() }
         exportedMetadata = [:]

@@ -16,9 +16,13 @@ enum EventTables {
         }
     }
 
-    /// The export connection only needs to notice that it died.
+    /// The export connection: its round trips (``GraphSession/syncExport(_:)``), the server's
+    /// pings for binds of what we export, and that it died.
     nonisolated(unsafe) static let exportCore: UnsafeMutablePointer<pw_core_events> = make { events in
         events.version = UInt32(PW_VERSION_CORE_EVENTS)
+        events.done = { data, id, seq in session(data).exportCoreDone(id: id, seq: seq) }
+        // A client binds something we export (libpipewire answers the ping itself).
+        events.ping = { data, _, _ in session(data).exportPings &+= 1 }
         events.error = { data, id, _, res, message in
             session(data).exportCoreError(id: id, result: res, message: String(optionalCString: message) ?? "")
         }

@@ -55,6 +55,10 @@ final class GraphSession: @unchecked Sendable {
     /// Metadata objects we implement, exported on a second connection (pitfall 1).
     var exportCore: OpaquePointer?
     var exportCoreHook: UnsafeMutablePointer<spa_hook>?
+    /// Round trips on the export connection, by sequence number.
+    var exportSyncHandlers: [Int32: () -> Void] = [:]
+    /// Pings the server sent the export connection (one per bind of an object we export).
+    var exportPings: UInt64 = 0
     var exportedMetadata: [String: ExportedMetadata] = [:]
     /// Level meters, by the node they listen to (Meters/).
     var meters: [GlobalID: LevelMeter] = [:]
