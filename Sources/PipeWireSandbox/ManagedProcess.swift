@@ -99,8 +99,20 @@ public final class ManagedProcess: @unchecked Sendable {
         return state.withLock { $0 } ?? -1
     }
 
+    /// Each thread's state (``threadStates()``) and, where gdb is installed, its stack: for the
+    /// message of a failure where a process stopped reacting.
+    public func stacks() -> String {
+        let gdb = "/usr/bin/gdb"
+        guard FileManager.default.isExecutableFile(atPath: gdb) else { return threadStates() + " (no gdb for their stacks)" }
+        let output = (try? Self.run(
+            gdb, ["-p", String(pid), "-batch", "-ex", "thread apply all bt 30"], environment: [:],
+            logDirectory: FileManager.default.temporaryDirectory, timeout: .seconds(30))) ?? "gdb failed"
+        let frames = output.split(separator: "\n").filter { $0.hasPrefix("Thread ") || $0.hasPrefix("#") }
+        return threadStates() + "\n" + frames.joined(separator: "\n")
+    }
+
     /// Each thread's name, state and kernel wait channel (`/proc/PID/task/*`).
-    func threadStates() -> String {
+    public func threadStates() -> String {
         let tasks = "/proc/\(pid)/task"
         let ids = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
         return ids.sorted().map { id in

@@ -421,8 +421,19 @@ public final class PrivatePipeWire: @unchecked Sendable {
                 attempt += 1
             } catch SandboxError.timeout where attempt < 3 {
                 attempt += 1
+            } catch SandboxError.timeout(let message) {
+                throw SandboxError.timeout("\(message)\n\(unansweredDumpFacts())")
             }
         }
+    }
+
+    /// What the failure of a `pw-dump` that never finished needs: the server's threads. A server
+    /// idle in `epoll_wait` while every dump hangs is holding the dump for another client: each
+    /// bind of a metadata waits until its exporter answers a ping (`module-metadata`), and a
+    /// client the server no longer reads never does.
+    private func unansweredDumpFacts() -> String {
+        let server = lock.withLock { daemon }
+        return "the server's threads: \(server?.stacks() ?? "no server")"
     }
 
     /// `pw-link -l -I`, parsed: every link as (output port, input port) ids and names.

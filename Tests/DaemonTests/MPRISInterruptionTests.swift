@@ -119,7 +119,7 @@ struct MPRISInterruptionTests {
 
         func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(10)) async throws {
             try await eventually(timeout: timeout, "the daemon logs '\(text)' (\(count)x); log:\n\(log)") {
-                guard daemon.isRunning else { throw SandboxError.notRunning("audiosessiond exited:\n\(log)") }
+                guard daemon.isRunning else { throw SandboxError.notRunning("audiosessiond exited (status \(daemon.exitStatus.map(String.init) ?? "?"), 128+N for signal N):\n\(log)") }
                 return log.components(separatedBy: text).count - 1 >= count
             }
         }

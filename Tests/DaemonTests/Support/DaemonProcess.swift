@@ -36,31 +36,9 @@ struct DaemonProcess {
 
     var log: String { process.errorOutput }
 
-    /// The daemon's threads (``threads``) and, where gdb is installed, their stacks: for the
-    /// message of a failure where the daemon stopped reacting.
-    var stacks: String {
-        let gdb = "/usr/bin/gdb"
-        guard FileManager.default.isExecutableFile(atPath: gdb) else { return threads + " (no gdb for their stacks)" }
-        let output = (try? ManagedProcess.run(
-            gdb, ["-p", String(process.pid), "-batch", "-ex", "thread apply all bt 30"], environment: [:],
-            logDirectory: FileManager.default.temporaryDirectory, timeout: .seconds(30))) ?? "gdb failed"
-        let frames = output.split(separator: "\n").filter { $0.hasPrefix("Thread ") || $0.hasPrefix("#") }
-        return threads + "\n" + frames.joined(separator: "\n")
-    }
-
-    /// Each thread's name, state and where it waits in the kernel (`/proc/PID/task`), for a
-    /// failure's message: a thread of the daemon stuck where it should be polling shows there.
-    var threads: String {
-        let tasks = "/proc/\(process.pid)/task"
-        guard let ids = try? FileManager.default.contentsOfDirectory(atPath: tasks) else { return "no threads (exited?)" }
-        return ids.sorted().map { id in
-            func read(_ file: String) -> String {
-                ((try? String(contentsOfFile: "\(tasks)/\(id)/\(file)", encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)
-            }
-            let state = read("stat").split(separator: ")").last?.split(separator: " ").first.map(String.init) ?? "?"
-            return "\(read("comm")) \(state) \(read("wchan"))"
-        }.joined(separator: "; ")
-    }
+    /// The daemon's threads and, where gdb is installed, their stacks: for the message of a
+    /// failure where the daemon stopped reacting.
+    var stacks: String { process.stacks() }
 
     /// Waits until the daemon's log has a line containing `text`, `count` times.
     func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(10)) throws {
