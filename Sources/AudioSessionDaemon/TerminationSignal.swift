@@ -14,10 +14,14 @@ import Musl
 enum TerminationSignal {
     private static let numbers: [(Int32, String)] = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")]
 
-    /// Blocks the three signals in the calling thread and every thread it starts afterwards.
+    /// Blocks the three signals in the calling thread and every thread it starts afterwards,
+    /// and ignores SIGPIPE: a write to a socket or pipe whose other end went (a bus, a server)
+    /// is an error its caller handles, never a silent death. systemd ignores it for services;
+    /// a daemon run from a shell or a test would otherwise die of it without a word.
     static func block() {
         var set = signalSet()
         pthread_sigmask(SIG_BLOCK, &set, nil)
+        signal(SIGPIPE, SIG_IGN)
     }
 
     /// Blocks the calling thread until SIGINT or SIGTERM arrives, calling `onHangUp` (on this

@@ -47,4 +47,18 @@ struct ConnectionLifecycleTests {
             try sandbox.linkedDevices(of: "music").isEmpty
         }
     }
+
+    /// SIGPIPE (a write to a socket whose other end went) kills no daemon: run from a shell, as
+    /// here, nothing else ignores it. Still linking after it, and a SIGTERM ends it cleanly.
+    @Test func sigpipeIsNoDeath() throws {
+        let sandbox = try PrivatePipeWire()
+        let daemon = try DaemonProcess(in: sandbox)
+        try daemon.waitForLog("attached to PipeWire")
+        kill(daemon.process.pid, SIGPIPE)
+        try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
+        try waitUntil(timeout: .seconds(5), "music is linked (the daemon lives: \(daemon.process.isRunning))") {
+            try !sandbox.linkedDevices(of: "music").isEmpty
+        }
+        #expect(try daemon.terminate() == 0)
+    }
 }
