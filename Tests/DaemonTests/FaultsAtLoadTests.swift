@@ -106,7 +106,7 @@ struct FaultsAtLoadTests {
         try await waitUntil(timeout: .seconds(30), "\(playing) streams play (now \(Self.linkedStreams(watcher).count))") {
             () async -> Bool in Self.linkedStreams(watcher).count == playing
         }
-        try await rig.waitForLog("has an MPRIS player", count: Self.playerCount)
+        try await rig.waitForSessionsWithPlayers(Self.playerCount)
         try await waitUntil(timeout: .seconds(10), "both players are Playing (\(Self.players(rig)))") { () async -> Bool in
             Self.players(rig).values.filter { $0 == "Playing" }.count == Self.playerCount
         }

@@ -166,11 +166,24 @@ struct MPRISInterruptionTests {
             }
         }
 
+        /// Waits until `count` sessions (exactly, or at least) have an MPRIS player, as
+        /// `status --json` says (`mprisPlayer`): the daemon matched them to players on the bus.
+        func waitForSessionsWithPlayers(_ count: Int, exactly: Bool = false, timeout: Duration = .seconds(10)) async throws {
+            let oracle = SessionOracle(sandbox: sandbox, busAddress: bus.address)
+            var now: [String] = []
+            try await eventually(timeout: timeout, "\(exactly ? "" : "at least ")\(count) session(s) with an MPRIS player (now \(now)); log:\n\(log)") {
+                guard daemon.isRunning else { throw SandboxError.notRunning("audiosessiond exited (status \(daemon.exitStatus.map(String.init) ?? "?")):\n\(log)") }
+                let sessions = try oracle.sessions()
+                now = sessions.filter(\.hasMPRISPlayer).map { "\($0.id) \($0.summary)" }
+                return exactly ? now.count == count : now.count >= count
+            }
+        }
+
         /// mpv plays, its stream is linked and the daemon matched it to its player.
         func startPlayingMusic(ao: String = "pulse") async throws -> ManagedProcess {
             let player = try startPlayer(ao: ao)
             try await waitForStatus("Playing")
-            try await waitForLog("has an MPRIS player")
+            try await waitForSessionsWithPlayers(1)
             try await waitForDaemonToSee("org.mpris.MediaPlayer2.mpv", "Playing")
             return player
         }
@@ -271,7 +284,7 @@ struct MPRISInterruptionTests {
         defer { player.close() }
         _ = try rig.sandbox.play(role: "Music", file: rig.tone, extraArguments: ["-P", "{ node.name = music }"])
         try await rig.waitUntilLinked("music", to: ["headphones"])
-        try await rig.waitForLog("has an MPRIS player")
+        try await rig.waitForSessionsWithPlayers(1)
 
         let call = try rig.startCall()
         try await rig.waitForLog("holding its streams instead")
@@ -295,13 +308,13 @@ struct MPRISInterruptionTests {
         defer { player.close() }
         _ = try rig.sandbox.play(role: "Music", file: rig.tone, extraArguments: ["-P", "{ node.name = music }"])
         try await rig.waitUntilLinked("music", to: ["headphones"])
-        try await rig.waitForLog("has an MPRIS player")
+        try await rig.waitForSessionsWithPlayers(1)
 
         let call = try rig.startCall()
         try await eventually(timeout: .seconds(5), "the daemon pressed Pause") { player.calls.contains("Pause") }
         try await player.leave()
         try await rig.waitForLog("left the bus); holding its streams instead")
-        try await rig.waitForLog("no longer has an MPRIS player")  // capabilities back to unlink and mute
+        try await rig.waitForSessionsWithPlayers(0, exactly: true)  // capabilities back to unlink and mute
         try await eventually(timeout: .seconds(5), "the music is unlinked during the call") {
             try rig.sandbox.linkedDevices(of: "music").isEmpty
         }

@@ -132,7 +132,7 @@ struct MPRISLeftoverTests {
     /// The restarted daemon knows mpv and its stream, and a round-trip later still has not
     /// pressed Play (any Play would be logged and be followed by Playing).
     private func expectStaysPaused(_ rig: Rig) async throws {
-        try await rig.waitForLog("has an MPRIS player")
+        try await rig.waitForSessionsWithPlayers(1)
         try await rig.waitForDaemonToSee(Self.mpv, "Paused")
         _ = try rig.sandbox.run("pw-cli", ["info", "0"])
         #expect(try rig.status() == "Paused")

@@ -36,7 +36,7 @@ struct NowPlayingPlayerTests {
                 .stringValue ?? "gone"
         }
         try await eventually("the game plays") { await status(gamePlayer) == "Playing" }
-        try await rig.waitForLog("has an MPRIS player", count: 2)
+        try await rig.waitForSessionsWithPlayers(2)
 
         let app = try await connection.property(
             "NowPlayingApp", of: Self.service, at: "/org/audiosession/Manager1", on: Self.service, timeout: .seconds(5))

@@ -253,7 +253,7 @@ struct PulseAudioRealAppTests {
         #expect(found.category == "playback" && found.priorityClass == "media" && found.classifiedBy.hasPrefix("rules"), "\(found.summary)")
         // The daemon has matched its session to its MPRIS player before the call (else it would
         // hold its stream instead).
-        try rig.daemon.waitForLog("session#\(found.id) has an MPRIS player", timeout: .seconds(10))
+        try await Self.waitForPlayer(of: found, rig)
 
         let call = try rig.pulse.play(rig.tone, properties: ["media.role": "phone"])
         try await waitForStatus("Paused")
@@ -299,6 +299,14 @@ extension PulseAudioRealAppTests {
     /// The session of the app whose topmost process (of its own executable) is `pid`.
     static func session(_ rig: Rig, ofProcess pid: Int32) throws -> Session? {
         try sessions(rig).first { $0.appIdentity == "process:\(pid)" }
+    }
+
+    /// Waits until `status --json` says the session has an MPRIS player (a call pauses it there
+    /// rather than hold its stream).
+    static func waitForPlayer(of session: Session, _ rig: Rig) async throws {
+        try await eventually("session#\(session.id) has an MPRIS player; daemon:\n\(rig.daemon.log)", timeout: .seconds(10)) {
+            try sessions(rig).first { $0.id == session.id }?.hasMPRISPlayer == true
+        }
     }
 
     /// `audiosessionctl monitor --json`, subscribed (it prints every decision from now on).
@@ -347,7 +355,7 @@ extension PulseAudioRealAppTests {
         }
         // The daemon has matched it to its MPRIS player (else a call would hold its stream).
         let found = try #require(music)
-        try rig.daemon.waitForLog("session#\(found.id) has an MPRIS player", timeout: .seconds(10))
+        try await waitForPlayer(of: found, rig)
         return found
     }
 

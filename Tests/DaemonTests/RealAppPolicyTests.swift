@@ -643,7 +643,7 @@ extension RealAppPolicyTests {
             windows = try player.windowNames()
             return windows.contains { $0.hasSuffix("Audacious") }
         }
-        try await rig.waitForLog("has an MPRIS player")
+        try await rig.waitForSessionsWithPlayers(1)
         try await rig.waitForDaemonToSee(busName, "Playing")
 
         var found: SessionOracle.Session?
@@ -669,7 +669,7 @@ extension RealAppPolicyTests {
         let node = try #require(dump.nodes.first { $0.id == stream })
         let said = ["application.name", "application.process.binary", "media.role", "media.name"].map { "\($0)=\(node.property($0) ?? "none")" }
         print("audacious's stream \(stream): \(said.joined(separator: " "))")
-        #expect(rig.log.contains("session#\(session.id) has an MPRIS player"), "the daemon matched its session to an MPRIS player")
+        #expect(try oracle.session(ofProcess: player.process.pid)?.hasMPRISPlayer == true, "the daemon matched its session to an MPRIS player")
 
         // A call pauses it over MPRIS; its end plays it again.
         let callStarted = ContinuousClock.now

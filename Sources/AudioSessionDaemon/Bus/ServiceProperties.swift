@@ -106,6 +106,8 @@ extension SessionService {
             "streams": .array(element: "u", snapshot.streams.map { .uint32($0.rawValue) }),
             "nowPlaying": .bool(coordinator.engine.nowPlaying == snapshot.id),
             "heldByMutedInput": .bool(snapshot.isHeldByMutedInput),
+            // An interruption can pause it over MPRIS rather than hold its streams.
+            "mprisPlayer": .bool(coordinator.mpris?.sessionsWithPlayers.contains(snapshot.id) == true),
         ]
         if let composed = coordinator.sessions.composed[snapshot.id] {
             entry["classifiedBy"] = .string(composed.reason.wireName)

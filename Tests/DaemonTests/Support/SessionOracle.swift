@@ -20,6 +20,8 @@ struct SessionOracle {
         var silenced: Bool { fields["silenced"] as? Bool ?? false }
         var gain: Double { (fields["gain"] as? NSNumber)?.doubleValue ?? 1 }
         var streams: [UInt32] { (fields["streams"] as? [NSNumber])?.map(\.uint32Value) ?? [] }
+        /// An interruption can pause its app over MPRIS.
+        var hasMPRISPlayer: Bool { fields["mprisPlayer"] as? Bool ?? false }
         var summary: String { "\(category)/\(mode) class \(priorityClass) by \(classifiedBy) \(activity) streams \(streams)" }
     }
 
