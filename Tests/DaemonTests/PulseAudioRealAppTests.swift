@@ -46,7 +46,8 @@ struct PulseAudioRealAppTests {
         // Heard for a second more: both ends stay on real devices and active.
         for _ in 1...10 {
             try await Task.sleep(for: .milliseconds(100))
-            #expect(try call.isHeard(rig), "both ends are heard: \(call.state(rig))")
+            let why = try call.whyNotHeard(rig, reopening: true)
+            #expect(why == nil, "both ends are heard: \(why ?? "")")
         }
         let decisions = Self.decisions(in: monitor)
         #expect(
@@ -108,7 +109,8 @@ struct PulseAudioRealAppTests {
         var size = sizeAtCall
         while ContinuousClock.now - callHeard < .seconds(6) {
             try await Task.sleep(for: .milliseconds(100))
-            #expect(try call.isHeard(rig), "both ends are heard: \(call.state(rig))")
+            let why = try call.whyNotHeard(rig, reopening: true)
+            #expect(why == nil, "both ends are heard: \(why ?? "")")
             let now = try #require(try Self.session(rig, ofProcess: recorder.pid), "arecord's session is gone")
             #expect(
                 now.category == "record" && now.activity == "active" && !now.captureSilenced,
@@ -541,47 +543,24 @@ extension PulseAudioRealAppTests {
         return call
     }
 
-    /// A call between two linphonec, as the daemon and the server show it.
+    /// A call between two linphonec, as the daemon and the server show it (``PulseCall``).
     final class LinphoneCall {
         let caller: RealLinphone
         let callee: RealLinphone
-        /// Every session seen for an end.
-        private(set) var sessions: Set<UInt64> = []
+        let heard: PulseCall
 
         init(caller: RealLinphone, callee: RealLinphone) {
             self.caller = caller
             self.callee = callee
+            heard = PulseCall(ends: [caller.process.pid, callee.process.pid])
         }
 
-        var ends: [Int32] { [caller.process.pid, callee.process.pid] }
-
-        /// Each end is one active call session (class communication) that plays and records,
-        /// every sink input of it on a real sink and every source output on a real source,
-        /// none muted.
-        func isHeard(_ rig: Rig) throws -> Bool {
-            let all = try PulseAudioRealAppTests.sessions(rig)
-            for pid in ends {
-                guard let session = all.first(where: { $0.appIdentity == "process:\(pid)" }) else { return false }
-                sessions.insert(session.id)
-                guard session.priorityClass == "communication", session.activity == "active" else { return false }
-                let plays = PulseAudioRealAppTests.pid(pid, plays: rig)
-                let captures = PulseAudioRealAppTests.pid(pid, captures: rig)
-                guard !plays.isEmpty, !captures.isEmpty else { return false }
-                guard plays.allSatisfy({ $0.sink != nil && $0.sink != holdSink && !$0.muted }),
-                    captures.allSatisfy({ $0.source != nil && $0.source != holdSource && !$0.muted })
-                else { return false }
-            }
-            return true
-        }
-
-        /// What each end is now, for a failure's message.
-        func state(_ rig: Rig) -> String {
-            let all = (try? PulseAudioRealAppTests.sessions(rig)) ?? []
-            return ends.map { pid in
-                let session = all.first { $0.appIdentity == "process:\(pid)" }
-                return "pid \(pid): \(session?.summary ?? "no session"); plays \(PulseAudioRealAppTests.pid(pid, plays: rig)); captures \(PulseAudioRealAppTests.pid(pid, captures: rig))"
-            }.joined(separator: "\n")
-        }
+        var ends: [Int32] { heard.ends }
+        /// Every session seen for an end.
+        var sessions: Set<UInt64> { heard.sessions }
+        func isHeard(_ rig: Rig) throws -> Bool { try heard.isHeard(rig) }
+        func whyNotHeard(_ rig: Rig, reopening: Bool = false) throws -> String? { try heard.whyNotHeard(rig, reopening: reopening) }
+        func state(_ rig: Rig) -> String { heard.state(rig) }
 
         func stop() {
             caller.stop()

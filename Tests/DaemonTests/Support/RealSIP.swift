@@ -3,7 +3,7 @@ import PipeWireSandbox
 
 /// A real SIP client, baresip, on loopback: each instance has its own configuration directory
 /// and port, plays and records through ALSA's default device (PipeWire's ALSA plugin, from
-/// pipewire-alsa), answers calls by itself, and calls another instance by its address.
+/// pipewire-alsa; on a pure PulseAudio, ``PulseAudioWithALSA``'s pulse plugin), answers calls by itself, and calls another instance by its address.
 final class RealSIP: @unchecked Sendable {
     let process: ManagedProcess
     let port: Int
@@ -12,7 +12,7 @@ final class RealSIP: @unchecked Sendable {
     /// Starts baresip listening on 127.0.0.1:`port`; `calling` dials another instance at once.
     /// `binary` other than baresip runs a copy of it under that name: a call app the rules do
     /// not know, which the daemon can tell only by what its streams do.
-    init(port: Int, calling other: Int? = nil, binary: String = "baresip", in sandbox: PrivatePipeWire) throws {
+    init(port: Int, calling other: Int? = nil, binary: String = "baresip", in sandbox: any AudioServerSandbox) throws {
         self.port = port
         directory = sandbox.directory.appendingPathComponent("baresip-\(port)")
         try? FileManager.default.removeItem(at: directory)
