@@ -33,7 +33,7 @@ enum HeadsetReading {
     /// the profile of theirs with their codec, else the best of their kind. A device with no
     /// nodes (switching, or off) has only its param to say.
     static func activeProfile(of device: Device, in snapshot: GraphSnapshot) -> DeviceProfile? {
-        let newest = snapshot.sortedNodes.last { $0.deviceID == device.id && $0.properties["api.bluez5.profile"] != nil }
+        let newest = snapshot.nodes.values.filter { $0.deviceID == device.id && $0.properties["api.bluez5.profile"] != nil }.max { $0.id < $1.id }
         guard let node = newest, let profile = node.properties["api.bluez5.profile"], let nodeKind = kind(ofProfileNamed: profile)
         else { return device.activeProfile }
         if let param = device.activeProfile, kind(ofProfileNamed: param.name) == nodeKind { return param }

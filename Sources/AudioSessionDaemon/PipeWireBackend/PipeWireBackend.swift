@@ -550,7 +550,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
 
     func pinnedDevice(of stream: StreamID) -> DeviceID? {
         linker.pinnedDevice(of: stream.rawValue).flatMap {
-            snapshot.nodes[$0] != nil ? DeviceID(stream.direction == .playback ? .output : .input, $0) : nil
+            snapshot.nodes[$0] != nil ? Self.deviceID($0, stream.direction) : nil
         }
     }
 

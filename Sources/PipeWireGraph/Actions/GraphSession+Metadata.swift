@@ -69,15 +69,12 @@ extension GraphSession {
     /// Calls `done` once the server has answered everything sent on the export connection
     /// before, and we have handled what it sent there (pings among it); at once without one.
     func syncExport(_ done: @escaping () -> Void) {
-        guard let exportCore else { return done() }
-        let seq = pws_core_sync(exportCore)
-        guard seq >= 0 else { return done() }
-        exportSyncHandlers[seq] = done
+        if !exportRoundTrips.ask(exportCore, { _ in done() }) { done() }
     }
 
     func exportCoreDone(id: UInt32, seq: Int32) {
-        guard id == PW_ID_CORE, let done = exportSyncHandlers.removeValue(forKey: seq) else { return }
-        done()
+        let handler = exportRoundTrips.answered(id: id, seq: seq)
+        handler?(true)
     }
 
     /// Implements a metadata object in this process, exported on the second ("export")
@@ -121,9 +118,7 @@ extension GraphSession {
 
     func tearDownExports() {
         // Withdrawals waiting for a round trip: the connection goes, and their objects with it.
-        let waiting = exportSyncHandlers
-        exportSyncHandlers = [:]
-        for (_, done) in waiting.sorted(by: { $0.key < $1.key }) { done() }
+        for handler in exportRoundTrips.abandonAll() { handler(false) }
         destroyMeters()
         for exported in exportedMetadata.values { exported.destroy() }
         exportedMetadata = [:]

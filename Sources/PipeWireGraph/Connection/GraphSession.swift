@@ -45,7 +45,8 @@ final class GraphSession: @unchecked Sendable {
     var retiredLinks: [OwnedLink] = []
     /// The mirror being built; published (copied) after each change.
     var mirror = GraphSnapshot()
-    private var syncHandlers: [Int32: (Bool) -> Void] = [:]
+    /// Round trips on the main connection.
+    private var roundTrips = RoundTrips()
     /// Counts requests whose replies belong to the current state (binds, enumerations):
     /// the initial sync repeats until a round-trip adds none.
     var pendingWork = 0
@@ -55,8 +56,8 @@ final class GraphSession: @unchecked Sendable {
     /// Metadata objects we implement, exported on a second connection (pitfall 1).
     var exportCore: OpaquePointer?
     var exportCoreHook: UnsafeMutablePointer<spa_hook>?
-    /// Round trips on the export connection, by sequence number.
-    var exportSyncHandlers: [Int32: () -> Void] = [:]
+    /// Round trips on the export connection.
+    var exportRoundTrips = RoundTrips()
     /// Pings the server sent the export connection (one per bind of an object we export).
     var exportPings: UInt64 = 0
     var exportedMetadata: [String: ExportedMetadata] = [:]
@@ -211,9 +212,7 @@ final class GraphSession: @unchecked Sendable {
     }
 
     private func tearDownConnection() {
-        let handlers = syncHandlers
-        syncHandlers = [:]
-        for (_, handler) in handlers.sorted(by: { $0.key < $1.key }) { handler(false) }
+        for handler in roundTrips.abandonAll() { handler(false) }
         for link in ownedLinks.values { link.destroy() }
         ownedLinks = [:]
         linkDestroys.reset()
@@ -256,8 +255,8 @@ final class GraphSession: @unchecked Sendable {
     }
 
     func coreDone(id: UInt32, seq: Int32) {
-        guard id == PW_ID_CORE, let handler = syncHandlers.removeValue(forKey: seq) else { return }
-        handler(true)
+        let handler = roundTrips.answered(id: id, seq: seq)
+        handler?(true)
     }
 
     /// Whether an error on the core means the connection is gone. libpipewire reports what
@@ -296,16 +295,7 @@ final class GraphSession: @unchecked Sendable {
     /// Runs `handler(true)` after a `pw_core_sync` round-trip, or `handler(false)` when the
     /// connection is lost (or absent) first.
     func sync(_ handler: @escaping (Bool) -> Void) {
-        guard let core else {
-            handler(false)
-            return
-        }
-        let seq = pws_core_sync(core)
-        guard seq >= 0 else {
-            handler(false)
-            return
-        }
-        syncHandlers[seq] = handler
+        if !roundTrips.ask(core, handler) { handler(false) }
     }
 
     /// Round-trips until one adds no new pending requests (binds, enumerations, subscriptions):
