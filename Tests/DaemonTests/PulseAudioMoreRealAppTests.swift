@@ -243,20 +243,7 @@ struct PulseAudioMoreRealAppTests {
                 "\(end): \(session.summary)")
         }
         // Heard to the end: 3 s of the call, every 100 ms.
-        let heardSince = ContinuousClock.now
-        while ContinuousClock.now - heardSince < .seconds(3) {
-            try await Task.sleep(for: .milliseconds(100))
-            let why = try call.whyNotHeard(rig, reopening: true)
-            #expect(why == nil, "both ends are heard: \(why ?? "")")
-        }
-        let decisions = Apps.decisions(in: monitor)
-        #expect(
-            decisions.contains { $0.session == music.id && $0.kind == "interruptionBegan" && $0.method == "mpris" },
-            "the call paused the music over MPRIS: \(decisions)")
-        let held = decisions.filter { call.sessions.contains($0.session) && $0.kind == "interruptionBegan" }
-        #expect(held.isEmpty, "an end of the call was held: \(held); daemon:\n\(rig.daemon.log)")
-        let parkedEnds = parking.seen.filter { call.ends.contains($0.pid) }
-        #expect(parkedEnds.isEmpty, "an end's stream was on a parking device: \(parkedEnds); now: \(call.state(rig)); daemon:\n\(rig.daemon.log)")
+        try await call.expectHeardThroughout(samples: 30, rig, music: music.id, monitor: monitor, parking: parking)
 
         caller.stop()
         callee.stop()
@@ -357,6 +344,28 @@ final class PulseCall {
             else { return "pid \(pid) plays \(plays), captures \(captures)" }
         }
         return nil
+    }
+
+    /// Both ends heard at each of `samples` reads 100 ms apart; then what the monitor and the
+    /// parking watch saw since they started: the music (`music`, a session id) paused over
+    /// MPRIS by the call, no end of the call interrupted, no stream of an end ever parked.
+    func expectHeardThroughout(
+        samples: Int, _ rig: PulseAudioSessionTests.Rig, music: UInt64, monitor: ManagedProcess,
+        parking: PulseAudioRealAppTests.ParkingWatch
+    ) async throws {
+        for _ in 1...samples {
+            try await Task.sleep(for: .milliseconds(100))
+            let why = try whyNotHeard(rig, reopening: true)
+            #expect(why == nil, "both ends are heard: \(why ?? "")")
+        }
+        let decisions = PulseAudioRealAppTests.decisions(in: monitor)
+        #expect(
+            decisions.contains { $0.session == music && $0.kind == "interruptionBegan" && $0.method == "mpris" },
+            "the call paused the music over MPRIS: \(decisions)")
+        let held = decisions.filter { sessions.contains($0.session) && $0.kind == "interruptionBegan" }
+        #expect(held.isEmpty, "an end of the call was held: \(held); daemon:\n\(rig.daemon.log)")
+        let parkedEnds = parking.seen.filter { ends.contains($0.pid) }
+        #expect(parkedEnds.isEmpty, "an end's stream was on a parking device: \(parkedEnds); now: \(state(rig)); daemon:\n\(rig.daemon.log)")
     }
 
     /// What each end is now, for a failure's message.

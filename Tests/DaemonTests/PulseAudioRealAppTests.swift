@@ -44,19 +44,7 @@ struct PulseAudioRealAppTests {
             #expect(session.classifiedBy == "call" && session.category == "playAndRecord" && session.mode == "voiceChat", "\(session.summary)")
         }
         // Heard for a second more: both ends stay on real devices and active.
-        for _ in 1...10 {
-            try await Task.sleep(for: .milliseconds(100))
-            let why = try call.whyNotHeard(rig, reopening: true)
-            #expect(why == nil, "both ends are heard: \(why ?? "")")
-        }
-        let decisions = Self.decisions(in: monitor)
-        #expect(
-            decisions.contains { $0.session == music.id && $0.kind == "interruptionBegan" && $0.method == "mpris" },
-            "the call held the music over MPRIS: \(decisions)")
-        let held = decisions.filter { call.sessions.contains($0.session) && $0.kind == "interruptionBegan" }
-        #expect(held.isEmpty, "an end of the call was held: \(held); daemon:\n\(rig.daemon.log)")
-        let parkedEnds = parking.seen.filter { call.ends.contains($0.pid) }
-        #expect(parkedEnds.isEmpty, "an end's stream was on a parking device: \(parkedEnds); now: \(call.state(rig)); daemon:\n\(rig.daemon.log)")
+        try await call.heard.expectHeardThroughout(samples: 10, rig, music: music.id, monitor: monitor, parking: parking)
 
         call.caller.send("terminate")
         call.stop()
@@ -556,8 +544,6 @@ extension PulseAudioRealAppTests {
         }
 
         var ends: [Int32] { heard.ends }
-        /// Every session seen for an end.
-        var sessions: Set<UInt64> { heard.sessions }
         func isHeard(_ rig: Rig) throws -> Bool { try heard.isHeard(rig) }
         func whyNotHeard(_ rig: Rig, reopening: Bool = false) throws -> String? { try heard.whyNotHeard(rig, reopening: reopening) }
         func state(_ rig: Rig) -> String { heard.state(rig) }
