@@ -105,6 +105,11 @@ struct PlayerPause {
     var awaitingPlay = false
     /// Its user played or stopped it during the interruption: the end never presses Play.
     var userTookOver = false
+    /// Its session's stream played when the interruption began while it said otherwise (a
+    /// player just started says Stopped until it has loaded; one resumed by a key says Paused
+    /// for a moment): its next status is the late report of that playing, and a Playing then
+    /// is not its user's press.
+    var statusLagsItsStream = false
 
     init(_ player: MPRISPlayer, wasPlaying: Bool) {
         identity = MPRISPauseJournal.PausedPlayer(

@@ -144,6 +144,7 @@ final class PlayerControl: @unchecked Sendable {
         pause.began = now
         let wasHeld = pause.heldInstead
         pause.heldInstead = false
+        let streamsPlay = host.sessions.streams(of: id).contains { $0.stream.activity == .playing }
         for name in mprisPlayerNames(of: id).sorted() {
             guard let known = mpris.players[name] else { continue }
             let earlier = pause.players[name]
@@ -159,6 +160,7 @@ final class PlayerControl: @unchecked Sendable {
                     || (known.status == .paused && mprisIsLeftover(known))
                 player = PlayerPause(known, wasPlaying: playing || ours)
                 player.awaitingPlay = (earlier?.awaitingPlay ?? false) || mpris.playsInFlight.contains(name)
+                player.statusLagsItsStream = !playing && !ours && streamsPlay
             }
             if playing || player.awaitingPlay {
                 // Pause goes after our Play on the bus, so it lands last.
@@ -235,6 +237,8 @@ final class PlayerControl: @unchecked Sendable {
 
     private func mprisPlayerStatusChanged(_ name: String, to status: PlaybackStatus, in id: SessionID) {
         guard var pause = mpris.pauses[id], var player = pause.players[name] else { return }
+        let lateReport = player.statusLagsItsStream
+        player.statusLagsItsStream = false
         switch status {
         case .paused, .stopped:
             if player.awaitingPause {
@@ -252,6 +256,15 @@ final class PlayerControl: @unchecked Sendable {
                 player.awaitingPlay = false
             } else if player.awaitingPause {
                 // Our Pause is not carried out yet (a slow or hung player): not its user.
+            } else if lateReport, pause.phase != .resuming {
+                // The playing its stream showed when the interruption began, reported late:
+                // paused by us like any player that was playing, and ours to resume.
+                logger.info("\(id): \(name) reported Playing late (its stream played as the interruption began); pausing it")
+                player.wasPlaying = true
+                player.awaitingPause = true
+                pause.phase = .pausing
+                pause.began = now
+                mprisPress("Pause", on: name, for: id)
             } else if pause.phase != .resuming {
                 // Its user pressed play during the interruption: the session must stay silent,
                 // and the end must not guess what they want.

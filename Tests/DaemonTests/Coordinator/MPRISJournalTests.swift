@@ -168,6 +168,41 @@ struct MPRISJournalTests {
         try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)", "Pause \(Self.mpv)", "Play \(Self.mpv)"])
     }
 
+    /// A player just started says Stopped until it has loaded, while its stream already plays.
+    /// A call that begins in between finds no player playing and holds the stream; the Playing
+    /// that follows is that late report, not its user's press: paused by us, played at the end.
+    @Test func aPlayerThatReportsPlayingOnlyAfterTheCallBeganIsResumedAtItsEnd() async throws {
+        attachPlayers([player(.stopped)])
+        attachGraph([music()])
+        coordinator.handle(.streamAppeared(call()))
+        #expect(buttons.presses.isEmpty, "nothing said Playing: nothing to press yet")
+        #expect(journal == nil)
+        status(.playing)  // the late report
+        try await buttons.waitFor(["Pause \(Self.mpv)"])
+        #expect(journal == [entry()], "paused by us: owed a Play")
+        status(.paused)
+        coordinator.handle(.streamRemoved(2))
+        try await buttons.waitFor(["Pause \(Self.mpv)", "Play \(Self.mpv)"])
+    }
+
+    /// Only the first report after the interruption began is the late one: a Playing after
+    /// the player confirmed our pause is its user's.
+    @Test func aPlayAfterTheLateReportIsItsUsers() async throws {
+        attachPlayers([player(.stopped)])
+        attachGraph([music()])
+        coordinator.handle(.streamAppeared(call()))
+        status(.playing)
+        try await buttons.waitFor(["Pause \(Self.mpv)"])
+        status(.paused)
+        status(.playing)  // its user pressed play
+        try await buttons.waitFor(["Pause \(Self.mpv)", "Pause \(Self.mpv)"])
+        #expect(journal == nil, "its user took over: nothing owed")
+        status(.paused)
+        coordinator.handle(.streamRemoved(2))
+        #expect(coordinator.playerControl?.mpris.playsInFlight.isEmpty == true, "no Play pressed")
+        #expect(coordinator.playerControl?.mpris.pauses.isEmpty == true, "the pause is over")
+    }
+
     // MARK: - Exit
 
     @Test func exitPlaysWhatWePausedAndEmptiesTheJournal() async throws {
