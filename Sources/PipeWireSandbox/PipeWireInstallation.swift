@@ -186,6 +186,10 @@ public struct PipeWireInstallation: Sendable, Equatable {
     /// program itself for a prefix, whose libraries the host's C library loads.
     public func runnable(_ program: String) throws -> String {
         guard let loader else { return program }
+        // Tests of parallel suites ask at once: one makes the copy while the others wait, or a
+        // copy of the program could be seen before its libraries are beside it.
+        Self.making.lock()
+        defer { Self.making.unlock() }
         let source = URL(fileURLWithPath: program)
         // `in-pipewire-1.6/` for the root in `.build-pipewire-1.6/root`.
         let rootName = prefix.deletingLastPathComponent().lastPathComponent.replacingOccurrences(of: ".build-", with: "")
@@ -213,6 +217,8 @@ public struct PipeWireInstallation: Sendable, Equatable {
         return copy.path
     }
 
+    private static let making = NSLock()
+
     private static func isOutdated(_ copy: URL, comparedWith source: URL) -> Bool {
         let files = FileManager.default
         let built = (try? files.attributesOfItem(atPath: source.path)[.modificationDate] as? Date) ?? .distantFuture
@@ -224,7 +230,7 @@ public struct PipeWireInstallation: Sendable, Equatable {
     /// last, so a process running the old copy keeps it and the next start gets the new one.
     private static func install(_ source: URL, at destination: URL, change: (String) throws -> String) throws {
         let partial = destination.deletingLastPathComponent()
-            .appendingPathComponent(".\(destination.lastPathComponent).\(getpid()).partial")
+            .appendingPathComponent(".\(destination.lastPathComponent).\(getpid()).\(UUID().uuidString.prefix(8)).partial")
         try? FileManager.default.removeItem(at: partial)
         try FileManager.default.copyItem(at: source, to: partial)
         _ = try change(partial.path)
