@@ -94,12 +94,53 @@ struct MPRISInterruptionTests {
             return self
         }
 
-        /// The daemon's latest word on a player's status (it logs each one it learns).
+        /// The daemon's latest word on a player's status: a session's `mprisPlayers` in
+        /// `status --json`.
         func waitForDaemonToSee(_ player: String, _ status: String) async throws {
-            try await eventually(timeout: .seconds(10), "the daemon knows \(player) is \(status); log:\n\(log)") {
-                let lines = log.split(separator: "\n").filter { $0.contains("MPRIS player \(player)") }
-                return lines.last?.hasSuffix(": \(status)") == true
+            try await waitForSessions("the daemon knows \(player) is \(status)") { sessions in
+                sessions.contains { $0.mprisPlayers[player] == status }
             }
+        }
+
+        /// Waits until the sessions of `status --json` meet `condition`; a failure says what
+        /// they were last.
+        func waitForSessions(
+            _ what: String, timeout: Duration = .seconds(10), _ condition: @escaping ([SessionOracle.Session]) -> Bool
+        ) async throws {
+            let oracle = SessionOracle(sandbox: sandbox, busAddress: bus.address)
+            var last: [SessionOracle.Session] = []
+            try await eventually(timeout: timeout, "\(what) (sessions now: \(Self.describe(last))); log:\n\(log)") {
+                guard daemon.isRunning else { throw SandboxError.notRunning("audiosessiond exited (status \(daemon.exitStatus.map(String.init) ?? "?")):\n\(log)") }
+                last = try oracle.sessions()
+                return condition(last)
+            }
+        }
+
+        /// Waits until the session with `player` among its MPRIS players meets `condition`.
+        func waitForPlayerSession(
+            _ what: String, player: String = MPRISLeftoverTests.mpv, timeout: Duration = .seconds(10),
+            _ condition: @escaping (SessionOracle.Session) -> Bool
+        ) async throws {
+            try await waitForSessions("\(player)'s session: \(what)", timeout: timeout) { sessions in
+                sessions.first { $0.mprisPlayers[player] != nil }.map(condition) ?? false
+            }
+        }
+
+        /// Waits until the session that plays the node `name` is known (the daemon has handled
+        /// the graph up to that node's appearance).
+        func waitForSessionOfNode(_ name: String) async throws {
+            var node: UInt32?
+            let sandbox = self.sandbox
+            try await waitForSessions("a session plays node \(name)") { sessions in
+                if node == nil { node = (try? sandbox.dump())?.node(named: name)?.id }
+                guard let node else { return false }
+                return sessions.contains { $0.streams.contains(node) }
+            }
+        }
+
+        static func describe(_ sessions: [SessionOracle.Session]) -> String {
+            sessions.map { "\($0.id) \($0.summary) players \($0.mprisPlayers) pause \($0.mprisPause) owed \($0.mprisOwedPlay)" }
+                .joined(separator: "; ")
         }
 
         /// Links of a node, waited for without blocking a thread of the test's task pool.
@@ -199,7 +240,10 @@ struct MPRISInterruptionTests {
         let callStarted = ContinuousClock.now
         let call = try rig.startCall()
         try await rig.waitForStatus("Paused")
-        try await rig.waitForLog("confirmed Paused")
+        // Confirmed, and never held instead (that would read heldInstead until the call ends).
+        try await rig.waitForPlayerSession("paused by us, confirmed, owed a Play") {
+            $0.mprisPause == "paused" && $0.mprisOwedPlay == [MPRISLeftoverTests.mpv]
+        }
         try await eventually(timeout: .seconds(5), "the test's own clients saw the call stream and mpv's Paused") {
             timing.appeared("call") != nil && timing.firstStatus("Paused") != nil
         }
@@ -210,11 +254,12 @@ struct MPRISInterruptionTests {
         } ?? "?"
         print("MPRIS pause latency (--ao=\(ao)) in the daemon: \(inDaemon)")
         print("MPRIS pause latency (--ao=\(ao)): call stream appeared → mpv Paused \(Self.ms(paused - appeared)) ms; pw-cat spawned → Paused \(Self.ms(paused - callStarted)) ms")
-        #expect(!rig.log.contains("holding its streams instead"), "mpv confirmed its pause: no fallback")
 
         call.terminate()
         try await rig.waitForStatus("Playing")
-        try await rig.waitForLog("resuming org.mpris.MediaPlayer2.mpv")
+        try await rig.waitForPlayerSession("our Play confirmed: no pause, nothing owed") {
+            $0.mprisPause == "none" && $0.mprisOwedPlay.isEmpty && $0.mprisPlayers[MPRISLeftoverTests.mpv] == "Playing"
+        }
     }
 
     @Test func aPlayerItsUserTookOverDuringTheCallStaysPaused() async throws {
@@ -223,20 +268,22 @@ struct MPRISInterruptionTests {
         _ = try await rig.startPlayingMusic()
         let call = try rig.startCall()
         try await rig.waitForStatus("Paused")
-        try await rig.waitForLog("confirmed Paused")
+        try await rig.waitForPlayerSession("paused by us, confirmed") { $0.mprisPause == "paused" }
 
         // The user presses play during the call: the call still holds the music, so it is
         // paused again at once, and the user pauses it themselves too.
         try rig.playerctl("play")
-        try await rig.waitForLog("played by its user during the interruption")
+        try await rig.waitForPlayerSession("its user took over: still paused for the call, owed nothing") {
+            $0.mprisPause != "none" && $0.mprisOwedPlay.isEmpty
+        }
         try await rig.waitForStatus("Paused")
         try rig.playerctl("pause")
         try await rig.waitForStatus("Paused")
 
         call.terminate()
-        try await rig.waitForLog("no player to resume")
+        // Had the end pressed Play, the pause would be resuming until mpv played.
+        try await rig.waitForPlayerSession("the call over, no pause left") { $0.mprisPause == "none" }
         #expect(try rig.status() == "Paused", "the end of the call does not press play for a user who took over")
-        #expect(!rig.log.contains("resuming org.mpris.MediaPlayer2.mpv"))
     }
 
     @Test func aPlayerItsUserStoppedDuringTheCallStaysStopped() async throws {
@@ -244,17 +291,18 @@ struct MPRISInterruptionTests {
         defer { rig.stop() }
         _ = try await rig.startPlayingMusic()
         let call = try rig.startCall()
-        try await rig.waitForLog("confirmed Paused")
+        try await rig.waitForPlayerSession("paused by us, confirmed") { $0.mprisPause == "paused" }
         try rig.playerctl("stop")
-        try await rig.waitForDaemonToSee("org.mpris.MediaPlayer2.mpv", "Stopped")
-        // mpv drops its stream when stopped: the interruption closes without an end.
-        try await rig.waitForLog("MPRIS pause over")
+        // mpv drops its stream when stopped: the interruption closes without an end, and no
+        // session keeps a pause.
+        try await rig.waitForSessions("no pause left after mpv stopped") { sessions in
+            sessions.allSatisfy { $0.mprisPause == "none" }
+        }
         call.terminate()
         // Graph events are handled in order: a later stream's session means the call's end is behind.
         _ = try rig.sandbox.play(role: "Notification", file: rig.tone, extraArguments: ["-P", "{ node.name = later }"])
-        try await rig.waitForLog("for 'pw-cat'", count: 2)
+        try await rig.waitForSessionOfNode("later")
         #expect(try rig.status() == "Stopped")
-        #expect(!rig.log.contains("resuming org.mpris.MediaPlayer2.mpv"))
     }
 
     @Test func aPlayerPausedBeforeTheCallIsNotStartedByItsEnd() async throws {
@@ -262,17 +310,20 @@ struct MPRISInterruptionTests {
         defer { rig.stop() }
         _ = try rig.startPlayer(paused: true)
         try await rig.waitForStatus("Paused")
-        try await rig.waitForLog("MPRIS player org.mpris.MediaPlayer2.mpv")
+        try await rig.waitForDaemonToSee(MPRISLeftoverTests.mpv, "Paused")
         let call = try rig.startCall()
-        try await rig.waitForLog("for 'pw-cat'")
+        try await rig.waitForSessionOfNode("call")
+        // The call may find its stream still running and hold it (seen here: mpv opened paused
+        // over pulse was interrupted, held instead); but mpv says Paused: nothing pressed,
+        // nothing owed.
+        try await rig.waitForPlayerSession("not paused by us: it was not playing") { $0.mprisOwedPlay.isEmpty }
         call.terminate()
         // The daemon handles graph events in order: once it has seen a later stream, the end of
-        // the call is behind it, and any Play it pressed would have been logged by then.
+        // the call is behind it.
         _ = try rig.sandbox.play(role: "Notification", file: rig.tone, extraArguments: ["-P", "{ node.name = later }"])
-        try await rig.waitForLog("for 'pw-cat'", count: 2)
+        try await rig.waitForSessionOfNode("later")
+        try await rig.waitForPlayerSession("still no pause of ours") { $0.mprisPause == "none" }
         #expect(try rig.status() == "Paused")
-        #expect(!rig.log.contains("resuming org.mpris.MediaPlayer2.mpv"))
-        #expect(!rig.log.contains("pausing org.mpris"), "nothing to pause: it was not playing")
     }
 
     @Test func aPlayerThatDoesNotAnswerHasItsStreamsHeldInstead() async throws {
@@ -287,8 +338,9 @@ struct MPRISInterruptionTests {
         try await rig.waitForSessionsWithPlayers(1)
 
         let call = try rig.startCall()
-        try await rig.waitForLog("holding its streams instead")
-        #expect(rig.log.contains("refused Pause"), "the Pause call timed out")
+        try await rig.waitForPlayerSession("held instead: its player never answered", player: "org.mpris.MediaPlayer2.hung") {
+            $0.mprisPause == "heldInstead"
+        }
         try await eventually(timeout: .seconds(5), "the music is unlinked during the call") {
             try rig.sandbox.linkedDevices(of: "music").isEmpty
         }
@@ -296,7 +348,7 @@ struct MPRISInterruptionTests {
 
         call.terminate()
         try await rig.waitUntilLinked("music", to: ["headphones"])
-        try await rig.waitForLog("no player to resume")
+        try await rig.waitForPlayerSession("the call over, no pause left", player: "org.mpris.MediaPlayer2.hung") { $0.mprisPause == "none" }
         #expect(!player.calls.contains("Play"), "it never confirmed a pause: nothing to resume")
     }
 
@@ -313,8 +365,10 @@ struct MPRISInterruptionTests {
         let call = try rig.startCall()
         try await eventually(timeout: .seconds(5), "the daemon pressed Pause") { player.calls.contains("Pause") }
         try await player.leave()
-        try await rig.waitForLog("left the bus); holding its streams instead")
         try await rig.waitForSessionsWithPlayers(0, exactly: true)  // capabilities back to unlink and mute
+        try await rig.waitForSessions("the music's session is held instead") { sessions in
+            sessions.contains { $0.mprisPause == "heldInstead" }
+        }
         try await eventually(timeout: .seconds(5), "the music is unlinked during the call") {
             try rig.sandbox.linkedDevices(of: "music").isEmpty
         }
@@ -331,19 +385,21 @@ struct MPRISInterruptionTests {
         defer { rig.stop() }
         let jack = try #require(card)
         _ = try await rig.startPlayingMusic()
-        try await rig.waitForLog("routed to in[] out[Headphones:card-output:analog-output-headphones]")
+        let headphones = "card-output:analog-output-headphones"
+        try await rig.waitForPlayerSession("routed to the headphones") { $0.outputUIDs == [headphones] }
 
         try jack.unplugHeadphones()
-        try await rig.waitForLog("pausing org.mpris.MediaPlayer2.mpv over MPRIS (its output went away)")
         try await rig.waitForStatus("Paused")
+        try await rig.waitForPlayerSession("off the headphones") { !$0.outputUIDs.contains(headphones) }
 
         // Plugged back in: the route returns, the player stays paused (pause on unplug is not
         // an interruption; nothing resumes it but its user).
         try jack.plugHeadphones()
-        try await rig.waitForLog("route change: newDeviceAvailable")
-        _ = try rig.sandbox.run("pw-cli", ["info", "0"])  // a round-trip behind the daemon's reaction
+        try await rig.waitForPlayerSession("routed to the headphones again") { $0.outputUIDs == [headphones] }
+        try await rig.waitForPlayerSession("no pause of ours: a lost route is not an interruption") {
+            $0.mprisPause == "none" && $0.mprisOwedPlay.isEmpty
+        }
         #expect(try rig.status() == "Paused")
-        #expect(!rig.log.contains("resuming org.mpris.MediaPlayer2.mpv"))
     }
 
     static func ms(_ duration: Duration) -> String {

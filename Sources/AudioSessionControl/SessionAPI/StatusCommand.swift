@@ -96,6 +96,8 @@ struct StatusCommand: AsyncParsableCommand {
             if session["silenced"]?.boolValue == true { state += " silenced" }
             if session["captureSilenced"]?.boolValue == true { state += " mic-silenced" }
             if session["heldByMutedInput"]?.boolValue == true { state += " (microphone muted)" }
+            // Our pause of its media player for an interruption (MPRIS).
+            if let pause = session["mprisPause"]?.stringValue, pause != "none" { state += " player-\(pause)" }
             let routeText = RouteDescriptionText.from(session["route"])
             rows.append([
                 session["id"]?.uint64Value.map(String.init) ?? "?",

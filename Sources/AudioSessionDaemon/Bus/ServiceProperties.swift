@@ -109,6 +109,9 @@ extension SessionService {
             // An interruption can pause it over MPRIS rather than hold its streams.
             "mprisPlayer": .bool(coordinator.mpris?.sessionsWithPlayers.contains(snapshot.id) == true),
         ]
+        if let control = coordinator.playerControl {
+            entry.merge(mprisListing(snapshot.id, control)) { $1 }
+        }
         if let composed = coordinator.sessions.composed[snapshot.id] {
             entry["classifiedBy"] = .string(composed.reason.wireName)
             entry["classifiedWhy"] = .string(composed.reason.explanation)
@@ -123,5 +126,21 @@ extension SessionService {
             entry["ownerPid"] = .int32(explicit.owner.pid)
         }
         return .dictionary(entry)
+    }
+
+    /// The session's media players as we know them (bus name → `PlaybackStatus`), our pause of
+    /// them, and which of them we owe a Play (what the journal keeps).
+    private func mprisListing(_ id: SessionID, _ control: PlayerControl) -> [String: BusValue] {
+        let pause = control.mpris.pauses[id]
+        var players: [String: BusValue] = [:]
+        for name in control.mprisPlayerNames(of: id) {
+            if let known = control.mpris.players[name] { players[name] = .string(known.status.rawValue) }
+        }
+        let owed = pause.map { pause in pause.players.filter { $0.value.isOwed(in: pause.phase) }.keys.sorted() } ?? []
+        return [
+            "mprisPlayers": .dictionary(players),
+            "mprisPause": .string(WireValues.mprisPause(pause)),
+            "mprisOwedPlay": .strings(owed),
+        ]
     }
 }

@@ -28,6 +28,19 @@ enum WireValues {
         .structure([ports(route.inputs), ports(route.outputs)])
     }
 
+    /// What an MPRIS pause of ours is at: `none`, `pausing` (Pause pressed, not yet confirmed),
+    /// `paused`, `heldInstead` (a player did not confirm: the streams are held) or `resuming`
+    /// (Play pressed, its streams not running yet).
+    static func mprisPause(_ pause: MPRISPause?) -> String {
+        guard let pause else { return "none" }
+        if pause.heldInstead { return "heldInstead" }
+        switch pause.phase {
+        case .pausing: return "pausing"
+        case .paused: return "paused"
+        case .resuming: return "resuming"
+        }
+    }
+
     /// `badParam` → `org.audiosession.Error.BadParam`, code -50.
     static func error(_ error: AudioSessionError, _ message: String) -> BusError {
         let name = error.wireName.prefix(1).uppercased() + error.wireName.dropFirst()

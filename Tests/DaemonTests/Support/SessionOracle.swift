@@ -22,6 +22,15 @@ struct SessionOracle {
         var streams: [UInt32] { (fields["streams"] as? [NSNumber])?.map(\.uint32Value) ?? [] }
         /// An interruption can pause its app over MPRIS.
         var hasMPRISPlayer: Bool { fields["mprisPlayer"] as? Bool ?? false }
+        /// Bus name → PlaybackStatus, as the daemon last heard it.
+        var mprisPlayers: [String: String] { fields["mprisPlayers"] as? [String: String] ?? [:] }
+        /// `none`, `pausing`, `paused`, `heldInstead` or `resuming`.
+        var mprisPause: String { fields["mprisPause"] as? String ?? "" }
+        var mprisOwedPlay: [String] { fields["mprisOwedPlay"] as? [String] ?? [] }
+        /// The uids of the ports of its route's outputs.
+        var outputUIDs: [String] {
+            ((fields["route"] as? [String: Any])?["outputs"] as? [[String: Any]] ?? []).compactMap { $0["uid"] as? String }
+        }
         var summary: String { "\(category)/\(mode) class \(priorityClass) by \(classifiedBy) \(activity) streams \(streams)" }
     }
 
