@@ -32,6 +32,8 @@ public final class AudioSessionDaemon: Sendable {
     private let watcher = Mutex<RulesWatcher?>(nil)
     // --- D-Bus session API: served beside the server connection, stopped first ----
     private let sessionAPI = SessionAPIHost()
+    /// Tells the service manager when the daemon is attached and serving (`sd_notify`).
+    private let readiness: Readiness
 
     /// Which server the daemon attached to.
     public var server: AudioServerKind { attachment.server }
@@ -59,6 +61,9 @@ public final class AudioSessionDaemon: Sendable {
             attachment = PulseAudioAttachment(options: options, logger: logger)
         }
         rest = QuietCodeRelease(loop: attachment.loop, logger: logger)
+        readiness = Readiness(
+            waitingFor: options.servesBus ? [.attached, .sessionAPI, .mediaPlayers] : [.attached],
+            server: server.displayName)
         coordinator = PolicyCoordinator(
             ruleSet: rules.ruleSet, backend: attachment.backend, loop: ActivityNotingLoop(attachment.loop, rest: rest),
             stateDirectory: options.stateDirectory,
@@ -70,15 +75,24 @@ public final class AudioSessionDaemon: Sendable {
         let coordinator = self.coordinator
         let logger = self.logger
         let rest = self.rest
+        let readiness = self.readiness
+        readiness.starting()
         if options.servesBus {
             let sessionAPI = self.sessionAPI  // D-Bus session API: refreshed after each event
-            attachment.start { coordinator.handle($0); sessionAPI.graphEventHandled(); rest.saw($0) }
+            attachment.start {
+                coordinator.handle($0)
+                sessionAPI.graphEventHandled()
+                rest.saw($0)
+                readiness.saw($0)
+            }
         } else {
-            attachment.start { coordinator.handle($0); rest.saw($0) }
+            attachment.start { coordinator.handle($0); rest.saw($0); readiness.saw($0) }
         }
         // --- MPRIS players (session bus) and logind (system bus): MPRIS/, Login/ ---
         if options.servesBus {
-            DesktopIntegration.start(coordinator: coordinator, stateDirectory: options.stateDirectory, logger: logger)
+            DesktopIntegration.start(
+                coordinator: coordinator, stateDirectory: options.stateDirectory, logger: logger,
+                playersListed: { readiness.done(.mediaPlayers) })
         } else {
             logger.info("--no-bus: no MPRIS pause (interruptions hold streams), no logind lock or sleep")
         }
@@ -88,7 +102,7 @@ public final class AudioSessionDaemon: Sendable {
             let sessionAPI = self.sessionAPI
             sessionAPI.start(
                 coordinator: coordinator, audioServer: attachment.server.displayName, stateDirectory: options.stateDirectory,
-                logger: logger)
+                logger: logger, started: { readiness.done(.sessionAPI) })
         }
         // --- end D-Bus session API ---
         // The watcher's own thread reloads (file reads stay off PipeWire's loop); no task in between.
@@ -121,6 +135,7 @@ public final class AudioSessionDaemon: Sendable {
     /// Undoes everything the daemon changed (media players it paused, then the server), then
     /// detaches.
     public func stop() {
+        readiness.stopping()
         sessionAPI.stop()  // D-Bus session API: no calls reach a stopping coordinator
         watcher.withLock { $0 }?.stop()
         let coordinator = self.coordinator

@@ -17,7 +17,7 @@ struct ClassificationTests {
     @Test func aRolelessZoomIsACallThatInterruptsARolelessSpotify() throws {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox)
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         let tone = try sandbox.testTone()
         // `--media-role ""`: pw-cat would otherwise say Music; these apps say nothing.
         try sandbox.spawn(try app(named: "spotify", in: sandbox), ["-p", "--media-role", "", "-P", "{ node.name = music }", tone.path])

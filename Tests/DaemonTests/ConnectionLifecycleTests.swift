@@ -12,7 +12,7 @@ struct ConnectionLifecycleTests {
         try daemon.waitForLog("PipeWire is not running")
         #expect(daemon.log.contains(sandbox.runtimeDirectory.path), "names the runtime dir it looked in")
         try sandbox.startAgain()
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         #expect(daemon.log.components(separatedBy: "PipeWire is not running").count - 1 == 1, "one line, not one per retry")
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try waitUntil(timeout: .seconds(5), "music is linked") { try !sandbox.linkedDevices(of: "music").isEmpty }
@@ -22,10 +22,10 @@ struct ConnectionLifecycleTests {
     @Test func pipeWireRestartIsMediaServicesLostAndReset() throws {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox)
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         try sandbox.restart()
         try daemon.waitForLog("media services lost")
-        try daemon.waitForLog("attached to PipeWire", count: 2)
+        try daemon.waitUntilReady(count: 2)
         // State is rebuilt: a new stream on the new PipeWire is linked, and defaults are provided again.
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = after-restart }"])
         try waitUntil(timeout: .seconds(5), "the new stream is linked") {
@@ -38,7 +38,7 @@ struct ConnectionLifecycleTests {
     @Test func sigtermExitsZeroAndTakesItsLinksWithIt() throws {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox)
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try waitUntil(timeout: .seconds(5), "music is linked") { try !sandbox.linkedDevices(of: "music").isEmpty }
         #expect(try daemon.terminate() == 0)
@@ -53,7 +53,7 @@ struct ConnectionLifecycleTests {
     @Test func sigpipeIsNoDeath() throws {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox)
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         kill(daemon.process.pid, SIGPIPE)
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try waitUntil(timeout: .seconds(5), "music is linked (the daemon lives: \(daemon.process.isRunning))") {

@@ -12,7 +12,7 @@ struct EnforcementTests {
     private func start() throws -> (PrivatePipeWire, DaemonProcess, VolumeWatcher, URL) {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox)
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         let watcher = try VolumeWatcher(sandbox)
         return (sandbox, daemon, watcher, try sandbox.testTone())
     }
@@ -214,7 +214,7 @@ struct EnforcementTests {
         try sandbox.waitUntilLinked("call", to: ["headphones"])
         try sandbox.waitUntilLinked("music", to: [])
         try sandbox.restart()
-        try daemon.waitForLog("attached to PipeWire", count: 2)
+        try daemon.waitUntilReady(count: 2)
         // Every client died with PipeWire; the music player starts again, alone: it plays.
         _ = try play("Music", as: "music", in: sandbox, tone: tone)
         try sandbox.waitUntilLinked("music", to: ["headphones"])
@@ -228,7 +228,7 @@ struct NodeLatencyTests {
     @Test func aLowLatencyStreamForcesItsQuantumWhileItPlaysAndNotAfter() throws {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox)
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         let tone = try sandbox.testTone()
         func forcedQuantum() throws -> String? {
             try sandbox.dump().objects.first { $0.type == "PipeWire:Interface:Metadata" && $0.property("metadata.name") == "settings" }?
@@ -256,7 +256,7 @@ extension NodeLatencyTests {
     @Test func aRateTheGraphDoesNotAllowIsNotForced() throws {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox)
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         try daemon.waitForLog("graph accepts rates [44100, 48000, 88200, 96000]")
         let tone = try sandbox.testTone()
         // PIPEWIRE_PROPS, because pw-cat sets node.rate from the file over its own -P.

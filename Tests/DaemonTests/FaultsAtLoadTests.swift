@@ -158,7 +158,7 @@ struct FaultsAtLoadTests {
             kill(pipeWirePID, SIGKILL)
             // Every client dies with it or is left without a server; pipewire-pulse too.
             try sandbox.restart()
-            try await rig.waitForLog("attached to PipeWire", count: 2, timeout: .seconds(20))
+            try await rig.waitUntilReady(count: 2, timeout: .seconds(20))
         } else {
             try rig.stopDaemon(SIGKILL)
             // While it is dead, the call, the announcement and the low-latency stream end.

@@ -30,7 +30,7 @@ struct HeardFadeTests {
                 to: directory.appendingPathComponent("90-fade-test.conf"), atomically: true, encoding: .utf8)
         }
         let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose"])
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         let watcher = try VolumeWatcher(sandbox)
         try sandbox.play(role: "Music", file: try sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         do {
@@ -159,7 +159,7 @@ struct HeardFadeTests {
         // The daemon was the only session manager: its links went with it. The next one links
         // the music again, and has nothing to undo.
         let next = try DaemonProcess(in: stage.sandbox)
-        try next.waitForLog("attached to PipeWire")
+        try next.waitUntilReady()
         try waitForSteadyLevel(stage.tap, stage.full, windows: 50)
         #expect(!next.log.contains("left behind"))
         try expectUsersLevelUntouched(stage)
@@ -176,7 +176,7 @@ struct HeardFadeTests {
         _ = try stage.daemon.process.waitForExit(timeout: .seconds(5))
         chime.terminate()
         let next = try DaemonProcess(in: stage.sandbox)
-        try next.waitForLog("attached to PipeWire")
+        try next.waitUntilReady()
         try stage.watcher.waitForVolume(of: "music", 1.0)
         try waitForSteadyLevel(stage.tap, stage.full, windows: 50)
         try expectUsersLevelUntouched(stage)

@@ -14,9 +14,7 @@ struct IdleDaemonTests {
         defer { bus.stop() }
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose"], environment: bus.environment)
-        try daemon.waitForLog("attached to PipeWire")
-        try daemon.waitForLog("serving org.audiosession.Manager1")
-        try daemon.waitForLog("watching MPRIS players")
+        try daemon.waitUntilReady()
         let tone = try sandbox.testTone()
         _ = try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
         try sandbox.waitUntilLinked("music", to: ["headphones"])
@@ -52,7 +50,7 @@ struct IdleDaemonTests {
     @Test func codeIsUnmappedAtRestAndWhatRunsLaterComesBack() throws {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox, arguments: ["--no-bus"])
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         let pid = daemon.process.pid
         let before = try ResidentCode.kibibytes(of: pid)
         try daemon.waitForLog("code unmapped at rest")

@@ -33,7 +33,7 @@ struct InputGainSessionTests {
 
         func startDaemon() throws -> DaemonProcess {
             let daemon = try DaemonProcess(in: sandbox, environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
-            try daemon.waitForLog("serving org.audiosession.Manager1")
+            try daemon.waitUntilReady()
             return daemon
         }
 

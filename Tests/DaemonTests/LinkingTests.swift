@@ -11,7 +11,7 @@ struct LinkingTests {
     @Test func streamsAreLinkedToTheDefaultSinkAndMusicPausesWhenItGoes() throws {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox)
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try sandbox.play(role: "Game", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = game }"])
         // Which sink is the default is the daemon's choice; it must publish it and follow it.
@@ -41,7 +41,7 @@ struct LinkingTests {
     @Test func aStreamWhoseLinksWereRemovedIsLinkedAgainAtTheNextChangeOfDevices() throws {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox)
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try sandbox.waitUntilLinked("music", to: ["headphones"])
         let dump = try sandbox.dump()
@@ -61,7 +61,7 @@ struct LinkingTests {
     @Test func streamsFollowTheUsersDefaultButNotTheirOwnTarget() throws {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox)
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         try sandbox.chooseDefaultSink("speaker")
         let tone = try sandbox.testTone()
         try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = follower }"])
@@ -84,7 +84,7 @@ struct LinkingTests {
     @Test func targetNamedByAMixerInMetadataMovesTheStream() throws {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox)
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         try sandbox.chooseDefaultSink("speaker")
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = moved }"])
         try sandbox.waitUntilLinked("moved", to: ["speaker"])
@@ -98,7 +98,7 @@ struct LinkingTests {
     @Test func pulseClientsFollowPactlSetDefaultSink() throws {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox)
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         try sandbox.startPulse()
         try sandbox.run("pactl", ["set-default-sink", "speaker"])
         let player = try sandbox.paplay(role: "music", file: sandbox.testTone())
@@ -113,7 +113,7 @@ struct LinkingTests {
     @Test func captureStreamIsLinkedFromTheDefaultSource() throws {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox)
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         let recording = sandbox.directory.appendingPathComponent("capture.wav")
         try sandbox.spawn("pw-cat", ["-r", "--media-role", "Communication", "-P", "{ node.name = recorder }", recording.path])
         try sandbox.waitUntilLinked("recorder", to: ["mic"])

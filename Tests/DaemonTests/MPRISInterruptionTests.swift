@@ -17,8 +17,9 @@ struct MPRISInterruptionTests {
     final class Rig {
         let sandbox: PrivatePipeWire
         let bus: PrivateSessionBus
-        /// The daemon running now (a new one after ``restartDaemon()``).
-        private(set) var daemon: ManagedProcess
+        /// The daemon running now (a new one after ``restartDaemon()``), and where it says it is ready.
+        private(set) var running: DaemonProcess
+        var daemon: ManagedProcess { running.process }
         let tone: URL
 
         /// `prepare` runs before the daemon starts (a route device must be there first).
@@ -35,7 +36,7 @@ struct MPRISInterruptionTests {
             do {
                 try sandbox.startPulse()
                 try prepare(sandbox)
-                daemon = try Self.spawnDaemon(in: sandbox, bus: bus)
+                running = try Self.spawnDaemon(in: sandbox, bus: bus)
                 tone = try sandbox.testTone()
             } catch {
                 sandbox.stop()
@@ -46,13 +47,8 @@ struct MPRISInterruptionTests {
 
         /// The daemon on the rig's PipeWire and bus; state and config inside the sandbox, the
         /// same across restarts (its journals survive it).
-        private static func spawnDaemon(in sandbox: PrivatePipeWire, bus: PrivateSessionBus) throws -> ManagedProcess {
-            try sandbox.spawn(
-                DaemonProcess.path(of: "audiosessiond"), ["--state-dir", stateDirectory(of: sandbox).path, "--verbose"],
-                extraEnvironment: [
-                    "XDG_CONFIG_HOME": sandbox.directory.appendingPathComponent("config").path,
-                    "XDG_STATE_HOME": stateDirectory(of: sandbox).path, "DBUS_SESSION_BUS_ADDRESS": bus.address,
-                ])
+        private static func spawnDaemon(in sandbox: PrivatePipeWire, bus: PrivateSessionBus) throws -> DaemonProcess {
+            try DaemonProcess(in: sandbox, environment: bus.environment)
         }
 
         private static func stateDirectory(of sandbox: PrivatePipeWire) -> URL {
@@ -76,17 +72,28 @@ struct MPRISInterruptionTests {
         /// kept in ``previousLogs``.
         func restartDaemon() async throws {
             previousLogs.append(daemon.errorOutput)
-            daemon = try Self.spawnDaemon(in: sandbox, bus: bus)
+            running = try Self.spawnDaemon(in: sandbox, bus: bus)
             _ = try await ready()
         }
 
         private(set) var previousLogs: [String] = []
 
-        /// Waits until the daemon is attached to PipeWire and watches the bus.
+        /// Waits until the running daemon has said `READY=1` `count` times (once more after each
+        /// time PipeWire went away and came back).
+        func waitUntilReady(count: Int = 1, timeout: Duration = .seconds(10)) async throws {
+            let daemon = self.daemon
+            try await running.readiness.waitUntilReady(count: count, timeout: timeout, alive: {
+                guard daemon.isRunning else {
+                    throw SandboxError.notRunning("audiosessiond exited (status \(daemon.exitStatus.map(String.init) ?? "?"), 128+N for signal N)")
+                }
+            }, log: { daemon.errorOutput })
+        }
+
+        /// Waits until the daemon says it is ready: attached to PipeWire, serving the bus, the
+        /// players on it listed.
         func ready() async throws -> Rig {
             do {
-                try await waitForLog("attached to PipeWire")
-                try await waitForLog("watching MPRIS players")
+                try await waitUntilReady()
             } catch {
                 stop()
                 throw error

@@ -30,7 +30,7 @@ struct PulseAudioBackendTests {
     /// A daemon that has taken over: its parking sink is there and role-cork is gone.
     private func startDaemon(_ rig: Rig) throws -> DaemonProcess {
         let daemon = try DaemonProcess(in: rig.pulse)
-        try daemon.waitForLog("audio server: PulseAudio")
+        try daemon.waitUntilReady()
         try waitUntil(timeout: .seconds(10), "the daemon's parking sink is there and role-cork unloaded; log:\n\(daemon.log)") {
             rig.watcher.snapshot.sinks.values.contains { $0.name == "audiosession.hold" }
                 && !rig.watcher.snapshot.modules.values.contains { $0.name == "module-role-cork" }

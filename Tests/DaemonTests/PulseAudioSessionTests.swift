@@ -28,7 +28,7 @@ struct PulseAudioSessionTests {
                 self.watcher = watcher
                 daemon = try DaemonProcess(in: pulse, arguments: ["--verbose"], environment: bus.environment)
                 tone = try pulse.testTone()
-                try daemon.waitForLog("watching MPRIS players")
+                try daemon.waitUntilReady()
                 try waitUntil(timeout: .seconds(10), "the daemon took over the server") {
                     watcher.snapshot.sinks.values.contains { $0.name == "audiosession.hold" }
                 }

@@ -17,7 +17,7 @@ struct RouteChangeTests {
         let card = try sandbox.startRouteDevice(name: "card", description: "Built-in Audio")
         try card.plugHeadphones()
         let daemon = try DaemonProcess(in: sandbox)
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try daemon.waitForLog("routed to \(Self.headphonesRoute)")
         try sandbox.waitUntilLinked("music", to: [card.sinkName])
@@ -49,7 +49,7 @@ struct RouteChangeTests {
         let sandbox = try PrivatePipeWire()
         defer { sandbox.stop() }
         let daemon = try DaemonProcess(in: sandbox)
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         try sandbox.chooseDefaultSink("headphones")
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try sandbox.waitUntilLinked("music", to: ["headphones"])
@@ -87,7 +87,7 @@ struct RouteChangeTests {
             ]
             """.write(to: rules.appendingPathComponent("50-recorder.conf"), atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--rules", rules.path])
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         try sandbox.chooseDefaultSink("headphones")
         let tone = try sandbox.testTone()
         try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music application.name = studio }"])
@@ -145,7 +145,7 @@ struct RouteChangeTests {
         let sandbox = try PrivatePipeWire()
         defer { sandbox.stop() }
         let daemon = try DaemonProcess(in: sandbox)
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         try sandbox.chooseDefaultSink("headphones")
         let tone = try sandbox.testTone()
         try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = elsewhere application.name = radio }", "--target", "speaker"])

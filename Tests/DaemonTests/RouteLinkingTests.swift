@@ -10,7 +10,7 @@ struct RouteLinkingTests {
         let sandbox = try PrivatePipeWire()
         defer { sandbox.stop() }
         let daemon = try DaemonProcess(in: sandbox)
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         try sandbox.chooseDefaultSink("speaker")
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try sandbox.waitUntilLinked("music", to: ["speaker"])
@@ -48,7 +48,7 @@ struct RouteLinkingTests {
             ]
             """.write(to: rules.appendingPathComponent("50-daw.conf"), atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--rules", rules.path])
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         try sandbox.createSink(named: "usb-interface", properties: ["device.bus": "usb"])
         try sandbox.createSink(named: "line-out", properties: ["device.form-factor": "speaker", "device.bus": "pci"])
         try sandbox.createSink(named: "usb-headset", properties: ["device.bus": "usb", "device.form-factor": "headset"])
@@ -77,7 +77,7 @@ struct RouteLinkingTests {
             ]
             """.write(to: rules.appendingPathComponent("50-studio.conf"), atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--rules", rules.path])
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         try sandbox.chooseDefaultSink("speaker")
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try sandbox.waitUntilLinked("music", to: ["speaker"])

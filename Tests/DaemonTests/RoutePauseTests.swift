@@ -23,16 +23,9 @@ struct RoutePauseTests {
             }
             do {
                 try sandbox.startPulse()
-                let state = sandbox.directory.appendingPathComponent("state").path
-                let config = sandbox.directory.appendingPathComponent("config").path
-                daemon = DaemonProcess(process: try sandbox.spawn(
-                    DaemonProcess.path(of: "audiosessiond"), ["--state-dir", state, "--verbose"],
-                    extraEnvironment: [
-                        "XDG_CONFIG_HOME": config, "XDG_STATE_HOME": state, "DBUS_SESSION_BUS_ADDRESS": bus.address,
-                    ]))
+                daemon = try DaemonProcess(in: sandbox, environment: bus.environment)
                 tone = try sandbox.testTone()
-                try daemon.waitForLog("attached to PipeWire")
-                try daemon.waitForLog("watching MPRIS players")
+                try daemon.waitUntilReady()
             } catch {
                 sandbox.stop()
                 bus.stop()

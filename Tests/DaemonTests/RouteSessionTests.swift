@@ -17,12 +17,8 @@ struct RouteSessionTests {
         let bus = try PrivateSessionBus()
         defer { bus.stop() }
         try sandbox.createSource(named: "usb-mic", properties: ["device.bus": "usb"])
-        let state = sandbox.directory.appendingPathComponent("state").path
-        let config = sandbox.directory.appendingPathComponent("config").path
-        let daemon = DaemonProcess(process: try sandbox.spawn(
-            DaemonProcess.path(of: "audiosessiond"), ["--state-dir", state, "--verbose"],
-            extraEnvironment: ["XDG_CONFIG_HOME": config, "XDG_STATE_HOME": state, "DBUS_SESSION_BUS_ADDRESS": bus.address]))
-        try daemon.waitForLog("serving org.audiosession.Manager1")
+        let daemon = try DaemonProcess(in: sandbox, environment: bus.environment)
+        try daemon.waitUntilReady()
 
         let connection = try BusConnection(address: bus.address)
         defer { connection.close() }
@@ -115,14 +111,8 @@ struct RouteCommandTests {
         defer { bus.stop() }
         let card = try sandbox.startRouteDevice(name: "card", description: "Built-in Audio")
         try card.plugHeadphones()
-        let state = sandbox.directory.appendingPathComponent("state").path
-        let daemon = DaemonProcess(process: try sandbox.spawn(
-            DaemonProcess.path(of: "audiosessiond"), ["--state-dir", state, "--verbose"],
-            extraEnvironment: [
-                "XDG_CONFIG_HOME": sandbox.directory.appendingPathComponent("config").path, "XDG_STATE_HOME": state,
-                "DBUS_SESSION_BUS_ADDRESS": bus.address,
-            ]))
-        try daemon.waitForLog("serving org.audiosession.Manager1")
+        let daemon = try DaemonProcess(in: sandbox, environment: bus.environment)
+        try daemon.waitUntilReady()
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try sandbox.waitUntilLinked("music", to: [card.sinkName])
 

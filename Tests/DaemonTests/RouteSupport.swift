@@ -54,11 +54,6 @@ extension PrivatePipeWire {
     }
 }
 
-extension DaemonProcess {
-    /// Wraps a daemon started with a custom environment (a private session bus).
-    init(process: ManagedProcess) { self.process = process }
-}
-
 /// One `route change:` line of the daemon's log.
 struct LoggedRouteChange: Equatable {
     var reason: String

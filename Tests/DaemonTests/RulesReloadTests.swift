@@ -11,7 +11,7 @@ struct RulesReloadTests {
         let rules = sandbox.directory.appendingPathComponent("rules.d")
         try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
         let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--rules", rules.path])
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         let watcher = try VolumeWatcher(sandbox)
         let tone = try sandbox.testTone()
         try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])

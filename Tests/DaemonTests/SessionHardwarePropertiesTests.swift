@@ -20,7 +20,7 @@ struct SessionHardwarePropertiesTests {
         let bus = try PrivateSessionBus()
         defer { bus.stop() }
         let daemon = try DaemonProcess(in: sandbox, environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
-        try daemon.waitForLog("serving org.audiosession.Manager1")
+        try daemon.waitUntilReady()
         let connection = try BusConnection(address: bus.address)
         defer { connection.close() }
         // The navigation app is a process of its own: the call and the recorder below are other

@@ -22,7 +22,7 @@ struct StartupDefaultTests {
     func theHighestPriorityIsTheDefaultWhateverTheOrder(highFirst: Bool) throws {
         let sandbox = try PrivatePipeWire(devices: Self.devices(highFirst: highFirst))
         let daemon = try DaemonProcess(in: sandbox)
-        try daemon.waitForLog("attached to PipeWire")
+        try daemon.waitUntilReady()
         try waitForDefaultSink("usb-dac", in: sandbox, "the daemon publishes usb-dac as the default sink")
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try sandbox.waitUntilLinked("music", to: ["usb-dac"])

@@ -165,9 +165,12 @@ struct LibraryTests {
         let pipewire = try PrivatePipeWire()
         defer { pipewire.stop() }
         let state = pipewire.directory.appendingPathComponent("state").path
-        let daemon = try pipewire.spawn(ServiceSandbox.binary("audiosessiond"), ["--state-dir", state])
-        try waitUntil(timeout: .seconds(10), "the daemon attaches; log:\n\(daemon.errorOutput)") {
-            daemon.errorOutput.contains("attached to PipeWire") && daemon.errorOutput.contains("running without the D-Bus API")
+        let readiness = try ReadinessSocket(in: pipewire.directory)
+        let daemon = try pipewire.spawn(ServiceSandbox.binary("audiosessiond"), ["--state-dir", state], extraEnvironment: readiness.environment)
+        // No bus is no reason to wait: it is ready once attached, and says why it serves nothing.
+        try readiness.waitUntilReady(log: { daemon.errorOutput })
+        try waitUntil(timeout: .seconds(5), "the daemon says why it serves nothing; log:\n\(daemon.errorOutput)") {
+            daemon.errorOutput.contains("running without the D-Bus API")
         }
         #expect(daemon.errorOutput.components(separatedBy: "running without the D-Bus API").count == 2, "one line")
         kill(daemon.pid, SIGTERM)
@@ -180,11 +183,11 @@ struct LibraryTests {
         let bus = try PrivateSessionBus()
         defer { bus.stop() }
         let state = pipewire.directory.appendingPathComponent("state").path
+        let readiness = try ReadinessSocket(in: pipewire.directory)
         let daemon = try pipewire.spawn(
-            ServiceSandbox.binary("audiosessiond"), ["--state-dir", state, "--no-bus"], extraEnvironment: bus.environment)
-        try waitUntil(timeout: .seconds(10), "the daemon attaches; log:\n\(daemon.errorOutput)") {
-            daemon.errorOutput.contains("attached to PipeWire")
-        }
+            ServiceSandbox.binary("audiosessiond"), ["--state-dir", state, "--no-bus"],
+            extraEnvironment: bus.environment.merging(readiness.environment) { $1 })
+        try readiness.waitUntilReady(log: { daemon.errorOutput })
         let status = try pipewire.spawn(ServiceSandbox.binary("audiosessionctl"), ["status"], extraEnvironment: bus.environment)
         #expect(try status.waitForExit(timeout: .seconds(10)) == 1)
         #expect(status.errorOutput.contains("audiosessiond is not running"))

@@ -33,8 +33,10 @@ struct DemoEnforcementAct {
         }
         timeline.note("devices: speaker, headphones (sinks), mic (source); clock.allowed-rates = [ 48000 96000 ]")
         let state = sandbox.directory.appendingPathComponent("state").path
-        let daemon = try sandbox.spawn(daemonPath, ["--state-dir", state], extraEnvironment: bus.environment)
-        let stage = Stage(sandbox: sandbox, bus: bus, observer: observer, daemon: daemon)
+        let readiness = try ReadinessSocket(in: sandbox.directory)
+        let daemon = try sandbox.spawn(
+            daemonPath, ["--state-dir", state], extraEnvironment: bus.environment.merging(readiness.environment) { $1 })
+        let stage = Stage(sandbox: sandbox, bus: bus, observer: observer, daemon: daemon, readiness: readiness)
         do {
             try play(on: stage)
         } catch let error as DemoError {
@@ -50,6 +52,8 @@ struct DemoEnforcementAct {
         let bus: PrivateSessionBus
         let observer: DemoObserver
         let daemon: ManagedProcess
+        /// Where the daemon says it is ready (`sd_notify`, as it tells systemd).
+        let readiness: ReadinessSocket
 
         /// Waits for the daemon to log `text` (readiness only; never what the timeline claims).
         func waitForDaemon(_ text: String, count: Int = 1) throws {
@@ -96,8 +100,10 @@ struct DemoEnforcementAct {
 
     private func play(on stage: Stage) throws {
         let sandbox = stage.sandbox
-        try stage.waitForDaemon("attached to PipeWire")
-        try stage.waitForDaemon("watching MPRIS players")
+        let daemon = stage.daemon
+        try stage.readiness.waitUntilReady(alive: {
+            guard daemon.isRunning else { throw SandboxError.notRunning("audiosessiond exited") }
+        })
         timeline.say(.daemon, "audiosessiond attached (pid \(stage.daemon.pid)) and watches MPRIS players on the private bus")
 
         let tone = try sandbox.testTone(seconds: 30)

@@ -17,8 +17,13 @@ final class SessionAPIHost: Sendable {
     init() {}
 
     /// Starts serving unless `--no-bus`; with no session bus it logs one line and does nothing.
-    func start(coordinator: PolicyCoordinator, audioServer: String, stateDirectory: URL, logger: Logger) {
+    /// `started` runs once the name is taken, or once that failed.
+    func start(
+        coordinator: PolicyCoordinator, audioServer: String, stateDirectory: URL, logger: Logger,
+        started done: @escaping @Sendable () -> Void = {}
+    ) {
         let task = Task.detached { [self] in
+            defer { done() }
             guard let started = await SessionService.start(
                 coordinator: coordinator, audioServer: audioServer, stateDirectory: stateDirectory, logger: logger)
             else { return }

@@ -15,14 +15,19 @@ import SessionBus
 enum DesktopIntegration {
     /// Connects in the background; events reach the coordinator on its loop.
     /// `stateDirectory` holds the journal of MPRIS pauses we owe a Play.
+    /// `playersListed` runs once the players on the bus are known to the coordinator, or once
+    /// the bus turned out to be out of reach.
     static func start(
         coordinator: PolicyCoordinator, stateDirectory: URL, logger: Logger,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        playersListed: @escaping @Sendable () -> Void = {}
     ) {
         let loop = coordinator.loop
         let perform: @Sendable (@escaping @Sendable () -> Void) -> Void = { loop.perform($0) }
         Task.detached {
             await attachPlayers(coordinator: coordinator, perform: perform, stateDirectory: stateDirectory, logger: logger)
+            // Behind the players' news on the loop: ready means the coordinator has them.
+            perform(playersListed)
         }
         Task.detached {
             await attachLogin(coordinator: coordinator, perform: perform, logger: logger, environment: environment)

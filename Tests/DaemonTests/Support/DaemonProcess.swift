@@ -4,6 +4,8 @@ import PipeWireSandbox
 /// The real `audiosessiond` binary, built next to this test bundle, run against a sandbox.
 struct DaemonProcess {
     let process: ManagedProcess
+    /// Where the daemon says it is ready (`sd_notify`): its `NOTIFY_SOCKET`.
+    let readiness: ReadinessSocket
 
     /// Where SwiftPM put our executables: beside the test bundle.
     static var binaryDirectory: URL {
@@ -20,18 +22,21 @@ struct DaemonProcess {
     init(in sandbox: PrivatePipeWire, arguments: [String] = ["--verbose"], environment: [String: String] = [:]) throws {
         let state = sandbox.directory.appendingPathComponent("state").path
         let config = sandbox.directory.appendingPathComponent("config").path
+        readiness = try ReadinessSocket(in: sandbox.directory)
         process = try sandbox.spawn(
             Self.path(of: "audiosessiond"), ["--state-dir", state] + arguments,
-            extraEnvironment: ["XDG_CONFIG_HOME": config, "XDG_STATE_HOME": state].merging(environment) { $1 })
+            extraEnvironment: ["XDG_CONFIG_HOME": config, "XDG_STATE_HOME": state].merging(readiness.environment) { $1 }
+                .merging(environment) { $1 })
     }
 
     /// Starts the daemon on a pure PulseAudio server, its state in the sandbox (kept across
     /// daemons started in the same sandbox, as a crash and a restart need).
     init(in sandbox: PrivatePulseAudio, arguments: [String] = ["--verbose", "--no-bus"], environment: [String: String] = [:]) throws {
         let state = sandbox.directory.appendingPathComponent("state").path
+        readiness = try ReadinessSocket(in: sandbox.directory)
         process = try sandbox.spawn(
             Self.path(of: "audiosessiond"), ["--state-dir", state, "--backend", "pulseaudio"] + arguments,
-            extraEnvironment: environment)
+            extraEnvironment: readiness.environment.merging(environment) { $1 })
     }
 
     var log: String { process.errorOutput }
@@ -45,6 +50,18 @@ struct DaemonProcess {
         try waitUntil(timeout: timeout, "the daemon logs '\(text)' (\(count)x); log so far:\n\(log)") {
             log.components(separatedBy: text).count - 1 >= count
         }
+    }
+
+    /// Waits until the daemon says it is ready (`READY=1`: attached to its server and, unless
+    /// `--no-bus`, serving the bus with the media players listed), `count` times: once more after
+    /// each time its server went away and came back. A daemon that exits meanwhile fails at once.
+    func waitUntilReady(count: Int = 1, timeout: Duration = .seconds(10)) throws {
+        let process = self.process
+        try readiness.waitUntilReady(count: count, timeout: timeout, alive: {
+            guard process.isRunning else {
+                throw SandboxError.notRunning("audiosessiond exited (status \(process.exitStatus.map(String.init) ?? "?"), 128+N for signal N)")
+            }
+        }, log: { process.errorOutput })
     }
 
     /// SIGTERM, and the exit status (0 when it shut down cleanly).

@@ -10,6 +10,8 @@ final class ServiceSandbox: @unchecked Sendable {
     let pipewire: PrivatePipeWire
     let bus: PrivateSessionBus
     let daemon: ManagedProcess
+    /// Where the daemon says it is ready (`sd_notify`).
+    let readiness: ReadinessSocket
     private var connections: [BusConnection] = []
     private let lock = NSLock()
 
@@ -35,11 +37,14 @@ final class ServiceSandbox: @unchecked Sendable {
         let state = pipewire.directory.appendingPathComponent("state").path
         let config = pipewire.directory.appendingPathComponent("config").path
         do {
+            readiness = try ReadinessSocket(in: pipewire.directory)
             daemon = try pipewire.spawn(
                 Self.binary("audiosessiond"), ["--state-dir", state, "--verbose"],
-                extraEnvironment: ["XDG_CONFIG_HOME": config, "XDG_STATE_HOME": state] + bus.environment)
-            try waitForLog("attached to PipeWire")
-            try waitForLog("serving org.audiosession.Manager1")
+                extraEnvironment: ["XDG_CONFIG_HOME": config, "XDG_STATE_HOME": state] + bus.environment + readiness.environment)
+            let daemon = self.daemon
+            try readiness.waitUntilReady(alive: {
+                guard daemon.isRunning else { throw SandboxError.notRunning("audiosessiond exited (status \(daemon.exitStatus.map(String.init) ?? "?"))") }
+            }, log: { daemon.errorOutput })
         } catch {
             pipewire.stop()
             bus.stop()
