@@ -11,7 +11,7 @@ struct DaemonLogTests {
     @Test func linesCarryAUTCTimestampWithMilliseconds() throws {
         let sandbox = try PrivatePipeWire()
         let daemon = try DaemonProcess(in: sandbox, arguments: ["--no-bus"])
-        try daemon.waitUntilReady()
+        try daemon.waitForLog("attached to PipeWire")  // the line under test
         let line = try #require(daemon.log.split(separator: "\n").first { $0.contains("attached to PipeWire") })
         #expect(line.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z info \[audiosessiond\] attached to PipeWire.*/) != nil, "\(line)")
         #expect(try daemon.terminate() == 0)
