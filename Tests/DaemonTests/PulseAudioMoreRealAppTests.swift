@@ -251,6 +251,63 @@ struct PulseAudioMoreRealAppTests {
         #expect(try rig.daemon.terminate() == 0, "the daemon's log:\n\(rig.daemon.log)")
     }
 
+    // MARK: - Two Twinkle under a name no rule knows
+
+    /// Two Twinkle phones (its console mode, its own audio code over ALSA, through ALSA's pulse
+    /// plugin; a ring tone on the callee before the call's streams), copied as `deskphone`, a name
+    /// no rule knows. Twinkle declares its role itself (it sets `PULSE_PROP_media.role`, which
+    /// libpulse reads: so here, through the pulse plugin, though not through PipeWire's ALSA
+    /// plugin), and each end is a call by the rules for that role, whatever its name. Both heard
+    /// to the end of the call, never parked, never interrupted; the music is paused over MPRIS
+    /// and plays again after.
+    @Test func twoTwinklePhonesUnderAnotherNameAreCallsByTheRoleTheyDeclare() async throws {
+        let rig = try Rig()
+        defer { rig.stop() }
+        let alsa = try PulseAudioWithALSA(rig.pulse)
+        let monitor = try Apps.monitor(rig)
+        defer { monitor.terminate() }
+        let music = try await Apps.startMusic(rig)
+
+        let parking = Apps.ParkingWatch(rig.watcher)
+        defer { parking.stop() }
+        let calleePort = LoopbackPorts.free(offsets: [0, RealTwinkle.rtpOffset])
+        let callee = try RealTwinkle(name: "bob", port: calleePort, binary: "deskphone", in: alsa)
+        defer { callee.stop() }
+        let callerPort = LoopbackPorts.free(
+            offsets: [0, RealTwinkle.rtpOffset], avoiding: [calleePort, calleePort + RealTwinkle.rtpOffset])
+        let caller = try RealTwinkle(name: "alice", port: callerPort, binary: "deskphone", in: alsa)
+        defer { caller.stop() }
+        try await eventually("both phones are up: \(callee.process.output)\n\(caller.process.output)", timeout: .seconds(15)) {
+            callee.process.output.contains("Twinkle>") && caller.process.output.contains("Twinkle>")
+        }
+        callee.send("auto_answer -a on")
+        try await eventually("the callee answers by itself: \(callee.process.output)") { callee.process.output.contains("Auto answer enabled") }
+        caller.send("call sip:bob@127.0.0.1:\(calleePort)")
+
+        let call = PulseCall(ends: [caller.process.pid, callee.process.pid])
+        try await eventually(
+            "both ends are heard: \(call.state(rig))\ncaller:\n\(caller.process.output.suffix(2000))\ncallee:\n\(callee.process.output.suffix(2000))\ndaemon:\n\(rig.daemon.log)",
+            timeout: .seconds(20)
+        ) { try call.isHeard(rig) }
+        try await Apps.waitForMusic(rig, "Paused")
+        for (end, pid) in [("caller", caller.process.pid), ("callee", callee.process.pid)] {
+            let session = try #require(try Apps.session(rig, ofProcess: pid))
+            print("twinkle on PulseAudio, \(end): \(session.summary) (\(session.fields["classifiedWhy"] ?? "")); plays \(Apps.pid(pid, plays: rig)); captures \(Apps.pid(pid, captures: rig))")
+            #expect(
+                session.category == "playAndRecord" && session.mode == "voiceChat" && session.priorityClass == "communication"
+                    && session.classifiedBy.hasPrefix("rules"),
+                "\(end): \(session.summary)")
+        }
+        // Heard to the end: 3 s of the call, every 100 ms.
+        try await call.expectHeardThroughout(samples: 30, rig, music: music.id, monitor: monitor, parking: parking)
+
+        caller.send("bye")
+        caller.stop()
+        callee.stop()
+        try await Apps.waitForMusic(rig, "Playing")
+        #expect(try rig.daemon.terminate() == 0, "the daemon's log:\n\(rig.daemon.log)")
+    }
+
     // MARK: - Chocolate Doom
 
     /// Chocolate Doom with Freedoom over SDL's pulse driver (SDL's dummy video; its title demo

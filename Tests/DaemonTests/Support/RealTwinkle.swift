@@ -3,7 +3,8 @@ import PipeWireSandbox
 
 /// A second real SIP phone, Twinkle (`twinkle -c`, its command-line mode), on loopback: each
 /// instance has its own home, SIP and RTP ports, plays and records through ALSA's default device
-/// (PipeWire's ALSA plugin), and takes commands on its standard input (`call`, `answer`, `bye`).
+/// (PipeWire's ALSA plugin; on a pure PulseAudio, ``PulseAudioWithALSA``'s pulse plugin), and
+/// takes commands on its standard input (`call`, `answer`, `bye`).
 final class RealTwinkle: CommandedPhone, @unchecked Sendable {
     let process: ManagedProcess
     let name: String
@@ -16,7 +17,7 @@ final class RealTwinkle: CommandedPhone, @unchecked Sendable {
     /// Starts Twinkle as user `name` listening on 127.0.0.1:`port` (RTP on `port + 930`), as
     /// the program `binary`: a copy of twinkle under another name is a call app the rules do not
     /// know.
-    init(name: String, port: Int, binary: String = "twinkle", in sandbox: PrivatePipeWire) throws {
+    init(name: String, port: Int, binary: String = "twinkle", in sandbox: any AudioServerSandbox) throws {
         self.name = name
         self.port = port
         let home = sandbox.directory.appendingPathComponent("twinkle-\(name)")
