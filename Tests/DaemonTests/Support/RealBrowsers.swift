@@ -3,7 +3,7 @@ import PipeWireSandbox
 import Testing
 
 /// A real browser (firefox-esr or chromium, from Debian) started headless on a sandbox's
-/// pipewire-pulse, on a local page: a tab playing music, or a WebRTC call that captures the
+/// pipewire-pulse (or a pure PulseAudio's own server), on a local page: a tab playing music, or a WebRTC call that captures the
 /// sandbox's microphone and plays the received track. Recipes and the PipeWire facts they
 /// produce: docs/real-apps-browsers.md. Installed by scripts/install-browsers.sh.
 ///
@@ -31,19 +31,21 @@ final class RealBrowser {
     let process: ManagedProcess
     /// Private HOME, profile, and the page with its files.
     let directory: URL
-    private let sandbox: PrivatePipeWire
+    /// The PipeWire sandbox it plays on, whose graph its stream queries read (nil on PulseAudio:
+    /// read its sink inputs by ``family`` there).
+    private let pipeWire: PrivatePipeWire?
     private var page: URL { directory.appendingPathComponent("page") }
 
     /// The fixture pages, beside this source tree (not a SwiftPM resource).
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures/browsers")
 
-    /// Starts `kind` on the page of `scenario`; pipewire-pulse is started if it is not running.
-    /// Returns at once: wait for its streams with ``waitForStreams(timeout:_:)``.
-    init(_ kind: Kind, _ scenario: Scenario, in sandbox: PrivatePipeWire) throws {
-        try sandbox.startPulse()
+    /// Starts `kind` on the page of `scenario`; on PipeWire, pipewire-pulse is started if it is
+    /// not running. Returns at once: wait for its streams with ``waitForStreams(timeout:_:)``.
+    init(_ kind: Kind, _ scenario: Scenario, in sandbox: any AudioServerSandbox) throws {
+        pipeWire = sandbox as? PrivatePipeWire
+        try pipeWire?.startPulse()
         self.kind = kind
-        self.sandbox = sandbox
         directory = sandbox.directory.appendingPathComponent("\(kind.rawValue)-\(UUID().uuidString.prefix(8))")
         let fileManager = FileManager.default
         let page = directory.appendingPathComponent("page")
@@ -109,14 +111,22 @@ final class RealBrowser {
 
     // MARK: - Its audio
 
-    /// Its stream nodes: those whose `application.process.id` is the browser or one of its
-    /// descendants (Chromium's audio service is a child process; Firefox's audio is the main one).
+    /// The browser and every process it started (Chromium's audio service is a child process;
+    /// Firefox's audio is the main one): whose streams are the browser's.
+    var family: [Int32] { [process.pid] + Self.descendants(of: process.pid) }
+
+    /// Its stream nodes: those whose `application.process.id` is one of its ``family``.
     func streams(in dump: PipeWireDump) -> [PipeWireDump.Object] {
-        let family = Set(([process.pid] + Self.descendants(of: process.pid)).map(String.init))
+        let family = Set(family.map(String.init))
         return dump.nodes.filter { node in
             (node.mediaClass ?? "").hasPrefix("Stream/")
                 && node.property("application.process.id").map(family.contains) == true
         }
+    }
+
+    private func graph() throws -> PrivatePipeWire {
+        guard let pipeWire else { throw SandboxError.commandFailed("a browser on PulseAudio has no PipeWire graph to read") }
+        return pipeWire
     }
 
     /// Its playback and capture streams, counted.
@@ -127,7 +137,7 @@ final class RealBrowser {
     }
 
     func streamCounts() throws -> Streams {
-        streams(in: try sandbox.dump()).reduce(into: Streams()) { counts, node in
+        streams(in: try graph().dump()).reduce(into: Streams()) { counts, node in
             if node.mediaClass == "Stream/Output/Audio" { counts.outputs += 1 }
             if node.mediaClass == "Stream/Input/Audio" { counts.inputs += 1 }
         }
@@ -137,7 +147,7 @@ final class RealBrowser {
     /// streams are linked to, by `node.name`. By node id: Firefox names both its streams
     /// "Firefox", so ``PrivatePipeWire/linkedDevices(of:)`` cannot tell them apart.
     func linkedDevices(mediaClass: String) throws -> Set<String> {
-        let dump = try sandbox.dump()
+        let dump = try graph().dump()
         let ids = Set(streams(in: dump).filter { $0.mediaClass == mediaClass }.map(\.id))
         let names = Dictionary(dump.nodes.map { ($0.id, $0.name ?? "\($0.id)") }) { first, _ in first }
         return Set(dump.nodeLinks.compactMap { link -> String? in
