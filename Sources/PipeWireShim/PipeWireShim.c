@@ -346,6 +346,9 @@ bool pws_parse_route(const struct spa_pod *pod, struct pws_route *out) {
         case SPA_PARAM_ROUTE_profiles:
             out->n_profiles = spa_pod_copy_array(&prop->value, SPA_TYPE_Int, out->profiles, PWS_MAX_ROUTE_PROFILES);
             break;
+        case SPA_PARAM_ROUTE_devices:
+            out->n_devices = spa_pod_copy_array(&prop->value, SPA_TYPE_Int, out->devices, PWS_MAX_ROUTE_PROFILES);
+            break;
         default:
             break;
         }

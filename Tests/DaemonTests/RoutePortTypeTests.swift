@@ -24,6 +24,22 @@ import Testing
         #expect(PortType.headsetMic.rawValue == "MicrophoneWired" && PortType.HDMI.rawValue == "HDMIOutput")
     }
 
+    /// UCM's route names (laptops whose audio goes through a DSP: SOF, AVS, ...), which carry a
+    /// direction prefix and number their HDMI outputs and microphones.
+    @Test func ucmRouteNames() {
+        let card = ["node.name": "alsa_output.pci-0000_00_1f.3-platform-skl_hda_dsp_generic.HiFi__hw_sofhdadsp_3__sink", "device.api": "alsa", "device.bus": "pci", "device.form-factor": "internal"]
+        func ucm(_ route: String, _ description: String, _ direction: PortDirection = .output) -> PortType {
+            PortTyping.type(of: card, route: route, routeDescription: description, direction: direction)
+        }
+        #expect(ucm("[Out] Speaker", "Speaker") == .builtInSpeaker)
+        #expect(ucm("[Out] Headphones", "Headphones") == .headphones)
+        #expect(ucm("[Out] HDMI1", "HDMI / DisplayPort 1 Output") == .HDMI)
+        #expect(ucm("[Out] HDMI3", "HDMI / DisplayPort 3 Output") == .HDMI)
+        #expect(ucm("[In] Mic1", "Digital Microphone", .input) == .builtInMic)
+        #expect(ucm("[In] Mic2", "Headphones Stereo Microphone", .input) == .headsetMic)
+        #expect(ucm("[In] Headset", "Headset Microphone", .input) == .headsetMic)
+    }
+
     @Test func busFormFactorBluetoothAirPlayAndVirtual() {
         #expect(type(["node.name": "alsa_output.usb-DAC.analog-stereo", "device.bus": "usb"]) == .usbAudio)
         #expect(type(["node.name": "alsa_output.usb-DAC.analog-stereo", "device.bus": "usb"], route: "analog-output") == .usbAudio)
@@ -94,6 +110,42 @@ import Testing
             properties["device.route.name"] == "analog-output-headphones" ? .carAudio : nil
         }
         #expect(offers.map(\.port.type) == [.builtInSpeaker, .carAudio])
+    }
+
+    /// A laptop card in UCM's `HiFi` profile: one profile, two sinks — the speaker and
+    /// headphones on card profile device 0, HDMI on device 3 — and `EnumRoute` says which device
+    /// each route serves (`devices`), as PipeWire's ALSA card does. Each sink offers only its own
+    /// routes: the HDMI sink is no speaker, and the speaker sink no HDMI output.
+    @Test func eachSinkOfAProfileOffersOnlyTheRoutesOfItsOwnDevice() {
+        let hifi = DeviceProfile(index: 1, name: "HiFi", available: .yes, priority: 8000)
+        let routes = [
+            Route(index: 0, direction: .output, name: "[Out] Speaker", description: "Speaker", available: .yes, profiles: [1], devices: [0]),
+            Route(index: 1, direction: .output, name: "[Out] Headphones", description: "Headphones", available: .no, profiles: [1], devices: [0]),
+            Route(index: 2, direction: .output, name: "[Out] HDMI1", description: "HDMI / DisplayPort 1 Output", available: .yes, profiles: [1], devices: [3]),
+        ]
+        var speakerRoute = routes[0]
+        speakerRoute.device = 0
+        var hdmiRoute = routes[2]
+        hdmiRoute.device = 3
+        let device = Device(
+            id: 1, name: "alsa_card.pci-0000_00_1f.3-platform-skl_hda_dsp_generic", properties: ["device.api": "alsa"],
+            enumRoutes: routes, activeRoutes: [speakerRoute, hdmiRoute], profiles: [hifi], activeProfile: hifi)
+        let speaker = Node(
+            id: 2, name: "alsa_output.pci-0000_00_1f.3-platform-skl_hda_dsp_generic.HiFi__hw_sofhdadsp__sink", mediaClass: "Audio/Sink",
+            deviceID: 1, properties: ["card.profile.device": "0", "device.api": "alsa"])
+        let hdmi = Node(
+            id: 3, name: "alsa_output.pci-0000_00_1f.3-platform-skl_hda_dsp_generic.HiFi__hw_sofhdadsp_3__sink", mediaClass: "Audio/Sink",
+            deviceID: 1, properties: ["card.profile.device": "3", "device.api": "alsa"])
+        let snapshot = GraphSnapshot(nodes: [2: speaker, 3: hdmi], devices: [1: device])
+
+        let speakerOffers = PortClassification.offers(for: speaker, in: snapshot)
+        #expect(speakerOffers.map(\.port.name) == ["Speaker", "Headphones"])
+        #expect(speakerOffers.map(\.port.type) == [.builtInSpeaker, .headphones])
+        let hdmiOffers = PortClassification.offers(for: hdmi, in: snapshot)
+        #expect(hdmiOffers.map(\.port.name) == ["HDMI / DisplayPort 1 Output"])
+        #expect(hdmiOffers.map(\.port.type) == [.HDMI])
+        #expect(PortClassification.activePort(of: hdmi, in: snapshot)?.name == "HDMI / DisplayPort 1 Output")
+        #expect(PortClassification.dataSources(of: speaker, in: snapshot)?.sources.count == 1, "the speaker only: the headphones are out")
     }
 
     static func card(headphones: RouteAvailability) -> GraphSnapshot {

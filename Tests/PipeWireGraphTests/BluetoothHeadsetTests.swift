@@ -161,6 +161,8 @@ extension PipeWireIntegration {
             let dumped = try #require(try harness.sandbox.dump().objects.first { $0.id == headset.globalID })
             #expect(a2dp.profiles.map(\.name) == dumped.profiles("EnumProfile").map(\.name))
             #expect(a2dp.enumRoutes.map(\.profiles) == dumped.routes("EnumRoute").map(\.profiles))
+            #expect(a2dp.enumRoutes.map(\.devices) == dumped.routes("EnumRoute").map(\.devices))
+            #expect(a2dp.enumRoutes.allSatisfy { !$0.devices.isEmpty }, "each route says which card profile device it serves")
             #expect(a2dp.routesOfActiveProfile.map(\.name).contains("headset-output"))
             #expect(!a2dp.routesOfActiveProfile.map(\.name).contains("headset-hf-output"))
 

@@ -30,8 +30,11 @@ enum PortTyping {
         return DataSource(id: UInt32(index), name: description.isEmpty ? name : description, orientation: orientation)
     }
 
-    /// The port type from merged device and node properties and, for a device route, its name.
-    static func type(of properties: [String: String], route: String?, direction: PortDirection) -> PortType {
+    /// The port type from merged device and node properties and, for a device route, its name
+    /// and description.
+    static func type(
+        of properties: [String: String], route: String?, routeDescription: String = "", direction: PortDirection
+    ) -> PortType {
         let output = direction == .output
         let name = (properties["node.name"] ?? "").lowercased()
         if properties["device.api"] == "bluez5" || properties["api.bluez5.profile"] != nil {
@@ -41,7 +44,7 @@ enum PortTyping {
             return .bluetoothHFP
         }
         if properties["device.api"] == "raop" || name.hasPrefix("raop") { return .airPlay }
-        if let route, let type = type(ofRouteNamed: route.lowercased(), output: output) { return type }
+        if let route, let type = type(ofRouteNamed: route, description: routeDescription, output: output) { return type }
         if name.contains("hdmi") { return .HDMI }
         if name.contains("displayport") { return .displayPort }
         switch properties["device.bus"] {
@@ -64,13 +67,23 @@ enum PortTyping {
         return output ? .lineOut : .lineIn
     }
 
-    /// ALSA UCM / ACP route names: `analog-output-speaker`, `analog-input-headset-mic`,
-    /// `hdmi-output-1`, `iec958-stereo-output`, ...
-    static func type(ofRouteNamed route: String, output: Bool) -> PortType? {
+    /// ALSA card route names: ACP's (`analog-output-speaker`, `analog-input-headset-mic`,
+    /// `hdmi-output-1`, `iec958-stereo-output`, ...) and UCM's, which laptops with a DSP have
+    /// (`[Out] Speaker`, `[Out] HDMI1`, `[In] Headset`; the numbered microphones `[In] Mic1`
+    /// and `[In] Mic2` are told apart by their descriptions: "Digital Microphone", "Headphones
+    /// Stereo Microphone").
+    static func type(ofRouteNamed name: String, description: String = "", output: Bool) -> PortType? {
+        var route = name.lowercased()
+        for prefix in ["[out] ", "[in] "] where route.hasPrefix(prefix) { route.removeFirst(prefix.count) }
+        if !output, route.hasPrefix("mic"), route.dropFirst(3).allSatisfy(\.isNumber) {
+            let described = description.lowercased()
+            if described.contains("digital") || described.contains("internal") || described.contains("built-in") { return .builtInMic }
+            if described.contains("headphone") || described.contains("headset") { return .headsetMic }
+        }
         if route.hasPrefix("hdmi") { return .HDMI }
         if route.contains("displayport") || route.hasPrefix("dp-") { return .displayPort }
         if route.contains("headphone-mic") || route.contains("headset-mic") { return .headsetMic }
-        if route.contains("headphone") { return output ? .headphones : .headsetMic }
+        if route.contains("headphone") || route.contains("headset") { return output ? .headphones : .headsetMic }
         if route.contains("speaker") { return .builtInSpeaker }
         if route.contains("earpiece") || route.contains("handset") { return output ? .builtInReceiver : .builtInMic }
         if route.contains("internal-mic") { return .builtInMic }

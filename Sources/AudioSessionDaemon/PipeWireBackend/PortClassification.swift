@@ -32,7 +32,8 @@ enum PortClassification {
             port.name = route.description.isEmpty ? route.name : route.description
             var routed = properties
             routed["device.route.name"] = route.name
-            port.type = rule?(routed) ?? PortTyping.type(of: properties, route: route.name, direction: portDirection)
+            port.type = rule?(routed)
+                ?? PortTyping.type(of: properties, route: route.name, routeDescription: route.description, direction: portDirection)
             return PortTyping.Offer(port: port, available: route.available != .no, channelsDeclared: declared != nil)
         }
     }
@@ -50,12 +51,22 @@ enum PortClassification {
 
     /// The routes a device node plays or records on: a Bluetooth node's are those of its own
     /// profile (`api.bluez5.profile`, read before the device's new `Profile` param is, while a
-    /// switch is under way); any other node's, those of its device's active profile.
+    /// switch is under way); any other node's, those of its device's active profile. Either
+    /// way, only the routes that serve the node's own card profile device: one profile can have
+    /// several sinks (a laptop's speaker and each of its HDMI outputs), and each route belongs to
+    /// one of them.
     static func routes(of node: Node, on device: Device) -> [Route] {
-        guard let profile = node.properties["api.bluez5.profile"], !device.profiles.isEmpty else { return device.routesOfActiveProfile }
-        // 0.3.65 lists a codec-less profile and its codecs' (`a2dp-sink`, `a2dp-sink-sbc`).
-        let own = Set(device.profiles.filter { $0.name == profile || $0.name.hasPrefix(profile + "-") }.map(\.index))
-        return device.enumRoutes.filter { $0.profiles.isEmpty || !own.isDisjoint(with: $0.profiles) }
+        let profileDevice = Int(node.properties["card.profile.device"] ?? "")
+        let ofProfile: [Route]
+        if let profile = node.properties["api.bluez5.profile"], !device.profiles.isEmpty {
+            // 0.3.65 lists a codec-less profile and its codecs' (`a2dp-sink`, `a2dp-sink-sbc`).
+            let own = Set(device.profiles.filter { $0.name == profile || $0.name.hasPrefix(profile + "-") }.map(\.index))
+            ofProfile = device.enumRoutes.filter { $0.profiles.isEmpty || !own.isDisjoint(with: $0.profiles) }
+        } else {
+            ofProfile = device.routesOfActiveProfile
+        }
+        guard let profileDevice else { return ofProfile }
+        return ofProfile.filter { $0.devices.isEmpty || $0.devices.contains(profileDevice) }
     }
 
     /// The route a card has active for a node (its `card.profile.device`).

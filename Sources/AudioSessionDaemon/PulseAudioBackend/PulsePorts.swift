@@ -26,7 +26,7 @@ enum PulsePorts {
             var routed = properties
             routed["device.route.name"] = pulsePort.name
             port.type = rule?(routed) ?? type(ofPortType: pulsePort.type, direction: direction)
-                ?? PortTyping.type(of: properties, route: pulsePort.name, direction: direction)
+                ?? PortTyping.type(of: properties, route: pulsePort.name, routeDescription: pulsePort.description, direction: direction)
             return .init(port: port, available: pulsePort.availability != .no)
         }
     }

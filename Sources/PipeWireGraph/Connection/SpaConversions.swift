@@ -103,6 +103,9 @@ extension Route {
             props: props,
             profiles: withUnsafeBytes(of: parsed.profiles) { raw in
                 raw.bindMemory(to: Int32.self).prefix(Int(parsed.n_profiles)).map(Int.init)
+            },
+            devices: withUnsafeBytes(of: parsed.devices) { raw in
+                raw.bindMemory(to: Int32.self).prefix(Int(parsed.n_devices)).map(Int.init)
             })
     }
 }

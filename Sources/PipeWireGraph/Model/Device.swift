@@ -58,10 +58,15 @@ public struct Route: Sendable, Equatable {
     public var props: NodeProps?
     /// The profiles (`EnumProfile` indices) the route belongs to; empty when it does not say.
     public var profiles: [Int]
+    /// The card profile devices it serves (a node's `card.profile.device`); empty when it does not
+    /// say. A card with several sinks in one profile (a laptop's UCM `HiFi`: speaker and
+    /// headphones on one, each HDMI output on its own) lists each route under its own.
+    public var devices: [Int]
 
     public init(
         index: Int, device: Int? = nil, direction: Direction, name: String, description: String = "",
-        available: RouteAvailability = .unknown, priority: Int = 0, props: NodeProps? = nil, profiles: [Int] = []
+        available: RouteAvailability = .unknown, priority: Int = 0, props: NodeProps? = nil, profiles: [Int] = [],
+        devices: [Int] = []
     ) {
         self.index = index
         self.device = device
@@ -72,6 +77,7 @@ public struct Route: Sendable, Equatable {
         self.priority = priority
         self.props = props
         self.profiles = profiles
+        self.devices = devices
     }
 }
 

@@ -173,6 +173,8 @@ struct pws_route {
     const struct spa_pod *props; /* Route only: the route's Props object, or NULL */
     uint32_t n_profiles;     /* the profiles (EnumProfile indices) the route belongs to */
     int32_t profiles[PWS_MAX_ROUTE_PROFILES];
+    uint32_t n_devices;      /* the card profile devices (a node's card.profile.device) it serves */
+    int32_t devices[PWS_MAX_ROUTE_PROFILES];
 };
 /* Reads an EnumRoute / Route object; false when it is neither. */
 bool pws_parse_route(const struct spa_pod *pod, struct pws_route *out);
