@@ -44,6 +44,8 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// Playback streams that may still be short sounds (``AppBehaviour/shortSoundLimit``).
     private var longPlayTimers: [StreamID: ScheduledWork] = [:]
     private var graceTimers: [SessionID: ScheduledWork] = [:]
+    /// Calls that stopped being one a moment ago, by session: re-judged after ``AppBehaviour/callHoldover``.
+    private var holdoverTimers: [SessionID: ScheduledWork] = [:]
     /// How many steps are open (an event, and the engine steps it causes): what they changed is
     /// journalled when the outermost one ends, before the loop sends any of it.
     private var openSteps = 0
@@ -416,10 +418,22 @@ final class PolicyCoordinator: @unchecked Sendable {
     }
 
     /// Classifies an implicit session again from its streams; tells the engine when it changed.
-    func recompose(_ session: SessionID) {
+    /// A call that stops being one while it still runs waits ``AppBehaviour/callHoldover``
+    /// first (``AppComposition/holdsOver(from:to:streams:)``).
+    func recompose(_ session: SessionID, holdingOver: Bool = true) {
         guard let current = sessions.composed[session] else { return }
-        let composed = composition.classify(appStreams(of: session))
+        let streams = appStreams(of: session)
+        let composed = composition.classify(streams)
         guard composed != current else { return }
+        if holdingOver, AppComposition.holdsOver(from: current, to: composed, streams: streams) {
+            guard holdoverTimers[session] == nil else { return }
+            holdoverTimers[session] = loop.schedule(after: behaviour.callHoldover) { [weak self] in
+                self?.holdoverTimers[session] = nil
+                self?.recompose(session, holdingOver: false)
+            }
+            return
+        }
+        holdoverTimers.removeValue(forKey: session)?.cancel()
         sessions.setComposed(composed, session: session)
         logger.info("\(session) re-classified: \(describe(composed))")
         submit(.reclassify(session, composed.classification))

@@ -65,6 +65,14 @@ public struct AppComposition: Hashable, Sendable {
         return AppClassification(result, reason: .monitoring)
     }
 
+    /// Whether the change from `current` to `next` waits ``AppBehaviour/callHoldover`` before it
+    /// is made: a call that stops being one while a stream of it still runs (an end of the call
+    /// opening its speaker or microphone again). If it is a call again by then, nothing changed.
+    /// A call whose streams all stopped is over at once.
+    public static func holdsOver(from current: AppClassification, to next: AppClassification, streams: [AppStream]) -> Bool {
+        current.reason == .call && next.reason != .call && streams.contains(where: \.isRunning)
+    }
+
     /// The highest class; among equals, a configured category before the unconfigured
     /// `soloAmbient`; then the first.
     static func leading(_ streams: [AppStream]) -> Classification? {

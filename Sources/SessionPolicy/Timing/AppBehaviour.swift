@@ -12,10 +12,19 @@ public struct AppBehaviour: Hashable, Sendable {
     /// How long a role-less playback stream may run and still be a short sound (a beep, a
     /// notification): one that runs longer is media playback, which silent mode leaves alone.
     public var shortSoundLimit: Duration
+    /// How long an app that was a call stays one after it stops playing or capturing while
+    /// another of its streams still runs (``AppComposition/holdsOver(from:to:streams:)``): a
+    /// call app that opens its speaker or microphone again mid-call (linphonec does) is a
+    /// recorder for that moment, and the music its call paused must not play in between.
+    public var callHoldover: Duration
 
-    public init(openingWindow: Duration = .milliseconds(1000), shortSoundLimit: Duration = .milliseconds(2000)) {
+    public init(
+        openingWindow: Duration = .milliseconds(1000), shortSoundLimit: Duration = .milliseconds(2000),
+        callHoldover: Duration = .milliseconds(1000)
+    ) {
         self.openingWindow = openingWindow
         self.shortSoundLimit = shortSoundLimit
+        self.callHoldover = callHoldover
     }
 
     public static let standard = AppBehaviour()

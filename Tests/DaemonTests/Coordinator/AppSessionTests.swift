@@ -14,6 +14,7 @@ import Testing
 @Suite("Implicit sessions are apps")
 struct AppSessionTests {
     let backend = FakeBackend()
+    let clock = VirtualLoop()
     let coordinator: PolicyCoordinator
     let speaker = Port(uid: "speaker", nodeID: 40, type: .builtInSpeaker, direction: .output)
     /// Streams of "the app" come from this very process, as an ALSA app's PCMs or a browser's
@@ -21,7 +22,7 @@ struct AppSessionTests {
     let appPID = getpid()
 
     init() throws {
-        coordinator = try .onShippedRules(backend)
+        coordinator = try .onShippedRules(backend, loop: clock)
         coordinator.handle(.attached(streams: [], ports: [speaker], defaultOutput: "speaker", defaultInput: nil))
     }
 
@@ -66,8 +67,42 @@ struct AppSessionTests {
         #expect(coordinator.engine.snapshot(of: session)?.category == .playAndRecord)
         backend.clearActions()
         coordinator.handle(.streamRemoved(.capture(3)))  // the call ends; its page keeps playing
+        #expect(!backend.actions.contains(.release(1)), "a call app may be opening its microphone again")
+        clock.advance(by: AppBehaviour.standard.callHoldover)
         #expect(backend.actions.contains(.release(1)))
         #expect(coordinator.sessions.composed[session]?.reason == .rules)
+    }
+
+    /// linphonec closes and opens its speaker again in the middle of a call: for that moment it
+    /// only records. The call stays a call (the music it paused stays paused, its other end is
+    /// not held), and opening the speaker again within the holdover changes nothing.
+    @Test func aCallEndOpeningItsSpeakerAgainMidCallStaysACall() throws {
+        coordinator.handle(.streamAppeared(music()))
+        coordinator.handle(.streamAppeared(stream(2, client: 10, pid: appPID)))
+        coordinator.handle(.streamAppeared(stream(3, client: 11, pid: appPID, direction: .capture)))
+        let session = try #require(coordinator.sessions.streams[2]?.session)
+        #expect(coordinator.sessions.composed[session]?.reason == .call)
+        backend.clearActions()
+        coordinator.handle(.streamRemoved(2))  // its speaker closes ...
+        clock.advance(by: .milliseconds(200))
+        #expect(coordinator.sessions.composed[session]?.reason == .call, "still a call while it reopens")
+        coordinator.handle(.streamAppeared(stream(4, client: 12, pid: appPID)))  // ... and opens again
+        clock.advance(by: AppBehaviour.standard.callHoldover * 2)
+        #expect(coordinator.sessions.composed[session]?.reason == .call)
+        #expect(coordinator.engine.snapshot(of: session)?.category == .playAndRecord)
+        #expect(!backend.actions.contains(.release(1)), "the music stayed held all along")
+    }
+
+    /// A call whose streams all stop is over at once: nothing of it runs to wait for.
+    @Test func aCallWhoseStreamsAllGoIsOverAtOnce() throws {
+        coordinator.handle(.streamAppeared(music()))
+        coordinator.handle(.streamAppeared(stream(2, client: 10, pid: appPID)))
+        coordinator.handle(.streamAppeared(stream(3, client: 11, pid: appPID, direction: .capture)))
+        #expect(backend.actions.contains(.hold(1)))
+        backend.clearActions()
+        coordinator.handle(.streamRemoved(.capture(3)))
+        coordinator.handle(.streamRemoved(2))
+        #expect(backend.actions.contains(.release(1)))
     }
 
     @Test func recordingAMonitorWhilePlayingIsNotACall() {
