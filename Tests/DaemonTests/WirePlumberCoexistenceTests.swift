@@ -24,6 +24,7 @@ struct WirePlumberCoexistenceTests {
         }
     }
 
+    @discardableResult
     func startWirePlumber(in sandbox: PrivatePipeWire) throws -> ManagedProcess {
         try sandbox.startWirePlumber(configuration: Self.coexistenceConfiguration(for: sandbox.wirePlumberSeries))
     }
@@ -272,6 +273,7 @@ struct WirePlumber05Tests {
         return try PrivatePipeWire(installation: PipeWireInstallation.backport(packageRoot: PipeWireInstallation.packageRoot))
     }
 
+    @discardableResult
     func startWirePlumber(in sandbox: PrivatePipeWire) throws -> ManagedProcess {
         try coexistence.startWirePlumber(in: sandbox)
     }
