@@ -51,6 +51,13 @@ public final class AudioSessionManager: Sendable {
     /// The route a session with no wishes gets now.
     public func currentRoute() async throws -> RouteDescription { RouteDescription(try await property("CurrentRoute")) }
 
+    /// Every port the daemon knows and could route to now: the device outputs and inputs it sees.
+    public func availablePorts() async throws -> RouteDescription {
+        RouteDescription(
+            inputs: PortDescription.list(try await property("AvailableInputs")),
+            outputs: PortDescription.list(try await property("AvailableOutputs")))
+    }
+
     public func setRecordPermission(_ permission: RecordPermission, for app: String) async throws {
         try await call("SetRecordPermission", [.string(app), .string(permission.wireName)])
     }

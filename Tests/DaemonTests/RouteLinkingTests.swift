@@ -9,25 +9,30 @@ struct RouteLinkingTests {
     @Test func aNewUSBSinkTakesOverPlaybackAndAnHDMISinkDoesNot() throws {
         let sandbox = try PrivatePipeWire()
         defer { sandbox.stop() }
-        let daemon = try DaemonProcess(in: sandbox)
-        try daemon.waitUntilReady()
+        let rig = try RouteChangeTests.Rig(sandbox)
+        defer { rig.stop() }
+        let daemon = rig.daemon
         try sandbox.chooseDefaultSink("speaker")
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try sandbox.waitUntilLinked("music", to: ["speaker"])
+        let music = try rig.oracle.session(ofNodeNamed: "music").id
 
-        // A monitor wakes up: its HDMI sink appears and is left alone.
+        // A monitor wakes up: its HDMI sink appears (the daemon lists it as an HDMI port) and is
+        // left alone.
         try sandbox.createSink(named: "alsa_output.pci-0000_00_1f.3.hdmi-stereo")
-        try daemon.waitForLog("port appeared: HDMIOutput:alsa_output.pci-0000_00_1f.3.hdmi-stereo")
+        try waitUntil(timeout: .seconds(5), "the daemon offers the HDMI sink as an HDMI port") {
+            let outputs = try rig.oracle.status()["availableOutputs"] as? [[String: Any]] ?? []
+            return outputs.contains { $0["uid"] as? String == "alsa_output.pci-0000_00_1f.3.hdmi-stereo" && $0["type"] as? String == "HDMI" }
+        }
         #expect(try sandbox.linkedDevices(of: "music") == ["speaker"])
         #expect(try sandbox.defaultDevice("default.audio.sink") == "speaker")
-        #expect(!daemon.log.contains("route change: newDeviceAvailable"))
+        #expect(rig.decisions.changes.isEmpty, "no route changed: \(rig.decisions.changes)")
 
         // A USB DAC is plugged in: last in wins, the music moves there, and the default follows.
         try sandbox.createSink(named: "usb-dac", properties: ["device.bus": "usb"])
         try sandbox.waitUntilLinked("music", to: ["usb-dac"])
-        try daemon.waitForLog("route change: newDeviceAvailable")
-        #expect(LoggedRouteChange.all(in: daemon.log).last
-            == LoggedRouteChange(reason: "newDeviceAvailable", previous: "in[] out[Virtual:speaker]", now: "in[] out[USBAudio:usb-dac]"))
+        #expect(try rig.decisions.waitForChange("newDeviceAvailable") == .init(session: music, reason: "newDeviceAvailable", previous: "in[] out[virtual:speaker]"))
+        #expect(try rig.oracle.route(of: music) == "in[] out[usbAudio:usb-dac]")
         try waitUntil(timeout: .seconds(5), "default.audio.sink follows the last in") {
             try sandbox.defaultDevice("default.audio.sink") == "usb-dac"
         }
@@ -76,13 +81,17 @@ struct RouteLinkingTests {
                 { matches = [ { node.name = "studio-monitors" } ]  actions = { port-type = lineOut } }
             ]
             """.write(to: rules.appendingPathComponent("50-studio.conf"), atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--rules", rules.path])
-        try daemon.waitUntilReady()
+        let rig = try RouteChangeTests.Rig(sandbox, arguments: ["--verbose", "--rules", rules.path])
+        defer { rig.stop() }
+        let daemon = rig.daemon
         try sandbox.chooseDefaultSink("speaker")
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try sandbox.waitUntilLinked("music", to: ["speaker"])
         try sandbox.createSink(named: "studio-monitors")
-        try daemon.waitForLog("port appeared: LineOut:studio-monitors")
+        try waitUntil(timeout: .seconds(5), "the port rule types the studio monitors line out") {
+            let outputs = try rig.oracle.status()["availableOutputs"] as? [[String: Any]] ?? []
+            return outputs.contains { $0["uid"] as? String == "studio-monitors" && $0["type"] as? String == "lineOut" }
+        }
         #expect(try sandbox.linkedDevices(of: "music") == ["speaker"])
         // HDMI is no longer on the list: a TV now takes over.
         try sandbox.createSink(named: "tv.hdmi-stereo")

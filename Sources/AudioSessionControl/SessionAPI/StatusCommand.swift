@@ -22,6 +22,7 @@ struct StatusCommand: AsyncParsableCommand {
             let headsets = try await manager.headsetSwitching()
             let server = try await manager.audioServer()
             let route = try await manager.currentRoute()
+            let available = try await manager.availablePorts()
             let clock = try await manager.graphClock()
             let sessions = try await manager.sessions()
             if json {
@@ -31,6 +32,8 @@ struct StatusCommand: AsyncParsableCommand {
                     "headsetSwitching": headsets,
                     "audioServer": server,
                     "currentRoute": ["inputs": route.inputs.map(Self.port), "outputs": route.outputs.map(Self.port)],
+                    "availableInputs": available.inputs.map(Self.port),
+                    "availableOutputs": available.outputs.map(Self.port),
                     "sessions": sessions.map { $0.mapValues(JSONValues.object) },
                     "nowPlaying": Self.nowPlaying(in: sessions)?["id"]?.uint64Value ?? 0,
                 ]
@@ -43,7 +46,8 @@ struct StatusCommand: AsyncParsableCommand {
                 print(JSONValues.line(object))
             } else {
                 print(Self.table(
-                    sessions: sessions, silent: silent, server: server, linking: linking, headsets: headsets, route: route, clock: clock))
+                    sessions: sessions, silent: silent, server: server, linking: linking, headsets: headsets, route: route,
+                    available: available, clock: clock))
             }
         }
     }
@@ -73,7 +77,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     static func table(
         sessions: [[String: BusValue]], silent: Bool, server: String = "", linking: String = "", headsets: String = "",
-        route: RouteDescription,
+        route: RouteDescription, available: RouteDescription = RouteDescription(),
         clock: GraphClock? = nil
     ) -> String {
         var lines = [
@@ -83,6 +87,7 @@ struct StatusCommand: AsyncParsableCommand {
             "linking: \(linking.isEmpty ? "unknown (an older daemon)" : linking)",
             "headsets: \(headsets.isEmpty ? "unknown (an older daemon)" : headsets)",
             "route: out \(route.outputs.map(\.description).joined(separator: ", ")) · in \(route.inputs.map(\.description).joined(separator: ", "))",
+            "ports: out \(available.outputs.map(\.description).joined(separator: ", ")) · in \(available.inputs.map(\.description).joined(separator: ", "))",
             "now playing: " + (nowPlaying(in: sessions).map {
                 "\($0["id"]?.uint64Value.map(String.init) ?? "?") \(app($0)) (media keys go there)"
             } ?? "none"),
