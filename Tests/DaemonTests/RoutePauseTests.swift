@@ -84,34 +84,41 @@ struct RoutePauseTests {
         let rig = try Rig()
         defer { rig.stop() }
         try rig.sandbox.chooseDefaultSink("headphones")
+        let decisions = try RouteDecisions(in: rig.sandbox, bus: rig.bus)
+        defer { decisions.terminate() }
         _ = try rig.startPlayer()
         try rig.waitForStatus("Playing")
-        try rig.daemon.waitForLog("has an MPRIS player")
+        let oracle = SessionOracle(sandbox: rig.sandbox, busAddress: rig.bus.address)
         let stream = try rig.streamName()
+        var player: SessionOracle.Session?
+        try waitUntil(timeout: .seconds(10), "mpv's session has its MPRIS player") {
+            player = try oracle.session(ofNodeNamed: stream)
+            return player?.hasMPRISPlayer == true
+        }
+        let music = try #require(player).id
         try rig.sandbox.waitUntilLinked(stream, to: ["headphones"])
 
         // The user's choice: the music moves and keeps playing.
         try rig.sandbox.chooseDefaultSink("speaker")
         try rig.sandbox.waitUntilLinked(stream, to: ["speaker"])
-        try rig.daemon.waitForLog("route change: override")
+        #expect(try decisions.waitForChange("override").session == music)
         #expect(try rig.playerctl(["status"]) == "Playing")
-        #expect(!rig.daemon.log.contains("paused: its output went away"))
+        #expect(decisions.pausesForRouteLoss.isEmpty)
 
         // Its sink goes: mpv is paused over MPRIS, and nothing plays from the headphones meanwhile.
         let unplugged = ContinuousClock.now
         try rig.sandbox.destroyNode(named: "speaker")
         // Muted by policy until mpv confirms its pause: a window of a few ms, too short to catch
-        // by polling reliably, so the daemon's own account is the oracle for it.
-        try rig.daemon.waitForLog("paused: its output went away")
-        try rig.daemon.waitForLog("pausing org.mpris.MediaPlayer2.mpv over MPRIS (its output went away)")
+        // by polling reliably, so the daemon's own account (its decision on the bus) is the
+        // oracle for it.
+        try decisions.waitForPauses()
         let unlinked = milliseconds(since: unplugged)
+        #expect(decisions.pausesForRouteLoss == [music] && decisions.pauseMethods == ["mpris"], "paused over MPRIS: \(decisions.pauseMethods)")
         try rig.waitForStatus("Paused")
         // Paused, it goes back on its new route (silent), so play resumes there.
         try rig.sandbox.waitUntilLinked(stream, to: ["headphones"])
-        try rig.daemon.waitForLog("its player stopped")
         print("route latency: sink removed → mpv unlinked \(unlinked) ms, → playerctl reads Paused \(milliseconds(since: unplugged)) ms")
-        try rig.daemon.waitForLog("over MPRIS (its output went away)")
-        #expect(LoggedRouteChange.all(in: rig.daemon.log).last?.reason == "oldDeviceUnavailable")
+        #expect(decisions.changes.last?.reason == "oldDeviceUnavailable")
 
         // Its user presses play: it plays again, on the route it has now.
         _ = try rig.playerctl(["play"])
@@ -123,8 +130,9 @@ struct RoutePauseTests {
             throw error
         }
         // The engine sees it start again (active a second time), so it takes part in arbitration.
-        let session = try #require(rig.daemon.log.firstMatch(of: /(session#\d+) for 'music-player'/)?.1)
-        try rig.daemon.waitForLog("\(session) active", count: 2)
+        try waitUntil(timeout: .seconds(10), "mpv's session is activated again (so far \(decisions.kinds(of: music)); sessions now \((try? oracle.sessions().map { "\($0.id) \($0.summary)" }) ?? []); streams \((try? rig.sandbox.dump().nodes.filter { $0.name == stream }.map { "\($0.id) \($0.state ?? "?") corked \($0.property("pulse.corked") ?? "-")" }) ?? []); daemon:\n\(rig.daemon.log.suffix(6000)))") {
+            decisions.kinds(of: music).filter { $0 == "activated" }.count >= 2
+        }
         #expect(try rig.daemon.terminate() == 0)
     }
 }

@@ -102,6 +102,25 @@ final class PlayerControl: @unchecked Sendable {
             for id in mpris.pauses.keys.sorted() where mpris.pauses[id]?.players[name] != nil {
                 mprisPlayerStatusChanged(name, to: status, in: id)
             }
+            if status == .playing { mprisPlayerPlays(name) }
+        }
+    }
+
+    /// A player says Playing: its session's playback streams that run but are not counted as
+    /// running start now. A pause for a lost route counts them out, and a player played again
+    /// soon after (its stream's cork and uncork never seen, the stream still running) would
+    /// otherwise stay an inactive session that plays, out of every arbitration. Not while a
+    /// pause of ours holds the session (its streams' changes are ours), nor for a session whose
+    /// streams count only once heard.
+    private func mprisPlayerPlays(_ name: String) {
+        for id in host.sessions.sessionIDs.sorted()
+        where host.sessions.isImplicit(id) && mpris.pauses[id] == nil && mprisPlayerNames(of: id).contains(name) {
+            if let composed = host.sessions.composed[id], quietness.watchesLevel(of: composed.classification) { continue }
+            for record in host.sessions.streams(of: id)
+            where record.stream.direction == .playback && record.stream.activity == .playing && !record.reportedActive {
+                logger.info("\(id): \(name) plays, and stream \(record.stream.id) runs: started")
+                host.start(record.stream)
+            }
         }
     }
 

@@ -376,6 +376,27 @@ struct MPRISJournalTests {
         #expect(backend.actions.contains(.mute(1, false)), "back on its route: \(backend.actions)")
     }
 
+    /// Its user plays it again soon after the route loss, before its stream was seen to stop
+    /// (mpv's cork and uncork over pulse, 100 ms apart, with the node running all along): the
+    /// pause counted its stream out, and no change of the stream says it starts. The player's
+    /// Playing does: the session is active again, in every arbitration (a call pauses it).
+    @Test func aPlayerPlayedAgainBeforeItsStreamWasSeenToStopIsActiveAgain() async throws {
+        let headphones = Port(uid: "headphones", nodeID: 41, type: .headphones, direction: .output)
+        attachPlayers([player(.playing)])
+        coordinator.handle(.attached(streams: [music()], ports: [speaker, headphones], defaultOutput: "headphones", defaultInput: nil))
+        let session = try #require(coordinator.sessions.streams[1]?.session)
+        coordinator.handle(.portAvailabilityChanged(uid: "headphones", available: false))
+        try await buttons.waitFor(["Pause \(Self.mpv)"])
+        status(.paused)
+        clock.advance(by: EnforcementTiming.standard.routeLossPlayerCheck)
+        #expect(coordinator.engine.snapshot(of: session)?.activity == .inactive, "paused for its lost route")
+        status(.playing)  // its user: the stream never stopped as far as the graph told
+        #expect(coordinator.engine.snapshot(of: session)?.activity == .active, "playing again counts")
+        backend.clearActions()
+        coordinator.handle(.streamAppeared(call()))
+        try await buttons.waitFor(["Pause \(Self.mpv)", "Pause \(Self.mpv)"])
+    }
+
     @Test func aPlayerThatNeverStopsForItsLostRouteStaysSilent() async throws {
         let headphones = Port(uid: "headphones", nodeID: 41, type: .headphones, direction: .output)
         attachPlayers([player(.playing)])

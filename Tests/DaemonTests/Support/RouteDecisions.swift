@@ -34,6 +34,11 @@ struct RouteDecisions {
         }
     }
 
+    /// The kinds of every decision about `session` so far, in order (`activated`, `link`, ...).
+    func kinds(of session: UInt64) -> [String] {
+        decisions.filter { ($0["session"] as? NSNumber)?.uint64Value == session }.compactMap { $0["kind"] as? String }
+    }
+
     /// Every route change so far, in the order sent.
     var changes: [Change] {
         decisions.compactMap { object in
