@@ -26,6 +26,8 @@ struct RealAppPolicyTests {
     ) async throws {
         let rig = try await Rig().ready()
         defer { rig.stop() }
+        let decisions = try BusDecisions(in: rig.sandbox, bus: rig.bus)
+        defer { decisions.terminate() }
         let oracle = Self.oracle(rig)
         try rig.sandbox.play(role: "Music", file: rig.tone, extraArguments: ["-P", "{ node.name = music }"])
         try await rig.waitUntilLinked("music", to: ["headphones"])
@@ -42,7 +44,7 @@ struct RealAppPolicyTests {
         let streamID = try #require(session?.streams.first)
         let node = try #require(try rig.sandbox.dump().nodes.first { $0.id == streamID })
         #expect(node.volume == 1.0 && node.mute == false && node.softFactor == 1 && node.softMute != true, "\(node.props ?? [:])")
-        #expect(!rig.log.contains("capture silenced"))
+        #expect(decisions.captureSilenced.isEmpty, "no capture was silenced: \(decisions.all)")
         // `rules explain` groups the streams into apps as the daemon does, and says why.
         let explained = try ManagedProcess.run(
             DaemonProcess.path(of: "audiosessionctl"), ["rules", "explain", "--remote", rig.sandbox.socketPath],
@@ -65,6 +67,8 @@ struct RealAppPolicyTests {
     func aRecordingGoesOnThroughACall(program: String, arguments: [String]) async throws {
         let rig = try await Rig().ready()
         defer { rig.stop() }
+        let decisions = try BusDecisions(in: rig.sandbox, bus: rig.bus)
+        defer { decisions.terminate() }
         let oracle = Self.oracle(rig)
         try rig.sandbox.play(role: "Music", file: rig.tone, extraArguments: ["-P", "{ node.name = music }"])
         try await rig.waitUntilLinked("music", to: ["headphones"])
@@ -90,7 +94,7 @@ struct RealAppPolicyTests {
         call.terminate()
         try await rig.waitUntilLinked("music", to: ["headphones"])
         #expect(try records(before) && records(during))
-        #expect(!rig.log.contains("capture silenced"))
+        #expect(decisions.captureSilenced.isEmpty, "no capture was silenced: \(decisions.all)")
     }
 
     /// mpv's native node used to be classified once, when it appeared, sometimes before its
@@ -146,6 +150,8 @@ extension RealAppPolicyTests {
     @Test func speechDucksTheMusicOnceAndGivesItBackWhenTheWordsEnd() async throws {
         let rig = try await Rig().ready()
         defer { rig.stop() }
+        let decisions = try BusDecisions(in: rig.sandbox, bus: rig.bus)
+        defer { decisions.terminate() }
         let volumes = try VolumeWatcher(rig.sandbox)
         try rig.sandbox.play(role: "Music", file: rig.tone, extraArguments: ["-P", "{ node.name = music }"])
         try await rig.waitUntilLinked("music", to: ["headphones"])
@@ -200,7 +206,7 @@ extension RealAppPolicyTests {
         print("speech → music back after the words end: \(formatted.joined(separator: "; "))")
         // The unduck starts after the 250 ms grace (StreamQuietness) and ramps 500 ms.
         #expect(back.allSatisfy { $0.0 < .milliseconds(600) && $0.1 < .milliseconds(1200) }, "\(formatted)")
-        #expect(!rig.log.contains("capture silenced"))
+        #expect(decisions.captureSilenced.isEmpty, "no capture was silenced: \(decisions.all)")
     }
 }
 
@@ -212,6 +218,8 @@ extension RealAppPolicyTests {
     @Test func aSIPCallBetweenTwoInstancesKeepsAllOfItsStreamsLinkedAndPausesTheMusic() async throws {
         let rig = try await Rig().ready()
         defer { rig.stop() }
+        let decisions = try BusDecisions(in: rig.sandbox, bus: rig.bus)
+        defer { decisions.terminate() }
         _ = try await rig.startPlayingMusic()
         let calleePort = LoopbackPorts.free()
         let callee = try RealSIP(port: calleePort, in: rig.sandbox)
@@ -252,7 +260,9 @@ extension RealAppPolicyTests {
             let linked = dump.nodeLinks.contains { $0.output == stream.id || $0.input == stream.id }
             #expect(linked, "stream \(stream.id) (\(stream.mediaClass ?? "")) is linked")
         }
-        #expect(!rig.log.contains("interrupted (default, by unlink)"), "no stream of the call was held")
+        let callSessions = Set(try streams.compactMap { try oracle.session(ofStream: $0.id)?.id })
+        let held = decisions.all.filter { callSessions.contains($0.session) && $0.kind == "interruptionBegan" }
+        #expect(held.isEmpty, "no stream of the call was held: \(held)")
         caller.stop()
         callee.stop()
         try await rig.waitForStatus("Playing")
@@ -676,16 +686,18 @@ extension RealAppPolicyTests {
         let call = try rig.sandbox.play(role: "Communication", file: rig.tone, extraArguments: ["-P", "{ node.name = call }"])
         try await waitForStatus("Paused")
         let paused = ContinuousClock.now - callStarted
-        try await rig.waitForLog("confirmed Paused")
+        // Its session paused by us over MPRIS, Audacious confirmed it (never held instead), owed a Play.
+        try await rig.waitForPlayerSession("paused by us, confirmed, owed a Play", player: busName) {
+            $0.id == session.id && $0.mprisPause == "paused" && $0.mprisOwedPlay == [busName]
+        }
         call.terminate()
         let callEnded = ContinuousClock.now
         try await waitForStatus("Playing")
         let resumed = ContinuousClock.now - callEnded
-        let confirmed = rig.log.split(separator: "\n").first { $0.contains("confirmed Paused") }.map(String.init) ?? "?"
-        print("audacious: call spawned → Paused \(paused.formatted(.units(allowed: [.milliseconds]))) (playerctl polls); call ended → Playing \(resumed.formatted(.units(allowed: [.milliseconds]))); daemon: \(confirmed)")
-        #expect(confirmed.contains("session#\(session.id): \(busName) confirmed Paused"), "its session's MPRIS player is Audacious's: \(confirmed)")
-        #expect(!rig.log.contains("holding its streams instead"), "Audacious confirmed its pause: no fallback")
-        #expect(rig.log.contains("resuming \(busName)"), "the daemon resumed it over MPRIS")
+        print("audacious: call spawned → Paused \(paused.formatted(.units(allowed: [.milliseconds]))) (playerctl polls); call ended → Playing \(resumed.formatted(.units(allowed: [.milliseconds])))")
+        try await rig.waitForPlayerSession("resumed by us: no pause, nothing owed", player: busName) {
+            $0.mprisPause == "none" && $0.mprisOwedPlay.isEmpty && $0.mprisPlayers[busName] == "Playing"
+        }
         try await eventually("its stream plays to the headphones again; daemon:\n\(rig.log)") { try playsToTheHeadphones() }
 
         // Silent mode: media plays on, heard.

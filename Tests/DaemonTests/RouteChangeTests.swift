@@ -16,14 +16,14 @@ struct RouteChangeTests {
     struct Rig {
         let bus: PrivateSessionBus
         let daemon: DaemonProcess
-        let decisions: RouteDecisions
+        let decisions: BusDecisions
         let oracle: SessionOracle
 
         init(_ sandbox: PrivatePipeWire, arguments: [String] = ["--verbose"]) throws {
             bus = try PrivateSessionBus()
             daemon = try DaemonProcess(in: sandbox, arguments: arguments, environment: bus.environment)
             try daemon.waitUntilReady()
-            decisions = try RouteDecisions(in: sandbox, bus: bus)
+            decisions = try BusDecisions(in: sandbox, bus: bus)
             oracle = SessionOracle(sandbox: sandbox, busAddress: bus.address)
         }
 

@@ -84,7 +84,7 @@ struct RoutePauseTests {
         let rig = try Rig()
         defer { rig.stop() }
         try rig.sandbox.chooseDefaultSink("headphones")
-        let decisions = try RouteDecisions(in: rig.sandbox, bus: rig.bus)
+        let decisions = try BusDecisions(in: rig.sandbox, bus: rig.bus)
         defer { decisions.terminate() }
         _ = try rig.startPlayer()
         try rig.waitForStatus("Playing")

@@ -105,7 +105,7 @@ struct RouteWakeTests {
             await Task.yield()
             return daemon.log.contains("watching logind session")
         }
-        let decisions = try RouteDecisions(in: sandbox, bus: bus)
+        let decisions = try BusDecisions(in: sandbox, bus: bus)
         defer { decisions.terminate() }
         let oracle = SessionOracle(sandbox: sandbox, busAddress: bus.address)
         try sandbox.chooseDefaultSink("speaker")

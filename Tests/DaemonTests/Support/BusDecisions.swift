@@ -1,11 +1,11 @@
 import Foundation
 import PipeWireSandbox
 
-/// What the daemon decided about sessions' routes, as it says on the bus: the `Decision` signals
-/// `audiosessionctl monitor --json` prints (`routeChanged` with its reason and previous route,
-/// `pauseForRouteLoss`), read instead of the daemon's log. Started and subscribed before the
-/// test does what it watches.
-struct RouteDecisions {
+/// What the daemon decided, as it says on the bus: the `Decision` signals `audiosessionctl
+/// monitor --json` prints (each session's kinds; `routeChanged` with its reason and previous
+/// route; `pauseForRouteLoss` with its method), read instead of the daemon's log. Started and
+/// subscribed before the test does what it watches.
+struct BusDecisions {
     let process: ManagedProcess
 
     /// One `routeChanged`: its session, reason and previous route (`in[Type:uid] out[Type:uid]`,
@@ -32,6 +32,18 @@ struct RouteDecisions {
             else { return nil }
             return object
         }
+    }
+
+    /// Every decision so far as (session, kind), in order.
+    var all: [(session: UInt64, kind: String)] {
+        decisions.map { (($0["session"] as? NSNumber)?.uint64Value ?? 0, $0["kind"] as? String ?? "") }
+    }
+
+    /// The sessions whose capture was silenced (a `captureSilenced` decision that silences).
+    var captureSilenced: [UInt64] {
+        decisions.filter {
+            $0["kind"] as? String == "captureSilenced" && ($0["details"] as? [String: Any])?["silenced"] as? Bool == true
+        }.map { ($0["session"] as? NSNumber)?.uint64Value ?? 0 }
     }
 
     /// The kinds of every decision about `session` so far, in order (`activated`, `link`, ...).
@@ -102,6 +114,6 @@ extension SessionOracle {
 
     /// A session's route now, as `in[Type:uid] out[Type:uid]`.
     func route(of session: UInt64) throws -> String {
-        RouteDecisions.route(try sessions().first { $0.id == session }?.fields["route"])
+        BusDecisions.route(try sessions().first { $0.id == session }?.fields["route"])
     }
 }
