@@ -85,10 +85,16 @@ struct PulseAudioSessionTests {
             "mpv", ["--no-config", "--no-video", "--ao=pulse", "--loop-file=inf", "--no-terminal", "--script=\(plugin)", rig.tone.path],
             extraEnvironment: rig.bus.environment)
         try waitUntil(timeout: .seconds(15), "mpv plays on the server") { rig.watcher.snapshot.sinkInputs.values.contains { $0.properties["application.name"]?.lowercased().contains("mpv") == true } }
-        try rig.daemon.waitForLog(": Playing", timeout: .seconds(10))
+        let mpv = "org.mpris.MediaPlayer2.mpv"
+        try waitUntil(timeout: .seconds(10), "the daemon matched mpv's session to its player; log:\n\(rig.daemon.log)") {
+            try PulseAudioRealAppTests.sessions(rig).contains { $0.mprisPlayers[mpv] != nil }
+        }
         let call = try rig.pulse.play(rig.tone, properties: ["media.role": "phone"])
         try waitUntil(timeout: .seconds(10), "mpv is paused; log:\n\(rig.daemon.log)") { try playerStatus(rig) == "Paused" }
-        try rig.daemon.waitForLog("by mpris")
+        // Paused by us over MPRIS (not held instead): its session says so.
+        try waitUntil(timeout: .seconds(5), "mpv's session is paused by us over MPRIS; log:\n\(rig.daemon.log)") {
+            try PulseAudioRealAppTests.sessions(rig).contains { $0.mprisPlayers[mpv] != nil && $0.mprisPause == "paused" && $0.mprisOwedPlay == [mpv] }
+        }
         call.terminate()
         try waitUntil(timeout: .seconds(10), "mpv plays again; log:\n\(rig.daemon.log)") { try playerStatus(rig) == "Playing" }
         #expect(try rig.daemon.terminate() == 0, "the daemon's log:\n\(rig.daemon.log)")
@@ -221,7 +227,8 @@ struct PulseAudioSessionTests {
         try waitUntil(timeout: .seconds(5), "the granted recorder records at its own volume (\(String(describing: recorder("grantedrecorder")?.channelVolumes)))") {
             recorder("grantedrecorder")?.channelVolumes.max() == 65536
         }
-        try rig.daemon.waitForLog("capture silenced (record permission)")
+        let sessions = try PulseAudioRealAppTests.sessions(rig)
+        #expect(sessions.filter(\.captureSilenced).count == 1, "the denied recorder's session only: \(sessions.map(\.summary))")
         #expect(try rig.daemon.terminate() == 0, "the daemon's log:\n\(rig.daemon.log)")
         try waitUntil(timeout: .seconds(5), "the denied recorder's volume is its own again") { recorder("deniedrecorder")?.channelVolumes.max() == 65536 }
     }
