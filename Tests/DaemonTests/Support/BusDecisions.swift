@@ -46,6 +46,12 @@ struct BusDecisions {
         }.map { ($0["session"] as? NSNumber)?.uint64Value ?? 0 }
     }
 
+    /// The options of each `interruptionEnded` of `session` so far, in order.
+    func interruptionEndings(of session: UInt64) -> [[String]] {
+        decisions.filter { ($0["session"] as? NSNumber)?.uint64Value == session && $0["kind"] as? String == "interruptionEnded" }
+            .map { ($0["details"] as? [String: Any])?["options"] as? [String] ?? [] }
+    }
+
     /// The kinds of every decision about `session` so far, in order (`activated`, `link`, ...).
     func kinds(of session: UInt64) -> [String] {
         decisions.filter { ($0["session"] as? NSNumber)?.uint64Value == session }.compactMap { $0["kind"] as? String }
