@@ -59,7 +59,8 @@ struct DaemonProcess {
         let process = self.process
         try readiness.waitUntilReady(count: count, timeout: timeout, alive: {
             guard process.isRunning else {
-                throw SandboxError.notRunning("audiosessiond exited (status \(process.exitStatus.map(String.init) ?? "?"), 128+N for signal N)")
+                throw SandboxError.notRunning(
+                    "audiosessiond exited (status \(process.exitStatus.map(String.init) ?? "?"), 128+N for signal N); its log:\n\(process.errorOutput)")
             }
         }, log: { process.errorOutput })
     }
