@@ -203,7 +203,7 @@ struct PulseAudioRealAppTests {
         timidity.terminate()
         #expect(try rig.daemon.terminate() == 0, "the daemon's log:\n\(rig.daemon.log)")
         // The server keeps no volume of ours (silent mode's 0) for it.
-        try await eventually("no saved volume of ours is left: \(savedSince())") {
+        try await eventually("no saved volume of ours is left: \(savedSince()); its sink inputs: \(births.of(timidity.pid)); daemon:\n\(rig.daemon.log)") {
             let now = try rig.watcher.streamRestore()
             return now.filter { restoredBefore[$0.key] != $0.value }.values.allSatisfy { !$0.muted && !$0.volume.contains(0) }
         }

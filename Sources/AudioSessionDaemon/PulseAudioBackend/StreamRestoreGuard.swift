@@ -88,6 +88,15 @@ final class StreamRestoreGuard: @unchecked Sendable {
         guard !unavailable, let name = stream.properties[Self.recordKey] else { return }
         touched[name, default: []].insert(PulseAudioBackend.id(of: stream))
         guard journal.records[name] == nil, !awaitingRead.contains(name) else { return }
+        if let putBack = puttingBack[name] {
+            // Put back a moment ago: what we wrote is the record as its user had it. A read now
+            // could answer with our own changes: the server saves a stream's volume into its
+            // record from a deferred event, after answering what came next (TiMidity++'s second
+            // PCM, created from our silence, then corrected: the read said 0).
+            journal.records[name] = putBack.record
+            file.write(journal)
+            return
+        }
         awaitingRead.insert(name)
         guard !readInFlight else { return }
         readInFlight = true
@@ -105,6 +114,7 @@ final class StreamRestoreGuard: @unchecked Sendable {
         }
         for name in names where journal.records[name] == nil {
             journal.records[name] = StreamRestoreJournal.Record(before: entries[name])
+            logger.debug("pulse: stream-restore record '\(name)' before our changes: \(Self.describe(entries[name]))")
         }
         file.write(journal)
         for name in names {
@@ -141,6 +151,7 @@ final class StreamRestoreGuard: @unchecked Sendable {
 
     private func putBack(_ name: String) {
         guard let record = journal.records.removeValue(forKey: name) else { return }
+        logger.debug("pulse: stream-restore record '\(name)' put back: \(Self.describe(record.before))")
         put(back: [name: record])
         file.write(journal)
         putBackTurns += 1
@@ -158,6 +169,10 @@ final class StreamRestoreGuard: @unchecked Sendable {
         journal.records.removeAll()
         touched.removeAll()
         file.write(journal)
+    }
+
+    static func describe(_ entry: StreamRestoreEntry?) -> String {
+        entry.map { "volume \($0.volume) muted \($0.muted)" } ?? "none (deleted)"
     }
 
     private func put(back records: [String: StreamRestoreJournal.Record]) {
