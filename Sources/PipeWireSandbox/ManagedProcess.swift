@@ -111,6 +111,49 @@ public final class ManagedProcess: @unchecked Sendable {
         return threadStates() + "\n" + frames.joined(separator: "\n")
     }
 
+    /// Lets the children started from now on dump core if they crash (this process's soft core
+    /// limit raised to its hard one; children inherit it), so that ``crashReport()`` can say
+    /// where. Called before the daemon under test is started.
+    public static func allowCoreDumps() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_CORE.rawValue), &limit) == 0, limit.rlim_cur != limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_CORE.rawValue), &limit)
+    }
+
+    /// For a child killed by a signal that dumps core (SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE,
+    /// SIGTRAP): every thread's backtrace from the core file it left, where the kernel's
+    /// `core_pattern` names a plain file in its working directory (`core`, or `core.PID`); the
+    /// file is removed. Nil for any other end, or when there is no core to read.
+    public func crashReport() -> String? {
+        guard let status = exitStatus, [SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE, SIGTRAP].map({ 128 + $0 }).contains(status)
+        else { return nil }
+        let directory = FileManager.default.currentDirectoryPath
+        let candidates = ["\(directory)/core.\(pid)", "\(directory)/core"]
+        guard let core = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+            return "signal \(status - 128), no core file in \(directory) (core_pattern: \(((try? String(contentsOfFile: "/proc/sys/kernel/core_pattern", encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)))"
+        }
+        defer { try? FileManager.default.removeItem(atPath: core) }
+        let gdb = "/usr/bin/gdb"
+        guard FileManager.default.isExecutableFile(atPath: gdb) else { return "signal \(status - 128), core in \(core); no gdb to read it" }
+        let output: String
+        do {
+            output = try Self.run(
+                gdb, ["-batch", "-ex", "thread apply all bt 40", Self.resolvedPath(executable), core],
+                environment: ["PATH": "/usr/bin:/bin", "HOME": FileManager.default.temporaryDirectory.path],
+                logDirectory: FileManager.default.temporaryDirectory, timeout: .seconds(60))
+        } catch {
+            return "signal \(status - 128); gdb could not read its core: \(error)"
+        }
+        let frames = output.split(separator: "\n").filter { $0.hasPrefix("Thread ") || $0.hasPrefix("#") || $0.hasPrefix("Program terminated") }
+        guard !frames.isEmpty else { return "signal \(status - 128); gdb said of its core:\n\(output.suffix(2000))" }
+        return "signal \(status - 128); its threads at the crash:\n" + frames.joined(separator: "\n")
+    }
+
+    private static func resolvedPath(_ executable: String) -> String {
+        executable.hasPrefix("/") ? executable : (try? resolve(executable, path: ProcessInfo.processInfo.environment["PATH"])) ?? executable
+    }
+
     /// Each thread's name, state and kernel wait channel (`/proc/PID/task/*`).
     public func threadStates() -> String {
         let tasks = "/proc/\(pid)/task"

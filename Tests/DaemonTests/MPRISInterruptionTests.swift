@@ -83,9 +83,7 @@ struct MPRISInterruptionTests {
         func waitUntilReady(count: Int = 1, timeout: Duration = .seconds(10)) async throws {
             let daemon = self.daemon
             try await running.readiness.waitUntilReady(count: count, timeout: timeout, alive: {
-                guard daemon.isRunning else {
-                    throw SandboxError.notRunning("audiosessiond exited (status \(daemon.exitStatus.map(String.init) ?? "?"), 128+N for signal N)")
-                }
+                guard daemon.isRunning else { throw SandboxError.notRunning(DaemonProcess.describeExit(of: daemon)) }
             }, log: { daemon.errorOutput })
         }
 
@@ -117,7 +115,7 @@ struct MPRISInterruptionTests {
             let oracle = SessionOracle(sandbox: sandbox, busAddress: bus.address)
             var last: [SessionOracle.Session] = []
             try await eventually(timeout: timeout, "\(what) (sessions now: \(Self.describe(last))); log:\n\(log)") {
-                guard daemon.isRunning else { throw SandboxError.notRunning("audiosessiond exited (status \(daemon.exitStatus.map(String.init) ?? "?")):\n\(log)") }
+                guard daemon.isRunning else { throw SandboxError.notRunning("\(DaemonProcess.describeExit(of: daemon)):\n\(log)") }
                 last = try oracle.sessions()
                 return condition(last)
             }
@@ -167,7 +165,7 @@ struct MPRISInterruptionTests {
 
         func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(10)) async throws {
             try await eventually(timeout: timeout, "the daemon logs '\(text)' (\(count)x); log:\n\(log)") {
-                guard daemon.isRunning else { throw SandboxError.notRunning("audiosessiond exited (status \(daemon.exitStatus.map(String.init) ?? "?"), 128+N for signal N):\n\(log)") }
+                guard daemon.isRunning else { throw SandboxError.notRunning("\(DaemonProcess.describeExit(of: daemon)):\n\(log)") }
                 return log.components(separatedBy: text).count - 1 >= count
             }
         }
@@ -220,7 +218,7 @@ struct MPRISInterruptionTests {
             let oracle = SessionOracle(sandbox: sandbox, busAddress: bus.address)
             var now: [String] = []
             try await eventually(timeout: timeout, "\(exactly ? "" : "at least ")\(count) session(s) with an MPRIS player (now \(now)); log:\n\(log)") {
-                guard daemon.isRunning else { throw SandboxError.notRunning("audiosessiond exited (status \(daemon.exitStatus.map(String.init) ?? "?")):\n\(log)") }
+                guard daemon.isRunning else { throw SandboxError.notRunning("\(DaemonProcess.describeExit(of: daemon)):\n\(log)") }
                 let sessions = try oracle.sessions()
                 now = sessions.filter(\.hasMPRISPlayer).map { "\($0.id) \($0.summary)" }
                 return exactly ? now.count == count : now.count >= count

@@ -21,6 +21,21 @@ extension PipeWireIntegration {
             }
         }
 
+        /// A child that crashes says where: its threads' backtraces from the core it dumped,
+        /// and the core file is gone after (where the kernel writes cores into the working
+        /// directory, as here; elsewhere the report says there was none).
+        @Test func aCrashedChildReportsItsThreadsFromItsCore() throws {
+            ManagedProcess.allowCoreDumps()
+            let directory = FileManager.default.temporaryDirectory
+            let child = try ManagedProcess("/bin/sh", ["-c", "kill -SEGV $$"], environment: [:], logDirectory: directory)
+            _ = try child.waitForExit(timeout: .seconds(10))
+            #expect(child.exitStatus == 128 + SIGSEGV)
+            let report = try #require(child.crashReport())
+            print("crash report: \(report.prefix(300))")
+            #expect(report.hasPrefix("signal 11") && report.contains("#0 "), "frames from the core: \(report)")
+            #expect(!FileManager.default.fileExists(atPath: FileManager.default.currentDirectoryPath + "/core"))
+        }
+
         @Test func deinitStopsEverything() throws {
             var pids: [Int32] = []
             var directory: URL?

@@ -23,6 +23,7 @@ struct DaemonProcess {
         let state = sandbox.directory.appendingPathComponent("state").path
         let config = sandbox.directory.appendingPathComponent("config").path
         readiness = try ReadinessSocket(in: sandbox.directory)
+        ManagedProcess.allowCoreDumps()
         process = try sandbox.spawn(
             Self.path(of: "audiosessiond"), ["--state-dir", state] + arguments,
             extraEnvironment: ["XDG_CONFIG_HOME": config, "XDG_STATE_HOME": state].merging(readiness.environment) { $1 }
@@ -34,6 +35,7 @@ struct DaemonProcess {
     init(in sandbox: PrivatePulseAudio, arguments: [String] = ["--verbose", "--no-bus"], environment: [String: String] = [:]) throws {
         let state = sandbox.directory.appendingPathComponent("state").path
         readiness = try ReadinessSocket(in: sandbox.directory)
+        ManagedProcess.allowCoreDumps()
         process = try sandbox.spawn(
             Self.path(of: "audiosessiond"), ["--state-dir", state, "--backend", "pulseaudio"] + arguments,
             extraEnvironment: readiness.environment.merging(environment) { $1 })
@@ -59,10 +61,16 @@ struct DaemonProcess {
         let process = self.process
         try readiness.waitUntilReady(count: count, timeout: timeout, alive: {
             guard process.isRunning else {
-                throw SandboxError.notRunning(
-                    "audiosessiond exited (status \(process.exitStatus.map(String.init) ?? "?"), 128+N for signal N); its log:\n\(process.errorOutput)")
+                throw SandboxError.notRunning("\(DaemonProcess.describeExit(of: process)); its log:\n\(process.errorOutput)")
             }
         }, log: { process.errorOutput })
+    }
+
+    /// How a daemon that is not running any more ended: its exit status and, after a crash, its
+    /// threads' backtraces from its core.
+    static func describeExit(of process: ManagedProcess) -> String {
+        let status = "audiosessiond exited (status \(process.exitStatus.map(String.init) ?? "?"), 128+N for signal N)"
+        return process.crashReport().map { "\(status): \($0)" } ?? status
     }
 
     /// SIGTERM, and the exit status (0 when it shut down cleanly).
