@@ -230,27 +230,13 @@ struct PulseAudioMoreRealAppTests {
         try await eventually("the callee is ready: \(callee.process.output)", timeout: .seconds(15)) { callee.process.output.contains("baresip is ready") }
         let caller = try RealSIP(port: LoopbackPorts.free(avoiding: [calleePort]), calling: calleePort, binary: binary, in: alsa)
         defer { caller.stop() }
-        let call = PulseCall(ends: [caller.process.pid, callee.process.pid])
-        try await eventually(
-            "both ends are heard: \(call.state(rig))\ncaller:\n\(caller.process.output.suffix(2000))\ncallee:\n\(callee.process.output.suffix(2000))\ndaemon:\n\(rig.daemon.log)",
-            timeout: .seconds(20)
-        ) { try call.isHeard(rig) }
-        try await Apps.waitForMusic(rig, "Paused")
-        for (end, pid) in [("caller", caller.process.pid), ("callee", callee.process.pid)] {
-            let session = try #require(try Apps.session(rig, ofProcess: pid))
-            print("\(binary) on PulseAudio, \(end): \(session.summary); plays \(Apps.pid(pid, plays: rig)); captures \(Apps.pid(pid, captures: rig))")
-            #expect(
-                session.category == "playAndRecord" && session.mode == "voiceChat" && session.priorityClass == "communication"
-                    && (binary == "baresip" ? session.classifiedBy.hasPrefix("rules") : session.classifiedBy == "call"),
-                "\(end): \(session.summary)")
+        try await Self.expectCall(
+            binary, between: caller.process, and: callee.process, rig, music: music, monitor: monitor, parking: parking,
+            isCall: { binary == "baresip" ? $0.classifiedBy.hasPrefix("rules") : $0.classifiedBy == "call" }
+        ) {
+            caller.stop()
+            callee.stop()
         }
-        // Heard to the end: 3 s of the call, every 100 ms.
-        try await call.expectHeardThroughout(samples: 30, rig, music: music.id, monitor: monitor, parking: parking)
-
-        caller.stop()
-        callee.stop()
-        try await Apps.waitForMusic(rig, "Playing")
-        #expect(try rig.daemon.terminate() == 0, "the daemon's log:\n\(rig.daemon.log)")
     }
 
     // MARK: - Two Twinkle under a name no rule knows
@@ -272,40 +258,46 @@ struct PulseAudioMoreRealAppTests {
 
         let parking = Apps.ParkingWatch(rig.watcher)
         defer { parking.stop() }
-        let calleePort = LoopbackPorts.free(offsets: [0, RealTwinkle.rtpOffset])
-        let callee = try RealTwinkle(name: "bob", port: calleePort, binary: "deskphone", in: alsa)
-        defer { callee.stop() }
-        let callerPort = LoopbackPorts.free(
-            offsets: [0, RealTwinkle.rtpOffset], avoiding: [calleePort, calleePort + RealTwinkle.rtpOffset])
-        let caller = try RealTwinkle(name: "alice", port: callerPort, binary: "deskphone", in: alsa)
-        defer { caller.stop() }
-        try await eventually("both phones are up: \(callee.process.output)\n\(caller.process.output)", timeout: .seconds(15)) {
-            callee.process.output.contains("Twinkle>") && caller.process.output.contains("Twinkle>")
+        let (caller, callee) = try await RealTwinkle.call(as: "deskphone", in: alsa)
+        defer {
+            caller.stop()
+            callee.stop()
         }
-        callee.send("auto_answer -a on")
-        try await eventually("the callee answers by itself: \(callee.process.output)") { callee.process.output.contains("Auto answer enabled") }
-        caller.send("call sip:bob@127.0.0.1:\(calleePort)")
+        try await Self.expectCall(
+            "twinkle", between: caller.process, and: callee.process, rig, music: music, monitor: monitor, parking: parking,
+            isCall: { $0.classifiedBy.hasPrefix("rules") }
+        ) {
+            caller.send("bye")
+            caller.stop()
+            callee.stop()
+        }
+    }
 
-        let call = PulseCall(ends: [caller.process.pid, callee.process.pid])
+    /// A call between two phones on the rig, checked the same whatever the phones: both ends
+    /// heard (``PulseCall``), the music paused over MPRIS, each end playAndRecord / voiceChat,
+    /// class communication, classified as `isCall` says; heard every 100 ms for 3 s, never
+    /// parked, never interrupted; after `hangUp`, the music plays again and the daemon exits
+    /// cleanly.
+    static func expectCall(
+        _ name: String, between caller: ManagedProcess, and callee: ManagedProcess, _ rig: Rig, music: Session,
+        monitor: ManagedProcess, parking: Apps.ParkingWatch, isCall: (Session) -> Bool, hangUp: () -> Void
+    ) async throws {
+        let call = PulseCall(ends: [caller.pid, callee.pid])
         try await eventually(
-            "both ends are heard: \(call.state(rig))\ncaller:\n\(caller.process.output.suffix(2000))\ncallee:\n\(callee.process.output.suffix(2000))\ndaemon:\n\(rig.daemon.log)",
+            "both ends are heard: \(call.state(rig))\ncaller:\n\(caller.output.suffix(2000))\ncallee:\n\(callee.output.suffix(2000))\ndaemon:\n\(rig.daemon.log)",
             timeout: .seconds(20)
         ) { try call.isHeard(rig) }
         try await Apps.waitForMusic(rig, "Paused")
-        for (end, pid) in [("caller", caller.process.pid), ("callee", callee.process.pid)] {
+        for (end, pid) in [("caller", caller.pid), ("callee", callee.pid)] {
             let session = try #require(try Apps.session(rig, ofProcess: pid))
-            print("twinkle on PulseAudio, \(end): \(session.summary) (\(session.fields["classifiedWhy"] ?? "")); plays \(Apps.pid(pid, plays: rig)); captures \(Apps.pid(pid, captures: rig))")
+            print("\(name) on PulseAudio, \(end): \(session.summary) (\(session.fields["classifiedWhy"] ?? "")); plays \(Apps.pid(pid, plays: rig)); captures \(Apps.pid(pid, captures: rig))")
             #expect(
                 session.category == "playAndRecord" && session.mode == "voiceChat" && session.priorityClass == "communication"
-                    && session.classifiedBy.hasPrefix("rules"),
+                    && isCall(session),
                 "\(end): \(session.summary)")
         }
-        // Heard to the end: 3 s of the call, every 100 ms.
         try await call.expectHeardThroughout(samples: 30, rig, music: music.id, monitor: monitor, parking: parking)
-
-        caller.send("bye")
-        caller.stop()
-        callee.stop()
+        hangUp()
         try await Apps.waitForMusic(rig, "Playing")
         #expect(try rig.daemon.terminate() == 0, "the daemon's log:\n\(rig.daemon.log)")
     }

@@ -333,19 +333,11 @@ extension RealAppPolicyTests {
         defer { rig.stop() }
         let (monitor, oracle, music) = try await Self.musicPlayingUnderMonitor(rig)
         defer { monitor.terminate() }
-        let calleePort = LoopbackPorts.free(offsets: [0, RealTwinkle.rtpOffset])
-        let callee = try RealTwinkle(name: "bob", port: calleePort, binary: "deskphone", in: rig.sandbox)
-        defer { callee.stop() }
-        let callerPort = LoopbackPorts.free(
-            offsets: [0, RealTwinkle.rtpOffset], avoiding: [calleePort, calleePort + RealTwinkle.rtpOffset])
-        let caller = try RealTwinkle(name: "alice", port: callerPort, binary: "deskphone", in: rig.sandbox)
-        defer { caller.stop() }
-        try await eventually("both phones are up: \(callee.process.output)\n\(caller.process.output)", timeout: .seconds(15)) {
-            callee.process.output.contains("Twinkle>") && caller.process.output.contains("Twinkle>")
+        let (caller, callee) = try await RealTwinkle.call(as: "deskphone", in: rig.sandbox)
+        defer {
+            caller.stop()
+            callee.stop()
         }
-        callee.send("auto_answer -a on")
-        try await eventually("the callee answers by itself: \(callee.process.output)") { callee.process.output.contains("Auto answer enabled") }
-        caller.send("call sip:bob@127.0.0.1:\(calleePort)")
 
         let call = TwoPartyCall([caller.process.pid, callee.process.pid], rig: rig, oracle: oracle)
         try await eventually(

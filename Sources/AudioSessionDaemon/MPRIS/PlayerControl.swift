@@ -275,20 +275,18 @@ final class PlayerControl: @unchecked Sendable {
                 player.awaitingPlay = false
             } else if player.awaitingPause {
                 // Our Pause is not carried out yet (a slow or hung player): not its user.
-            } else if lateReport, pause.phase != .resuming {
-                // The playing its stream showed when the interruption began, reported late:
-                // paused by us like any player that was playing, and ours to resume.
-                logger.info("\(id): \(name) reported Playing late (its stream played as the interruption began); pausing it")
-                player.wasPlaying = true
-                player.awaitingPause = true
-                pause.phase = .pausing
-                pause.began = now
-                mprisPress("Pause", on: name, for: id)
             } else if pause.phase != .resuming {
-                // Its user pressed play during the interruption: the session must stay silent,
-                // and the end must not guess what they want.
-                logger.info("\(id): \(name) played by its user during the interruption; pausing it again, no resume")
-                player.userTookOver = true
+                if lateReport {
+                    // The playing its stream showed when the interruption began, reported late:
+                    // paused by us like any player that was playing, and ours to resume.
+                    logger.info("\(id): \(name) reported Playing late (its stream played as the interruption began); pausing it")
+                    player.wasPlaying = true
+                } else {
+                    // Its user pressed play during the interruption: the session must stay
+                    // silent, and the end must not guess what they want.
+                    logger.info("\(id): \(name) played by its user during the interruption; pausing it again, no resume")
+                    player.userTookOver = true
+                }
                 player.awaitingPause = true
                 pause.phase = .pausing
                 pause.began = now

@@ -54,4 +54,20 @@ final class RealTwinkle: CommandedPhone, @unchecked Sendable {
     }
 
     deinit { stop() }
+
+    /// Two instances on free loopback ports, as `binary`, the callee answering by itself and the
+    /// caller calling it: the call is on its way when this returns.
+    static func call(as binary: String, in sandbox: any AudioServerSandbox) async throws -> (caller: RealTwinkle, callee: RealTwinkle) {
+        let calleePort = LoopbackPorts.free(offsets: [0, rtpOffset])
+        let callee = try RealTwinkle(name: "bob", port: calleePort, binary: binary, in: sandbox)
+        let callerPort = LoopbackPorts.free(offsets: [0, rtpOffset], avoiding: [calleePort, calleePort + rtpOffset])
+        let caller = try RealTwinkle(name: "alice", port: callerPort, binary: binary, in: sandbox)
+        try await eventually("both phones are up: \(callee.process.output)\n\(caller.process.output)", timeout: .seconds(15)) {
+            callee.process.output.contains("Twinkle>") && caller.process.output.contains("Twinkle>")
+        }
+        callee.send("auto_answer -a on")
+        try await eventually("the callee answers by itself: \(callee.process.output)") { callee.process.output.contains("Auto answer enabled") }
+        caller.send("call sip:bob@127.0.0.1:\(calleePort)")
+        return (caller, callee)
+    }
 }
