@@ -56,15 +56,29 @@ extension GraphSession {
     }
 
     func unlinkAll(between output: GlobalID, and input: GlobalID) {
-        for link in mirror.links(from: output, to: input) { unlink(link.id) }
-        // Links requested but not yet in the registry: dropping our proxy destroys them.
-        let ports = Set(mirror.ports(of: output).map(\.id))
-        for (pair, link) in ownedLinks where link.globalID == nil && ports.contains(pair.outputPort) {
-            if mirror.ports[pair.inputPort]?.nodeID == input {
-                ownedLinks[pair] = nil
-                link.destroy()
-            }
+        let mirrored = mirror.links(from: output, to: input)
+        for link in mirrored { unlink(link.id) }
+        let unmirrored = Self.unmirroredLinks(
+            ownedLinks.mapValues(\.globalID), from: Set(mirror.ports(of: output).map(\.id)), to: input,
+            nodeOfPort: { self.mirror.ports[$0]?.nodeID }, mirrored: Set(mirrored.map(\.id)))
+        for pair in unmirrored {
+            ownedLinks.removeValue(forKey: pair)?.destroy()
         }
+    }
+
+    /// Our links from `outputPorts` to the node `input` that the mirror does not show: asked
+    /// for and not yet made, or made (bound) and their info not yet here — a link enters the
+    /// mirror only with its info, a round trip after its `bound`. Only dropping our proxy
+    /// destroys them; a link re-routed in that window (a preferred input chosen right after the
+    /// stream was linked) was left behind beside the new one.
+    static func unmirroredLinks(
+        _ owned: [PortPairing.Pair: GlobalID?], from outputPorts: Set<GlobalID>, to input: GlobalID,
+        nodeOfPort: (GlobalID) -> GlobalID?, mirrored: Set<GlobalID>
+    ) -> [PortPairing.Pair] {
+        owned.filter { pair, globalID in
+            outputPorts.contains(pair.outputPort) && nodeOfPort(pair.inputPort) == input
+                && !(globalID.map(mirrored.contains) ?? false)
+        }.keys.sorted { ($0.outputPort, $0.inputPort) < ($1.outputPort, $1.inputPort) }
     }
 
     /// A port went while links to or from it were still being made: they will fail, and
