@@ -12,7 +12,6 @@ struct WirePlumberCoexistenceTests {
         .deletingLastPathComponent()
     let duckLevel: Float = 0.3  // the shipped duck.level
     let handedOver = "not linking: WirePlumber links streams (--linking=auto)"
-    let linkingAlone = "linking streams: no other session manager (--linking=auto)"
 
     /// The shipped file that keeps WirePlumber's role-based policy off, for its series.
     static func coexistenceConfiguration(for series: WirePlumberSeries) -> [String: URL] {
@@ -50,24 +49,48 @@ struct WirePlumberCoexistenceTests {
         let watcher: VolumeWatcher
         let tone: URL
         let device: String
+        /// The daemon's bus: its decisions (``BusDecisions``) and `status --json`.
+        let bus: PrivateSessionBus
+        let decisions: BusDecisions
+        let oracle: SessionOracle
+
+        func stop() {
+            decisions.terminate()
+            bus.stop()
+            sandbox.stop()
+        }
+    }
+
+    /// Waits until `status --json` says the daemon links as `expected`.
+    static func waitForLinking(_ expected: String, _ oracle: SessionOracle) throws {
+        var said = ""
+        try waitUntil(timeout: .seconds(10), "the daemon says '\(expected)' (it says '\(said)')") {
+            said = (try? oracle.status()["linking"] as? String) ?? ""
+            return said == expected
+        }
     }
 
     func musicBesideWirePlumber() throws -> Desktop {
         let sandbox = try PrivatePipeWire()
         try startWirePlumber(in: sandbox)
-        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
-        try daemon.waitForLog(handedOver)
+        let bus = try PrivateSessionBus()
+        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose"], environment: bus.environment)
+        try daemon.waitUntilReady()
+        let oracle = SessionOracle(sandbox: sandbox, busAddress: bus.address)
+        try Self.waitForLinking(handedOver, oracle)
+        let decisions = try BusDecisions(in: sandbox, bus: bus)
         let watcher = try VolumeWatcher(sandbox)
         let tone = try sandbox.testTone()
         try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
         let device = try waitUntilLinkedByWirePlumber("music", in: sandbox)
-        return Desktop(sandbox: sandbox, daemon: daemon, watcher: watcher, tone: tone, device: device)
+        return Desktop(
+            sandbox: sandbox, daemon: daemon, watcher: watcher, tone: tone, device: device, bus: bus, decisions: decisions, oracle: oracle)
     }
 
     @Test func wirePlumberLinksAndTheDaemonDucksInterruptsAndLeavesNothingBehind() throws {
         let desktop = try musicBesideWirePlumber()
         let (sandbox, daemon, watcher, tone, device) = (desktop.sandbox, desktop.daemon, desktop.watcher, desktop.tone, desktop.device)
-        defer { sandbox.stop() }
+        defer { desktop.stop() }
         // A notification ducks the music; WirePlumber's links stay as they are.
         let chime = try sandbox.play(role: "Notification", file: tone, extraArguments: ["-P", "{ node.name = chime }"])
         try watcher.waitForVolume(of: "music", duckLevel)
@@ -84,7 +107,8 @@ struct WirePlumberCoexistenceTests {
         call.terminate()
         try waitUntil(timeout: .seconds(5), "music is unmuted") { watcher.node("music")?.props?.softMute == false }
         print("beside WirePlumber (\(sandbox.wirePlumberSeries)): call spawned → music muted \(muted.formatted(.units(allowed: [.milliseconds]))), call stopped → unmuted \((ContinuousClock.now - callEnded).formatted(.units(allowed: [.milliseconds])))")
-        #expect(!daemon.log.contains("linking playback stream"), "the daemon linked nothing")
+        // The daemon linked nothing: every link of the music is WirePlumber's.
+        #expect(try waitUntilLinkedByWirePlumber("music", in: sandbox) == device)
 
         // Ducked when the daemon stops: the volume is back, the music plays where it was.
         let second = try sandbox.play(role: "Notification", file: tone, extraArguments: ["-P", "{ node.name = chime2 }"])
@@ -107,8 +131,9 @@ struct WirePlumberCoexistenceTests {
         let bus = try PrivateSessionBus()
         defer { bus.stop() }
         let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose"], environment: bus.environment)
-        try daemon.waitForLog(handedOver)
+        try daemon.waitUntilReady()
         let oracle = SessionOracle(sandbox: sandbox, busAddress: bus.address)
+        try Self.waitForLinking(handedOver, oracle)
         var said = ""
         try waitUntil(timeout: .seconds(10), "the daemon says WirePlumber switches headsets (it says '\(said)')") {
             said = (try? oracle.status()["headsetSwitching"] as? String) ?? ""
@@ -147,7 +172,7 @@ struct WirePlumberCoexistenceTests {
     @Test func killedMidCallItLeavesTheLinksAndTheNextStartLiftsTheMute() throws {
         let desktop = try musicBesideWirePlumber()
         let (sandbox, daemon, watcher, tone, device) = (desktop.sandbox, desktop.daemon, desktop.watcher, desktop.tone, desktop.device)
-        defer { sandbox.stop() }
+        defer { desktop.stop() }
         let call = try sandbox.play(role: "Communication", file: tone, extraArguments: ["-P", "{ node.name = call }"])
         try waitUntil(timeout: .seconds(5), "music is muted by policy") { watcher.node("music")?.props?.softMute == true }
         kill(daemon.process.pid, SIGKILL)
@@ -155,8 +180,10 @@ struct WirePlumberCoexistenceTests {
         call.terminate()
         #expect(try waitUntilLinkedByWirePlumber("music", in: sandbox) == device)
         let next = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
-        try next.waitForLog("undoing what a previous run left behind")
-        try waitUntil(timeout: .seconds(5), "music is unmuted") { watcher.node("music")?.props?.softMute == false }
+        try next.waitUntilReady()
+        try waitUntil(timeout: .seconds(5), "music is unmuted: the next start undid what the killed one left") {
+            watcher.node("music")?.props?.softMute == false
+        }
         #expect(try next.terminate() == 0)
     }
 
@@ -189,8 +216,11 @@ struct WirePlumberCoexistenceTests {
         let sandbox = try PrivatePipeWire()
         defer { sandbox.stop() }
         try startWirePlumber(in: sandbox)
-        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
-        try daemon.waitForLog(handedOver)
+        let bus = try PrivateSessionBus()
+        defer { bus.stop() }
+        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose"], environment: bus.environment)
+        try daemon.waitUntilReady()
+        try Self.waitForLinking(handedOver, SessionOracle(sandbox: sandbox, busAddress: bus.address))
         let watcher = try VolumeWatcher(sandbox)
         let tone = try sandbox.testTone()
         func startPlayer() throws -> (ManagedProcess, String) {
@@ -240,10 +270,14 @@ struct WirePlumberCoexistenceTests {
     @Test func unplugPausesTheMusicWhereWirePlumberMovesIt() throws {
         let desktop = try musicBesideWirePlumber()
         let (sandbox, daemon, device) = (desktop.sandbox, desktop.daemon, desktop.device)
-        defer { sandbox.stop() }
-        try daemon.waitForLog("routed to in[] out[Virtual:\(device)]")
+        defer { desktop.stop() }
+        let music = try desktop.oracle.session(ofNodeNamed: "music").id
+        try waitUntil(timeout: .seconds(5), "the music's session is routed to \(device)") {
+            try desktop.oracle.route(of: music) == "in[] out[virtual:\(device)]"
+        }
         try sandbox.destroyNode(named: device)
-        try daemon.waitForLog("paused: its output went away (pause on unplug, by mute)")
+        try desktop.decisions.waitForPauses()
+        #expect(desktop.decisions.pausesForRouteLoss == [music] && desktop.decisions.pauseMethods == ["mute"], "paused by mute: nothing to unlink")
         try waitUntil(timeout: .seconds(5), "the music is muted by the policy") {
             try sandbox.dump().node(named: "music")?.softMute == true
         }
@@ -262,8 +296,6 @@ struct WirePlumberCoexistenceTests {
 @Suite("audiosessiond beside WirePlumber 0.5", .serialized)
 struct WirePlumber05Tests {
     let conflict = "another session manager's role-based policy is on"
-    let handedOver = "not linking: WirePlumber links streams (--linking=auto)"
-    let linkingAlone = "linking streams: no other session manager (--linking=auto)"
     let coexistence = WirePlumberCoexistenceTests()
 
     func sandbox() throws -> PrivatePipeWire {
@@ -291,20 +323,19 @@ struct WirePlumber05Tests {
         let sandbox = try sandbox()
         defer { sandbox.stop() }
         let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
-        try daemon.waitForLog(linkingAlone)
+        try daemon.waitUntilReady()
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try waitUntil(timeout: .seconds(10), "the daemon links the music") {
             let links = try sandbox.dump().ownedLinks(of: "music")
             return links.count == 2 && links.allSatisfy { $0.owner == "audiosessiond" }
         }
+        // The links are what hands over: the daemon's go, WirePlumber's come.
         let wirePlumber = try startWirePlumber(in: sandbox)
-        try daemon.waitForLog(handedOver)
         let device = try waitUntilLinkedByWirePlumber("music", in: sandbox)
         #expect(try sandbox.dump().objects.filter { $0.property("metadata.name") == "default" }.count == 1,
                 "one default metadata: WirePlumber's")
 
         wirePlumber.terminate()
-        try daemon.waitForLog(linkingAlone, count: 2)
         var seen = ""
         do {
             try waitUntil(timeout: .seconds(10), "the daemon links the music again") {
@@ -318,7 +349,6 @@ struct WirePlumber05Tests {
         }
 
         try startWirePlumber(in: sandbox)
-        try daemon.waitForLog(handedOver, count: 2)
         #expect(try waitUntilLinkedByWirePlumber("music", in: sandbox) == device)
         #expect(try daemon.terminate() == 0)
         #expect(try waitUntilLinkedByWirePlumber("music", in: sandbox) == device)
@@ -334,7 +364,7 @@ struct WirePlumber05Tests {
             try sandbox.dump().node(named: "input.loopback.sink.role.multimedia") != nil
         }
         let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
-        try daemon.waitForLog("not linking: WirePlumber links streams (--linking=auto)")
+        try daemon.waitUntilReady()
         let tone = try sandbox.testTone()
         let music = try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
         try sandbox.waitUntilLinked("music", to: ["input.loopback.sink.role.multimedia"])
@@ -357,7 +387,7 @@ struct WirePlumber05Tests {
             try sandbox.dump().node(named: "input.loopback.sink.role.multimedia") != nil
         }
         let next = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"])
-        try next.waitForLog("not linking: WirePlumber links streams (--linking=auto)")
+        try next.waitUntilReady()
         try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music2 }"])
         var devices = Set<String>()
         try waitUntil(timeout: .seconds(10), "music2 is linked to a device (now \(devices))") {
