@@ -21,6 +21,8 @@ PACKAGES=(
   # The PipeWire 1.6 stack: a trixie root (debootstrap), and our programs made to run on it
   # (PipeWireSandbox sets their ELF interpreter to the root's loader)
   debootstrap debian-archive-keyring patchelf
+  # Where a daemon under test hangs or crashes: its threads' stacks, live or from its core
+  gdb
 )
 
 . "$(dirname "$0")/install-missing.sh"
