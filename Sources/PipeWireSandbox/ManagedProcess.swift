@@ -150,6 +150,13 @@ public final class ManagedProcess: @unchecked Sendable {
         return "signal \(status - 128); its threads at the crash:\n" + frames.joined(separator: "\n")
     }
 
+    /// How a child that is not running any more ended: `name exited (status N, 128+N for signal
+    /// N)`, and after a crash its ``crashReport()`` (which removes the core: ask once).
+    public func describeEnd() -> String {
+        let ended = "\(URL(fileURLWithPath: executable).lastPathComponent) exited (status \(exitStatus.map(String.init) ?? "?"), 128+N for signal N)"
+        return crashReport().map { "\(ended): \($0)" } ?? ended
+    }
+
     private static func resolvedPath(_ executable: String) -> String {
         executable.hasPrefix("/") ? executable : (try? resolve(executable, path: ProcessInfo.processInfo.environment["PATH"])) ?? executable
     }

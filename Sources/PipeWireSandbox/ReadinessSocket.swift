@@ -60,26 +60,28 @@ public final class ReadinessSocket: Sendable {
     /// How many times the daemon said `READY=1`: once at start, once more at each re-attach.
     public var readyCount: Int { messages.filter { $0 == "READY=1" }.count }
 
-    /// Waits until the daemon has said `READY=1` `count` times; `alive` is checked on the way
-    /// (it throws when the daemon died, which then says so at once), `log` goes in a failure's
-    /// message.
-    public func waitUntilReady(
-        count: Int = 1, timeout: Duration = .seconds(10), alive: () throws -> Void = {}, log: () -> String = { "" }
-    ) throws {
-        try waitUntil(timeout: timeout, poll: .milliseconds(5), "the daemon is ready (READY=1 \(count)x; it said \(messages)); its log:\n\(log())") {
-            try alive()
-            return readyCount >= count
+    /// Waits until `daemon` (the process given this socket) has said `READY=1` `count` times. A
+    /// daemon that dies meanwhile fails the wait at once, saying how it ended (a crash's
+    /// backtrace included) and what it logged.
+    public func waitUntilReady(of daemon: ManagedProcess, count: Int = 1, timeout: Duration = .seconds(10)) throws {
+        try waitUntil(timeout: timeout, poll: .milliseconds(5), failure(count, daemon)) {
+            try isReady(count, daemon)
         }
     }
 
     /// The async form: suspends between polls.
-    public func waitUntilReady(
-        count: Int = 1, timeout: Duration = .seconds(10), alive: () throws -> Void = {}, log: () -> String = { "" }
-    ) async throws {
-        try await waitUntil(timeout: timeout, poll: .milliseconds(5), "the daemon is ready (READY=1 \(count)x; it said \(messages)); its log:\n\(log())") {
-            () async throws -> Bool in
-            try alive()
-            return readyCount >= count
+    public func waitUntilReady(of daemon: ManagedProcess, count: Int = 1, timeout: Duration = .seconds(10)) async throws {
+        try await waitUntil(timeout: timeout, poll: .milliseconds(5), failure(count, daemon)) { () async throws -> Bool in
+            try isReady(count, daemon)
         }
+    }
+
+    private func isReady(_ count: Int, _ daemon: ManagedProcess) throws -> Bool {
+        guard daemon.isRunning else { throw SandboxError.notRunning("\(daemon.describeEnd()); its log:\n\(daemon.errorOutput)") }
+        return readyCount >= count
+    }
+
+    private func failure(_ count: Int, _ daemon: ManagedProcess) -> String {
+        "the daemon is ready (READY=1 \(count)x; it said \(messages)); its log:\n\(daemon.errorOutput)"
     }
 }

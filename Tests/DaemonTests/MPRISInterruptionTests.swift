@@ -81,10 +81,7 @@ struct MPRISInterruptionTests {
         /// Waits until the running daemon has said `READY=1` `count` times (once more after each
         /// time PipeWire went away and came back).
         func waitUntilReady(count: Int = 1, timeout: Duration = .seconds(10)) async throws {
-            let daemon = self.daemon
-            try await running.readiness.waitUntilReady(count: count, timeout: timeout, alive: {
-                guard daemon.isRunning else { throw SandboxError.notRunning(DaemonProcess.describeExit(of: daemon)) }
-            }, log: { daemon.errorOutput })
+            try await running.readiness.waitUntilReady(of: daemon, count: count, timeout: timeout)
         }
 
         /// Waits until the daemon says it is ready: attached to PipeWire, serving the bus, the
@@ -115,7 +112,7 @@ struct MPRISInterruptionTests {
             let oracle = SessionOracle(sandbox: sandbox, busAddress: bus.address)
             var last: [SessionOracle.Session] = []
             try await eventually(timeout: timeout, "\(what) (sessions now: \(Self.describe(last))); log:\n\(log)") {
-                guard daemon.isRunning else { throw SandboxError.notRunning("\(DaemonProcess.describeExit(of: daemon)):\n\(log)") }
+                guard daemon.isRunning else { throw SandboxError.notRunning("\(daemon.describeEnd()):\n\(log)") }
                 last = try oracle.sessions()
                 return condition(last)
             }
@@ -165,7 +162,7 @@ struct MPRISInterruptionTests {
 
         func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(10)) async throws {
             try await eventually(timeout: timeout, "the daemon logs '\(text)' (\(count)x); log:\n\(log)") {
-                guard daemon.isRunning else { throw SandboxError.notRunning("\(DaemonProcess.describeExit(of: daemon)):\n\(log)") }
+                guard daemon.isRunning else { throw SandboxError.notRunning("\(daemon.describeEnd()):\n\(log)") }
                 return log.components(separatedBy: text).count - 1 >= count
             }
         }
@@ -218,7 +215,7 @@ struct MPRISInterruptionTests {
             let oracle = SessionOracle(sandbox: sandbox, busAddress: bus.address)
             var now: [String] = []
             try await eventually(timeout: timeout, "\(exactly ? "" : "at least ")\(count) session(s) with an MPRIS player (now \(now)); log:\n\(log)") {
-                guard daemon.isRunning else { throw SandboxError.notRunning("\(DaemonProcess.describeExit(of: daemon)):\n\(log)") }
+                guard daemon.isRunning else { throw SandboxError.notRunning("\(daemon.describeEnd()):\n\(log)") }
                 let sessions = try oracle.sessions()
                 now = sessions.filter(\.hasMPRISPlayer).map { "\($0.id) \($0.summary)" }
                 return exactly ? now.count == count : now.count >= count

@@ -52,4 +52,20 @@ struct ReadinessTests {
         try waitUntil(timeout: .seconds(2), "the message arrives (now \(socket.messages))") { socket.readyCount == 1 }
         #expect(socket.messages == ["READY=1", "STATUS=attached to PipeWire"])
     }
+
+    /// A daemon that dies before it is ready fails the wait at once, saying how it ended.
+    @Test func aDaemonThatDiesBeforeItIsReadyFailsTheWaitAtOnce() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readiness-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let socket = try ReadinessSocket(in: directory)
+        let dead = try ManagedProcess("/bin/false", [], environment: socket.environment, logDirectory: directory)
+        #expect {
+            try socket.waitUntilReady(of: dead, timeout: .seconds(30))
+        } throws: { error in
+            // Its death, not the timeout.
+            guard case SandboxError.notRunning(let message) = error else { return false }
+            return message.contains("false exited (status 1")
+        }
+    }
 }

@@ -168,7 +168,7 @@ struct LibraryTests {
         let readiness = try ReadinessSocket(in: pipewire.directory)
         let daemon = try pipewire.spawn(ServiceSandbox.binary("audiosessiond"), ["--state-dir", state], extraEnvironment: readiness.environment)
         // No bus is no reason to wait: it is ready once attached, and says why it serves nothing.
-        try readiness.waitUntilReady(log: { daemon.errorOutput })
+        try readiness.waitUntilReady(of: daemon)
         try waitUntil(timeout: .seconds(5), "the daemon says why it serves nothing; log:\n\(daemon.errorOutput)") {
             daemon.errorOutput.contains("running without the D-Bus API")
         }
@@ -187,7 +187,7 @@ struct LibraryTests {
         let daemon = try pipewire.spawn(
             ServiceSandbox.binary("audiosessiond"), ["--state-dir", state, "--no-bus"],
             extraEnvironment: bus.environment.merging(readiness.environment) { $1 })
-        try readiness.waitUntilReady(log: { daemon.errorOutput })
+        try readiness.waitUntilReady(of: daemon)
         let status = try pipewire.spawn(ServiceSandbox.binary("audiosessionctl"), ["status"], extraEnvironment: bus.environment)
         #expect(try status.waitForExit(timeout: .seconds(10)) == 1)
         #expect(status.errorOutput.contains("audiosessiond is not running"))

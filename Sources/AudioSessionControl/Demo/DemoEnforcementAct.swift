@@ -100,10 +100,7 @@ struct DemoEnforcementAct {
 
     private func play(on stage: Stage) throws {
         let sandbox = stage.sandbox
-        let daemon = stage.daemon
-        try stage.readiness.waitUntilReady(alive: {
-            guard daemon.isRunning else { throw SandboxError.notRunning("audiosessiond exited") }
-        })
+        try stage.readiness.waitUntilReady(of: stage.daemon)
         timeline.say(.daemon, "audiosessiond attached (pid \(stage.daemon.pid)) and watches MPRIS players on the private bus")
 
         let tone = try sandbox.testTone(seconds: 30)

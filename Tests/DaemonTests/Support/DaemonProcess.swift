@@ -58,19 +58,7 @@ struct DaemonProcess {
     /// `--no-bus`, serving the bus with the media players listed), `count` times: once more after
     /// each time its server went away and came back. A daemon that exits meanwhile fails at once.
     func waitUntilReady(count: Int = 1, timeout: Duration = .seconds(10)) throws {
-        let process = self.process
-        try readiness.waitUntilReady(count: count, timeout: timeout, alive: {
-            guard process.isRunning else {
-                throw SandboxError.notRunning("\(DaemonProcess.describeExit(of: process)); its log:\n\(process.errorOutput)")
-            }
-        }, log: { process.errorOutput })
-    }
-
-    /// How a daemon that is not running any more ended: its exit status and, after a crash, its
-    /// threads' backtraces from its core.
-    static func describeExit(of process: ManagedProcess) -> String {
-        let status = "audiosessiond exited (status \(process.exitStatus.map(String.init) ?? "?"), 128+N for signal N)"
-        return process.crashReport().map { "\(status): \($0)" } ?? status
+        try readiness.waitUntilReady(of: process, count: count, timeout: timeout)
     }
 
     /// SIGTERM, and the exit status (0 when it shut down cleanly).

@@ -41,10 +41,7 @@ final class ServiceSandbox: @unchecked Sendable {
             daemon = try pipewire.spawn(
                 Self.binary("audiosessiond"), ["--state-dir", state, "--verbose"],
                 extraEnvironment: ["XDG_CONFIG_HOME": config, "XDG_STATE_HOME": state] + bus.environment + readiness.environment)
-            let daemon = self.daemon
-            try readiness.waitUntilReady(alive: {
-                guard daemon.isRunning else { throw SandboxError.notRunning("audiosessiond exited (status \(daemon.exitStatus.map(String.init) ?? "?"))") }
-            }, log: { daemon.errorOutput })
+            try readiness.waitUntilReady(of: daemon)
         } catch {
             pipewire.stop()
             bus.stop()
