@@ -136,7 +136,7 @@ extension SessionService {
         for name in control.mprisPlayerNames(of: id) {
             if let known = control.mpris.players[name] { players[name] = .string(known.status.rawValue) }
         }
-        let owed = pause.map { pause in pause.players.filter { $0.value.isOwed(in: pause.phase) }.keys.sorted() } ?? []
+        let owed = pause?.owedPlayers.keys.sorted() ?? []
         return [
             "mprisPlayers": .dictionary(players),
             "mprisPause": .string(WireValues.mprisPause(pause)),

@@ -59,7 +59,7 @@ final class MPRISPauses: @unchecked Sendable {
     var owedPlays: MPRISPauseJournal {
         var players = Set(leftovers)
         for pause in pauses.values {
-            for player in pause.players.values where player.isOwed(in: pause.phase) { players.insert(player.identity) }
+            for player in pause.owedPlayers.values { players.insert(player.identity) }
         }
         return MPRISPauseJournal(players: players.sorted())
     }
@@ -93,6 +93,9 @@ struct MPRISPause {
     var heldInstead = false
 
     var awaitingPause: Bool { players.values.contains { $0.awaitingPause } }
+
+    /// The players of it we owe a Play, by bus name (``PlayerPause/isOwed(in:)``).
+    var owedPlayers: [String: PlayerPause] { players.filter { $0.value.isOwed(in: phase) } }
 }
 
 /// What we did to one player of a paused session, and what its user did meanwhile.

@@ -113,7 +113,9 @@ final class PlayerControl: @unchecked Sendable {
     /// pause of ours holds the session (its streams' changes are ours), nor for a session whose
     /// streams count only once heard.
     private func mprisPlayerPlays(_ name: String) {
-        for id in host.sessions.sessionIDs.sorted()
+        // Among the sessions known to have a player (matching one reads each stream's process
+        // ancestry), and no other.
+        for id in mpris.sessionsWithPlayers.sorted()
         where host.sessions.isImplicit(id) && mpris.pauses[id] == nil && mprisPlayerNames(of: id).contains(name) {
             if let composed = host.sessions.composed[id], quietness.watchesLevel(of: composed.classification) { continue }
             for record in host.sessions.streams(of: id)
