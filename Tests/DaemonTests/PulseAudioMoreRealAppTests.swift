@@ -215,23 +215,16 @@ struct PulseAudioMoreRealAppTests {
     /// music, is paused over MPRIS during the call and plays again after.
     @Test(arguments: ["baresip", "softphone"])
     func twoBaresipCallingEachOtherAreBothHeardAndPauseTheMusic(binary: String) async throws {
-        let rig = try Rig()
-        defer { rig.stop() }
-        let alsa = try PulseAudioWithALSA(rig.pulse)
-        let monitor = try Apps.monitor(rig)
-        defer { monitor.terminate() }
-        let music = try await Apps.startMusic(rig)
-
-        let parking = Apps.ParkingWatch(rig.watcher)
-        defer { parking.stop() }
+        let stage = try await CallStage()
+        defer { stage.stop() }
         let calleePort = LoopbackPorts.free()
-        let callee = try RealSIP(port: calleePort, binary: binary, in: alsa)
+        let callee = try RealSIP(port: calleePort, binary: binary, in: stage.alsa)
         defer { callee.stop() }
         try await eventually("the callee is ready: \(callee.process.output)", timeout: .seconds(15)) { callee.process.output.contains("baresip is ready") }
-        let caller = try RealSIP(port: LoopbackPorts.free(avoiding: [calleePort]), calling: calleePort, binary: binary, in: alsa)
+        let caller = try RealSIP(port: LoopbackPorts.free(avoiding: [calleePort]), calling: calleePort, binary: binary, in: stage.alsa)
         defer { caller.stop() }
-        try await Self.expectCall(
-            binary, between: caller.process, and: callee.process, rig, music: music, monitor: monitor, parking: parking,
+        try await stage.expectCall(
+            binary, between: caller.process, and: callee.process,
             isCall: { binary == "baresip" ? $0.classifiedBy.hasPrefix("rules") : $0.classifiedBy == "call" }
         ) {
             caller.stop()
@@ -249,22 +242,15 @@ struct PulseAudioMoreRealAppTests {
     /// to the end of the call, never parked, never interrupted; the music is paused over MPRIS
     /// and plays again after.
     @Test func twoTwinklePhonesUnderAnotherNameAreCallsByTheRoleTheyDeclare() async throws {
-        let rig = try Rig()
-        defer { rig.stop() }
-        let alsa = try PulseAudioWithALSA(rig.pulse)
-        let monitor = try Apps.monitor(rig)
-        defer { monitor.terminate() }
-        let music = try await Apps.startMusic(rig)
-
-        let parking = Apps.ParkingWatch(rig.watcher)
-        defer { parking.stop() }
-        let (caller, callee) = try await RealTwinkle.call(as: "deskphone", in: alsa)
+        let stage = try await CallStage()
+        defer { stage.stop() }
+        let (caller, callee) = try await RealTwinkle.call(as: "deskphone", in: stage.alsa)
         defer {
             caller.stop()
             callee.stop()
         }
-        try await Self.expectCall(
-            "twinkle", between: caller.process, and: callee.process, rig, music: music, monitor: monitor, parking: parking,
+        try await stage.expectCall(
+            "twinkle", between: caller.process, and: callee.process,
             isCall: { $0.classifiedBy.hasPrefix("rules") }
         ) {
             caller.send("bye")
@@ -273,33 +259,62 @@ struct PulseAudioMoreRealAppTests {
         }
     }
 
-    /// A call between two phones on the rig, checked the same whatever the phones: both ends
-    /// heard (``PulseCall``), the music paused over MPRIS, each end playAndRecord / voiceChat,
-    /// class communication, classified as `isCall` says; heard every 100 ms for 3 s, never
-    /// parked, never interrupted; after `hangUp`, the music plays again and the daemon exits
-    /// cleanly.
-    static func expectCall(
-        _ name: String, between caller: ManagedProcess, and callee: ManagedProcess, _ rig: Rig, music: Session,
-        monitor: ManagedProcess, parking: Apps.ParkingWatch, isCall: (Session) -> Bool, hangUp: () -> Void
-    ) async throws {
-        let call = PulseCall(ends: [caller.pid, callee.pid])
-        try await eventually(
-            "both ends are heard: \(call.state(rig))\ncaller:\n\(caller.output.suffix(2000))\ncallee:\n\(callee.output.suffix(2000))\ndaemon:\n\(rig.daemon.log)",
-            timeout: .seconds(20)
-        ) { try call.isHeard(rig) }
-        try await Apps.waitForMusic(rig, "Paused")
-        for (end, pid) in [("caller", caller.pid), ("callee", callee.pid)] {
-            let session = try #require(try Apps.session(rig, ofProcess: pid))
-            print("\(name) on PulseAudio, \(end): \(session.summary) (\(session.fields["classifiedWhy"] ?? "")); plays \(Apps.pid(pid, plays: rig)); captures \(Apps.pid(pid, captures: rig))")
-            #expect(
-                session.category == "playAndRecord" && session.mode == "voiceChat" && session.priorityClass == "communication"
-                    && isCall(session),
-                "\(end): \(session.summary)")
+    /// A call between two phones on a PulseAudio rig (ALSA programs through the pulse plugin),
+    /// with music playing under a decision monitor and the parking watch, checked the same
+    /// whatever the phones.
+    final class CallStage {
+        let rig: Rig
+        let alsa: PulseAudioWithALSA
+        let monitor: ManagedProcess
+        let music: Session
+        let parking: Apps.ParkingWatch
+
+        init() async throws {
+            rig = try Rig()
+            do {
+                alsa = try PulseAudioWithALSA(rig.pulse)
+                monitor = try Apps.monitor(rig)
+                music = try await Apps.startMusic(rig)
+            } catch {
+                rig.stop()
+                throw error
+            }
+            parking = Apps.ParkingWatch(rig.watcher)
         }
-        try await call.expectHeardThroughout(samples: 30, rig, music: music.id, monitor: monitor, parking: parking)
-        hangUp()
-        try await Apps.waitForMusic(rig, "Playing")
-        #expect(try rig.daemon.terminate() == 0, "the daemon's log:\n\(rig.daemon.log)")
+
+        func stop() {
+            parking.stop()
+            monitor.terminate()
+            rig.stop()
+        }
+
+        /// Both ends heard (``PulseCall``), the music paused over MPRIS, each end playAndRecord /
+        /// voiceChat, class communication, classified as `isCall` says; heard every 100 ms for 3
+        /// s, never parked, never interrupted; after `hangUp`, the music plays again and the
+        /// daemon exits cleanly.
+        func expectCall(
+            _ name: String, between caller: ManagedProcess, and callee: ManagedProcess, isCall: (Session) -> Bool,
+            hangUp: () -> Void
+        ) async throws {
+            let call = PulseCall(ends: [caller.pid, callee.pid])
+            try await eventually(
+                "both ends are heard: \(call.state(rig))\ncaller:\n\(caller.output.suffix(2000))\ncallee:\n\(callee.output.suffix(2000))\ndaemon:\n\(rig.daemon.log)",
+                timeout: .seconds(20)
+            ) { try call.isHeard(rig) }
+            try await Apps.waitForMusic(rig, "Paused")
+            for (end, pid) in [("caller", caller.pid), ("callee", callee.pid)] {
+                let session = try #require(try Apps.session(rig, ofProcess: pid))
+                print("\(name) on PulseAudio, \(end): \(session.summary) (\(session.fields["classifiedWhy"] ?? "")); plays \(Apps.pid(pid, plays: rig)); captures \(Apps.pid(pid, captures: rig))")
+                #expect(
+                    session.category == "playAndRecord" && session.mode == "voiceChat" && session.priorityClass == "communication"
+                        && isCall(session),
+                    "\(end): \(session.summary)")
+            }
+            try await call.expectHeardThroughout(samples: 30, rig, music: music.id, monitor: monitor, parking: parking)
+            hangUp()
+            try await Apps.waitForMusic(rig, "Playing")
+            #expect(try rig.daemon.terminate() == 0, "the daemon's log:\n\(rig.daemon.log)")
+        }
     }
 
     // MARK: - Chocolate Doom
