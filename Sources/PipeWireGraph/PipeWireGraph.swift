@@ -256,8 +256,10 @@ public final class PipeWireGraph: @unchecked Sendable {
     }
 
     /// Stops implementing the metadata object `name` (another session manager provides it now).
-    public func withdrawMetadata(named name: String) {
-        run { $0.withdrawMetadata(named: name) }
+    /// The subject-0 entries of ours named in `handingOver` go into the other client's object of
+    /// the same name first, where it has none of them.
+    public func withdrawMetadata(named name: String, handingOver keys: Set<String> = []) {
+        run { $0.withdrawMetadata(named: name, handingOver: keys) }
     }
 
     /// Listens to a stream node's output and reports when it becomes audible or silent

@@ -92,9 +92,7 @@ public struct PipeWireDump: @unchecked Sendable {
     public func ownedLinks(of name: String) -> [OwnedLink] {
         guard let node = node(named: name) else { return [] }
         let names = Dictionary(nodes.map { ($0.id, $0.name ?? "\($0.id)") }) { first, _ in first }
-        let clients = Dictionary(objects.filter { $0.type == "PipeWire:Interface:Client" }.map {
-            ($0.id, $0.property("application.process.binary") ?? $0.property("application.name") ?? "client \($0.id)")
-        }) { first, _ in first }
+        let clients = clientPrograms
         return links.compactMap { link in
             guard let output = (link.info["output-node-id"] as? NSNumber)?.uint32Value,
                 let input = (link.info["input-node-id"] as? NSNumber)?.uint32Value,
@@ -106,6 +104,13 @@ public struct PipeWireDump: @unchecked Sendable {
             let owner = link.property("client.id").flatMap(UInt32.init).flatMap { clients[$0] }
             return OwnedLink(peer: names[peer] ?? "\(peer)", outputPort: outputPort, inputPort: inputPort, owner: owner)
         }
+    }
+
+    /// Each client's program (or name), by id.
+    public var clientPrograms: [UInt32: String] {
+        Dictionary(objects.filter { $0.type == "PipeWire:Interface:Client" }.map {
+            ($0.id, $0.property("application.process.binary") ?? $0.property("application.name") ?? "client \($0.id)")
+        }) { first, _ in first }
     }
 
     /// The value of a metadata key (subject 0 unless given) in the metadata named `name`.
@@ -163,7 +168,47 @@ public struct PortLinkListing: Sendable {
     }
 }
 
+/// `pw-cli ls TYPE` output, parsed: every global of that type with its properties. It lists
+/// what the registry announces and binds nothing, so it shows a metadata object with no entries
+/// (which `pw-dump` leaves out) and never waits on the object's implementer.
+public struct RegistryListing: Sendable {
+    public struct Global: Sendable, Equatable {
+        public let id: UInt32
+        public let properties: [String: String]
+    }
+
+    public let globals: [Global]
+
+    public init(output: String) {
+        var globals: [Global] = []
+        var current: (id: UInt32, properties: [String: String])?
+        for line in output.split(separator: "\n") {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if text.hasPrefix("id "), let id = text.dropFirst(3).split(separator: ",").first.flatMap({ UInt32($0) }) {
+                if let current { globals.append(Global(id: current.id, properties: current.properties)) }
+                current = (id, [:])
+            } else if let equals = text.range(of: " = "), current != nil {
+                let key = String(text[..<equals.lowerBound])
+                let value = text[equals.upperBound...].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                current?.properties[key] = value
+            }
+        }
+        if let current { globals.append(Global(id: current.id, properties: current.properties)) }
+        self.globals = globals
+    }
+}
+
 extension PrivatePipeWire {
+    /// Which programs provide a metadata object named `name`, one entry per object (sorted),
+    /// from the registry (`pw-cli ls Metadata`) and the clients' programs (`pw-dump`).
+    public func metadataProviders(named name: String) throws -> [String] {
+        let clients = try dump().clientPrograms
+        return RegistryListing(output: try run("pw-cli", ["ls", "Metadata"])).globals
+            .filter { $0.properties["metadata.name"] == name }
+            .map { global in global.properties["client.id"].flatMap(UInt32.init).flatMap { clients[$0] } ?? "the server" }
+            .sorted()
+    }
+
     /// The nodes the ports of `nodeName` are linked to, by name, from `pw-link` (an
     /// independent oracle): e.g. `["speaker"]` while a stream plays there, `[]` while held.
     /// The daemon's level meters (`audiosession-meter-*`, listening to a stream) are not where

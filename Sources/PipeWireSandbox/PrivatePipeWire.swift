@@ -115,6 +115,12 @@ public final class PrivatePipeWire: @unchecked Sendable {
         var environment = self.environment
         environment["PIPEWIRE_REMOTE"] = nil  // the server names its own socket
         environment["PULSE_SERVER"] = nil
+        if let logs = ProcessInfo.processInfo.environment["AUDIOSESSION_TEST_SERVER_LOG"] {
+            // Each client's busy marks and the protocol's traffic: what shows a client the
+            // server no longer reads (docs/upstream-bugs.md).
+            environment["PIPEWIRE_DEBUG"] = "pw.client:4,mod.protocol-native:4"
+            environment["PIPEWIRE_LOG"] = "\(logs)/\(directory.lastPathComponent)-\(Int(Date().timeIntervalSince1970 * 1000)).log"
+        }
         let process = try ManagedProcess(
             installation?.executable("pipewire") ?? "pipewire", [], environment: installationEnvironment(environment),
             logDirectory: logDirectory)

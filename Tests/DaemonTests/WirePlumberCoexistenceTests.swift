@@ -329,11 +329,17 @@ struct WirePlumber05Tests {
             let links = try sandbox.dump().ownedLinks(of: "music")
             return links.count == 2 && links.allSatisfy { $0.owner == "audiosessiond" }
         }
+        // The user's chosen output, set in the metadata the daemon provides: it holds through
+        // every hand-over, so WirePlumber plays the music there each time.
+        let chosen = "speaker"
+        try sandbox.run("pw-metadata", ["-n", "default", "0", configuredSink, "{ \"name\": \"\(chosen)\" }", "Spa:String:JSON"])
+        try waitUntil(timeout: .seconds(5), "the daemon's default metadata holds the choice") {
+            try sandbox.dump().metadataValue("default", key: configuredSink)?.contains(chosen) == true
+        }
         // The links are what hands over: the daemon's go, WirePlumber's come.
         let wirePlumber = try startWirePlumber(in: sandbox)
-        let device = try waitUntilLinkedByWirePlumber("music", in: sandbox)
-        #expect(try sandbox.dump().objects.filter { $0.property("metadata.name") == "default" }.count == 1,
-                "one default metadata: WirePlumber's")
+        #expect(try waitUntilLinkedByWirePlumber("music", in: sandbox) == chosen)
+        try waitUntilTheDefaultMetadataIsWirePlumbersAlone(holding: chosen, in: sandbox)
 
         wirePlumber.terminate()
         var seen = ""
@@ -349,9 +355,25 @@ struct WirePlumber05Tests {
         }
 
         try startWirePlumber(in: sandbox)
-        #expect(try waitUntilLinkedByWirePlumber("music", in: sandbox) == device)
+        #expect(try waitUntilLinkedByWirePlumber("music", in: sandbox) == chosen)
+        try waitUntilTheDefaultMetadataIsWirePlumbersAlone(holding: chosen, in: sandbox)
         #expect(try daemon.terminate() == 0)
-        #expect(try waitUntilLinkedByWirePlumber("music", in: sandbox) == device)
+        #expect(try waitUntilLinkedByWirePlumber("music", in: sandbox) == chosen)
+    }
+
+    let configuredSink = "default.configured.audio.sink"
+
+    /// Ours goes once WirePlumber has said what it does, not while it binds what it found
+    /// (it would never be read again), and the user's choice goes over to WirePlumber's.
+    /// The registry is read: `pw-dump` leaves out a metadata object with no entries.
+    func waitUntilTheDefaultMetadataIsWirePlumbersAlone(holding chosen: String, in sandbox: PrivatePipeWire) throws {
+        var providers: [String] = []
+        var choice: String?
+        try waitUntil(timeout: .seconds(5), "one default metadata, WirePlumber's, with the choice (now provided by \(providers), holding \(choice ?? "none"))") {
+            providers = try sandbox.metadataProviders(named: "default")
+            choice = try sandbox.dump().metadataValue("default", key: configuredSink)
+            return providers == ["wireplumber"] && choice?.contains(chosen) == true
+        }
     }
 
     @Test func theConflictIsReportedOnceAndTheShippedDropInEndsIt() throws {

@@ -227,6 +227,40 @@ extension PipeWireIntegration {
             }
         }
 
+        /// Another client provides `default` beside ours (a session manager taking over): ours
+        /// goes, and the entries named go into theirs first where it lacks them; what it holds
+        /// already and what is not named stay as they are.
+        @Test func withdrawingHandsTheNamedEntriesOverToTheOtherProvidersObject() async throws {
+            let harness = try GraphHarness()
+            harness.graph.provideMetadata(named: "default")
+            let ours = try harness.waitForSnapshot("our default metadata is mirrored") { $0.metadata["default"] != nil }.metadata["default"]?.id
+            for (key, name) in [("default.configured.audio.sink", "headphones"), ("default.configured.audio.source", "mic"), ("default.audio.sink", "headphones")] {
+                try harness.sandbox.run("pw-metadata", ["-n", "default", "0", key, "{\"name\":\"\(name)\"}", "Spa:String:JSON"])
+            }
+            _ = try harness.waitForSnapshot("our metadata holds the choices") { $0.metadata["default"]?.entries.count == 3 }
+            let other = GraphHarness.makeGraph(remote: harness.sandbox.socketPath, logs: LogRecorder())
+            other.start()
+            defer { other.stop() }
+            try waitUntil(timeout: .seconds(5), "the other client is connected") { other.isConnected }
+            other.provideMetadata(named: "default")
+            let theirs = try harness.waitForSnapshot("the other client's default is mirrored") {
+                $0.metadata["default"].map { $0.id != ours } == true
+            }.metadata["default"]!.id
+            other.setMetadata("default", subject: 0, key: "default.configured.audio.source", type: "Spa:String:JSON", value: #"{"name":"usb-mic"}"#)
+            _ = try harness.waitForSnapshot("theirs holds its own source") { $0.metadata["default"]?.value(for: "default.configured.audio.source") != nil }
+            harness.graph.withdrawMetadata(named: "default", handingOver: ["default.configured.audio.sink", "default.configured.audio.source"])
+            let after = try harness.waitForSnapshot("theirs holds our sink choice") {
+                $0.metadata["default"]?.value(for: "default.configured.audio.sink") != nil
+            }.metadata["default"]!
+            #expect(after.id == theirs)
+            #expect(after.value(for: "default.configured.audio.sink")?.contains("headphones") == true)
+            #expect(after.value(for: "default.configured.audio.source")?.contains("usb-mic") == true, "theirs was kept")
+            #expect(after.value(for: "default.audio.sink") == nil, "not named: not handed over")
+            try waitUntil(timeout: .seconds(5), "ours left the graph") {
+                try harness.sandbox.metadataProviders(named: "default").count == 1
+            }
+        }
+
         /// A metadata we export, withdrawn while the main connection's bind of it waits for our
         /// answer: PipeWire's metadata module would never read the main connection again (it
         /// forgets that wait when the object goes). Withdrawn the moment the main connection

@@ -56,6 +56,43 @@ struct CoexistenceTests {
         #expect(alone == .init(linksStreams: true, configuresDevicePorts: true, reason: "linking streams: no other session manager (--linking=auto)"))
     }
 
+    private func withdraws(_ coexistence: inout Coexistence) -> Bool { coexistence.mayWithdrawDefaultMetadata() }
+
+    /// WirePlumber binds what it finds as it starts, ours too; our `default` goes once it has
+    /// said what it does (its binds have reached the server by then), not while it binds.
+    @Test func ourDefaultMetadataGoesOnceTheManagerThatTookOverHasSaidWhatItDoes() {
+        var coexistence = Coexistence(mode: .auto)
+        #expect(!withdraws(&coexistence), "alone: nothing handed over")
+        let main = GraphPeer(id: 31, name: "WirePlumber", binary: "wireplumber", processID: 1254)
+        let export = GraphPeer(id: 37, name: "WirePlumber [export]", binary: "wireplumber", processID: 1254)
+        #expect(coexistence.peersChanged([main, player])?.linksStreams == false)
+        #expect(!withdraws(&coexistence), "it is still loading its parts")
+        #expect(coexistence.peersChanged([main, export, player]) == nil)
+        #expect(!withdraws(&coexistence))
+        var loaded = main
+        loaded.services = GraphPeer.services(from: "[audio, policy.default-nodes, policy.linking.standard]")
+        #expect(coexistence.peersChanged([loaded, export, player]) == nil, "it links: nothing changes")
+        #expect(withdraws(&coexistence), "said by its main connection, for its second as well")
+        #expect(!withdraws(&coexistence), "once a hand-over")
+        coexistence.defaultMetadataHandOverBoundPassed(handOver: coexistence.handOvers)
+        #expect(!withdraws(&coexistence))
+    }
+
+    @Test func aManagerThatSaysNothingHasOurDefaultMetadataGoAfterTheBound() {
+        var coexistence = Coexistence(mode: .auto)
+        let old = GraphPeer(id: 32, name: "WirePlumber", binary: "wireplumber", processID: 900)
+        _ = coexistence.peersChanged([old])
+        let first = coexistence.handOvers
+        _ = coexistence.peersChanged([])
+        #expect(!withdraws(&coexistence), "gone before it settled: ours stays, we link again")
+        _ = coexistence.peersChanged([old])
+        coexistence.defaultMetadataHandOverBoundPassed(handOver: first)
+        #expect(!withdraws(&coexistence), "the bound of an earlier hand-over counts for nothing")
+        coexistence.defaultMetadataHandOverBoundPassed(handOver: coexistence.handOvers)
+        #expect(withdraws(&coexistence))
+        #expect(Coexistence.defaultMetadataHandOverBound == .seconds(2))
+    }
+
     @Test func anotherSessionManagerSwitchesHeadsetsUnlessItsSettingsSayItsAutoswitchIsOff() {
         var coexistence = Coexistence(mode: .auto)
         #expect(!coexistence.othersSwitchHeadsets, "alone")

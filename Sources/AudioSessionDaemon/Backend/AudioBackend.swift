@@ -89,6 +89,9 @@ protocol AudioBackend: AnyObject {
     /// links, it gives devices their ports too when `configuringDevicePorts` (no other session
     /// manager does).
     func setLinking(_ links: Bool, configuringDevicePorts: Bool)
+    /// Withdraws the `default` metadata this backend provided while it linked, if it did; the
+    /// policy says when (``Coexistence/mayWithdrawDefaultMetadata()``).
+    func withdrawDefaultMetadata()
     /// Why this backend never links streams (the server routes every stream itself), or nil
     /// where linking follows ``Coexistence``.
     var routesItself: String? { get }

@@ -15,6 +15,9 @@ enum GraphEndpoints {
     static let defaultMetadata = "default"
     static let sinkKeys = DefaultKeys(effective: "default.audio.sink", configured: "default.configured.audio.sink")
     static let sourceKeys = DefaultKeys(effective: "default.audio.source", configured: "default.configured.audio.source")
+    /// Every choice of the user's a session manager keeps in the `default` metadata (the
+    /// camera's too: WirePlumber restores it with the others).
+    static let configuredKeys: Set<String> = [sinkKeys.configured, sourceKeys.configured, "default.configured.video.source"]
 
     struct DefaultKeys {
         let effective: String

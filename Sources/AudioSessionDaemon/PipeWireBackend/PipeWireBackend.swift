@@ -261,6 +261,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         if links { linker.activate(in: snapshot, attached: attached) } else { linker.deactivate(in: snapshot) }
     }
 
+    func withdrawDefaultMetadata() { linker.withdrawDefaultMetadata() }
+
     /// A stream's converter has its ports (and so its final Props) once they are configured.
     private static func hasPorts(_ node: Node) -> Bool {
         channels(of: node) > 0

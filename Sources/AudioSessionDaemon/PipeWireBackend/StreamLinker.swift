@@ -121,8 +121,8 @@ final class StreamLinker: @unchecked Sendable {
     /// Stops linking (another session manager links now): the links we made between streams
     /// and devices are destroyed, so that it links those streams itself — WirePlumber 0.5
     /// neither links a stream someone else linked nor re-creates links someone else removed,
-    /// so links of ours left in place would go silent with us. Our `default` metadata is
-    /// withdrawn: it provides its own.
+    /// so links of ours left in place would go silent with us. Our `default` metadata stays
+    /// until the policy withdraws it (``withdrawDefaultMetadata()``).
     func deactivate(in snapshot: GraphSnapshot) {
         guard isActive else { return }
         isActive = false
@@ -148,11 +148,16 @@ final class StreamLinker: @unchecked Sendable {
         reconciledInputs.removeAll()
         portsRequested.removeAll()
         knownDevices = nil
-        if providedDefaultMetadata {
-            providedDefaultMetadata = false
-            restoreConfiguredDefaults = false
-            graph.withdrawMetadata(named: GraphEndpoints.defaultMetadata)
-        }
+    }
+
+    /// Withdraws the `default` metadata we provided, if we did: another session manager
+    /// provides its own. The user's chosen devices in ours go into its metadata where it has
+    /// none (WirePlumber may have restored its saved choices into ours).
+    func withdrawDefaultMetadata() {
+        guard providedDefaultMetadata else { return }
+        providedDefaultMetadata = false
+        restoreConfiguredDefaults = false
+        graph.withdrawMetadata(named: GraphEndpoints.defaultMetadata, handingOver: GraphEndpoints.configuredKeys)
     }
 
     /// A link made by this process (on either of its connections).

@@ -7,13 +7,31 @@ extension PolicyCoordinator {
         let change = coexistence.peersChanged(peers)
         if coexistence.managers != before { logger.debug("session managers: \(Self.describe(coexistence.managers))") }
         reportHeadsetSwitchers()
+        defer { withdrawDefaultMetadataIfSettled() }
         guard let change else { return }
         logger.notice("\(change.reason)")
         backend.setLinking(change.linksStreams, configuringDevicePorts: change.configuresDevicePorts)
+        if !change.linksStreams { awaitHandOverBound(coexistence.handOvers) }
         // Holding a stream (unlinking it) is possible only while we link: every session's
         // ways of being interrupted change, and one held now is muted instead (the engine).
         for id in sessions.apps.keys.sorted() { submit(.capabilitiesChanged(id, interruptionMethods(of: id))) }
         carryOut([])  // an empty step: the session API shows the new mode
+    }
+
+    /// After a hand-over our `default` metadata goes once the other manager has settled
+    /// (``Coexistence/mayWithdrawDefaultMetadata()``).
+    private func withdrawDefaultMetadataIfSettled() {
+        guard coexistence.mayWithdrawDefaultMetadata() else { return }
+        logger.debug("the other session manager has settled: our 'default' metadata goes")
+        backend.withdrawDefaultMetadata()
+    }
+
+    private func awaitHandOverBound(_ handOver: Int) {
+        _ = loop.schedule(after: Coexistence.defaultMetadataHandOverBound) { [weak self] in
+            guard let self else { return }
+            coexistence.defaultMetadataHandOverBoundPassed(handOver: handOver)
+            withdrawDefaultMetadataIfSettled()
+        }
     }
 
     func headsetAutoswitchChanged(_ on: Bool?) {

@@ -548,6 +548,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     var interruptionMethods: Set<InterruptionMethod> { [.unlink, .mute] }
 
     func setLinking(_ links: Bool, configuringDevicePorts: Bool) {}
+    func withdrawDefaultMetadata() {}
 
     var routesItself: String? { "PulseAudio routes streams itself" }
     var switchesHeadsetsItself: String? { "PulseAudio switches them itself (module-bluetooth-policy)" }

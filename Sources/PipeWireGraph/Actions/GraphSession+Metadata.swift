@@ -42,16 +42,29 @@ extension GraphSession {
     /// answered; a ping during it means a client is binding now), at most
     /// ``exportQuietRounds``; then the object goes. A bind that reaches the server within the
     /// last round trip is still exposed: PipeWire's bug, to be fixed there.
-    func withdrawMetadata(named name: String) {
+    func withdrawMetadata(named name: String, handingOver keys: Set<String> = []) {
         guard let exported = exportedMetadata.removeValue(forKey: name) else { return }
         // A bind of the replay, made after the round trip, would open the window again.
         metadataReplays.removeValue(forKey: pw_proxy_get_bound_id(exported.proxy))?.cancel()
         sync { [weak self] _ in
             guard let self else { return exported.destroy() }
             self.syncExportUntilQuiet(rounds: Self.exportQuietRounds) { [weak self] in
+                self?.handOver(keys, of: exported)
                 exported.destroy()
                 self?.logger.debug("Withdrew metadata '\(name)'")
             }
+        }
+    }
+
+    /// Writes the subject-0 entries `keys` of our `exported` object into the other client's
+    /// object of the same name, where it lacks them. WirePlumber puts its saved choices into the
+    /// first `default` it finds, and while ours is there that is ours: they would go with it.
+    private func handOver(_ keys: Set<String>, of exported: ExportedMetadata) {
+        let ours = pw_proxy_get_bound_id(exported.proxy)
+        guard !keys.isEmpty, let theirs = mirror.metadata[exported.name], theirs.id != ours, let proxy = bound[theirs.id] else { return }
+        for entry in exported.contents.entries where entry.subject == 0 && keys.contains(entry.key) && theirs.value(for: entry.key) == nil {
+            logger.debug("Handed '\(entry.key)' = \(entry.value) over to metadata \(theirs.id)")
+            _ = pws_metadata_set_property(proxy.proxy, 0, entry.key, entry.type, entry.value)
         }
     }
 

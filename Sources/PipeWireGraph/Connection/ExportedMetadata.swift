@@ -13,20 +13,27 @@ final class ExportedMetadata {
     private let watch: UnsafeMutablePointer<pws_metadata_watch>
     /// Confined to the loop thread, like the session it reports to.
     unowned let session: GraphSession
+    /// What the object holds now, as its implementation saw every change: the mirror may show
+    /// another client's object of the same name instead.
+    private(set) var contents: Metadata
 
     init(name: String, proxy: OpaquePointer, implementation: UnsafeMutableRawPointer, session: GraphSession) {
         self.name = name
         self.proxy = proxy
         self.implementation = implementation
         self.session = session
+        contents = Metadata(id: 0, name: name)
         watch = .allocate(capacity: 1)
         watch.initialize(to: pws_metadata_watch())
         watch.pointee.data = Unmanaged.passUnretained(self).toOpaque()
         watch.pointee.property = { data, subject, key, type, value in
             guard let data else { return }
             let exported = Unmanaged<ExportedMetadata>.fromOpaque(data).takeUnretainedValue()
+            exported.contents.apply(
+                subject: subject, key: String(optionalCString: key), type: String(optionalCString: type),
+                value: String(optionalCString: value))
             exported.session.implementedMetadataProperty(
-                exported.name, subject: subject, key: String(optionalCString: key), type: String(optionalCString: type),
+                exported.name, id: pw_proxy_get_bound_id(exported.proxy), subject: subject, key: String(optionalCString: key), type: String(optionalCString: type),
                 value: String(optionalCString: value))
         }
         pws_exported_metadata_listen(implementation, watch)

@@ -293,11 +293,14 @@ extension GraphSession {
         applyMetadataProperty(name, subject: subject, key: key, type: type, value: value)
     }
 
-    /// A change seen by the implementation of a metadata we export (``ExportedMetadata``): the
-    /// same change usually comes back through our bound proxy too, and is reported once.
-    func implementedMetadataProperty(_ name: String, subject: UInt32, key: String?, type: String?, value: String?) {
+    /// A change seen by the implementation of a metadata we export (``ExportedMetadata``, global
+    /// `id`): the same change usually comes back through our bound proxy too, and is reported
+    /// once. Only while the mirror shows that object under its name: another client's
+    /// metadata of the same name (WirePlumber's `default`, beside ours until ours goes) is not
+    /// ours to change.
+    func implementedMetadataProperty(_ name: String, id: UInt32, subject: UInt32, key: String?, type: String?, value: String?) {
         // Not mirrored yet: binding it replays every property.
-        guard mirror.metadata[name] != nil else { return }
+        guard mirror.metadata[name]?.id == id else { return }
         applyMetadataProperty(name, subject: subject, key: key, type: type, value: value)
     }
 

@@ -34,6 +34,12 @@ public struct Coexistence: Hashable, Sendable {
     private var headsetAutoswitch: Bool?
     /// ``othersSwitchHeadsets`` as ``headsetSwitchingChange()`` last gave it.
     private var toldOthersSwitchHeadsets = false
+    /// Linking was handed over and our `default` metadata (if we provide it) has not gone yet.
+    private var defaultMetadataWithdrawalPending = false
+    /// The hand-overs so far: a bound that passes counts only for the hand-over it was set for.
+    public private(set) var handOvers = 0
+    /// ``defaultMetadataHandOverBound`` has passed since the last hand-over.
+    private var handOverBoundPassed = false
 
     public init(mode: LinkingMode) {
         self.mode = mode
@@ -65,7 +71,7 @@ public struct Coexistence: Hashable, Sendable {
     /// until then it counts as linking, so the daemon hands over at once and takes linking back
     /// if it is told otherwise.
     private func isLinker(_ manager: GraphPeer) -> Bool {
-        guard let declared = manager.services ?? manager.processID.flatMap({ declaredServices[$0] }) else { return true }
+        guard let declared = declaredServices(of: manager) else { return true }
         return declared.contains(Self.linkingService)
     }
 
@@ -99,10 +105,57 @@ public struct Coexistence: Hashable, Sendable {
         case .auto: links = linkingManagers.isEmpty
         }
         let ports = links && managers.isEmpty
+        if managers.isEmpty { defaultMetadataWithdrawalPending = false }
         guard links != linksStreams || ports != configuresDevicePorts else { return nil }
+        if linksStreams, !links {
+            defaultMetadataWithdrawalPending = true
+            handOverBoundPassed = false
+            handOvers += 1
+        }
         linksStreams = links
         configuresDevicePorts = ports
         return LinkingChange(linksStreams: links, configuresDevicePorts: ports, reason: reason)
+    }
+
+    // MARK: - Our `default` metadata after a hand-over
+
+    /// How long after a hand-over our `default` metadata stays at most, for a session manager
+    /// that never says what it does (WirePlumber 0.4, pipewire-media-session): about twice
+    /// what WirePlumber 0.4 takes to start on a loaded machine.
+    public static let defaultMetadataHandOverBound: Duration = .seconds(2)
+
+    /// Whether our `default` metadata may go now: linking was handed over, and every other
+    /// session manager has said what it does (`session.services`), or
+    /// ``defaultMetadataHandOverBound`` has passed. True once per hand-over.
+    ///
+    /// A session manager binds every metadata it finds as it starts, ours too. PipeWire marks a
+    /// client that binds a metadata another client exports as busy until the exporter answers a
+    /// ping, and forgets to clear that mark if the object goes first (docs/upstream-bugs.md):
+    /// the server never reads that client again. Withdrawn the moment WirePlumber connected, our
+    /// metadata raced its binds, and a WirePlumber caught so went deaf for good, and every
+    /// client binding WirePlumber's own metadata after it (pw-dump, us): 2 hand-over test runs
+    /// in 140 with a CPU hog, the server's log showing WirePlumber busy from its bind of ours.
+    /// WirePlumber 0.5 binds what it found while it loads its parts, and says its services once
+    /// every part is loaded, so its binds reached the server before: once it has said them,
+    /// the bind is answered by the withdrawal's round trips.
+    public mutating func mayWithdrawDefaultMetadata() -> Bool {
+        guard defaultMetadataWithdrawalPending, !managers.isEmpty,
+            handOverBoundPassed || managers.values.allSatisfy({ declaredServices(of: $0) != nil })
+        else { return false }
+        defaultMetadataWithdrawalPending = false
+        return true
+    }
+
+    /// ``defaultMetadataHandOverBound`` has passed since hand-over number `handOver`
+    /// (``handOvers``); a bound of an earlier hand-over counts for nothing.
+    public mutating func defaultMetadataHandOverBoundPassed(handOver: Int) {
+        guard handOver == handOvers else { return }
+        handOverBoundPassed = true
+    }
+
+    /// What a manager's program said it does, on this connection or another of its own.
+    private func declaredServices(of manager: GraphPeer) -> Set<String>? {
+        manager.services ?? manager.processID.flatMap { declaredServices[$0] }
     }
 
     /// Whether another session manager switches headsets' profiles: one is there, and it did

@@ -13,8 +13,10 @@ struct CoexistenceCoordinatorTests {
     let speaker = Port(uid: "speaker", nodeID: 40, type: .builtInSpeaker, direction: .output)
     let wirePlumber = GraphPeer(id: 32, name: "WirePlumber", binary: "wireplumber", providesDefaultMetadata: true)
 
+    let loop = VirtualLoop()
+
     init() throws {
-        coordinator = try .onShippedRules(backend, linkingMode: .auto)
+        coordinator = try .onShippedRules(backend, loop: loop, linkingMode: .auto)
         coordinator.handle(.peersChanged([]))
         coordinator.handle(.attached(streams: [], ports: [speaker], defaultOutput: "speaker", defaultInput: nil))
     }
@@ -48,5 +50,28 @@ struct CoexistenceCoordinatorTests {
         coordinator.handle(.peersChanged([]))
         #expect(backend.actions == [.linking(true)])
         #expect(backend.interruptionMethods == [.unlink, .mute])
+    }
+
+    @Test func ourDefaultMetadataGoesWhenWirePlumberHasLoadedEverythingNotWhenItConnects() {
+        let main = GraphPeer(id: 31, name: "WirePlumber", binary: "wireplumber", processID: 1254)
+        coordinator.handle(.peersChanged([main]))
+        #expect(backend.actions == [.linking(false)], "its links go at once; our metadata stays while it binds")
+        backend.clearActions()
+        var loaded = main
+        loaded.services = GraphPeer.services(from: "[audio, policy.linking.standard]")
+        coordinator.handle(.peersChanged([loaded]))
+        #expect(backend.actions == [.withdrewDefaultMetadata])
+        backend.clearActions()
+        loop.advance(by: Coexistence.defaultMetadataHandOverBound)
+        #expect(backend.actions.isEmpty, "withdrawn once")
+    }
+
+    @Test func aManagerThatNeverSaysWhatItDoesHasOurDefaultMetadataGoAfterTheBound() {
+        coordinator.handle(.peersChanged([wirePlumber]))
+        backend.clearActions()
+        loop.advance(by: Coexistence.defaultMetadataHandOverBound - .milliseconds(1))
+        #expect(backend.actions.isEmpty)
+        loop.advance(by: .milliseconds(1))
+        #expect(backend.actions == [.withdrewDefaultMetadata])
     }
 }

@@ -14,6 +14,7 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
         case inputVolume(DeviceID, Double)
         case dataSource(DeviceID, UInt32)
         case linking(Bool)
+        case withdrewDefaultMetadata
     }
 
     private(set) var actions: [Action] = []
@@ -32,6 +33,8 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
         actions.append(.linking(links))
         interruptionMethods = links ? [.unlink, .mute] : [.mute]
     }
+
+    func withdrawDefaultMetadata() { actions.append(.withdrewDefaultMetadata) }
 
     func volume(of stream: StreamID) -> Float? { volumes[stream] ?? 1.0 }
     func isMuted(_ stream: StreamID) -> Bool? { muted.contains(stream) }
