@@ -133,8 +133,8 @@ public struct Coexistence: Hashable, Sendable {
     /// ping, and forgets to clear that mark if the object goes first (docs/upstream-bugs.md):
     /// the server never reads that client again. Withdrawn the moment WirePlumber connected, our
     /// metadata raced its binds, and a WirePlumber caught so went deaf for good, and every
-    /// client binding WirePlumber's own metadata after it (pw-dump, us): 2 hand-over test runs
-    /// in 140 with a CPU hog, the server's log showing WirePlumber busy from its bind of ours.
+    /// client binding WirePlumber's own metadata after it (pw-dump, us): 3 hand-over test runs
+    /// in 178 with a CPU hog, the server's log showing WirePlumber busy from its bind of ours.
     /// WirePlumber 0.5 binds what it found while it loads its parts, and says its services once
     /// every part is loaded, so its binds reached the server before: once it has said them,
     /// the bind is answered by the withdrawal's round trips.
