@@ -200,9 +200,10 @@ public struct RegistryListing: Sendable {
 
 extension PrivatePipeWire {
     /// Which programs provide a metadata object named `name`, one entry per object (sorted),
-    /// from the registry (`pw-cli ls Metadata`) and the clients' programs (`pw-dump`).
-    public func metadataProviders(named name: String) throws -> [String] {
-        let clients = try dump().clientPrograms
+    /// from the registry (`pw-cli ls Metadata`) and the clients' programs in `dump` (a new
+    /// `pw-dump` when none is given).
+    public func metadataProviders(named name: String, in dump: PipeWireDump? = nil) throws -> [String] {
+        let clients = try (dump ?? self.dump()).clientPrograms
         return RegistryListing(output: try run("pw-cli", ["ls", "Metadata"])).globals
             .filter { $0.properties["metadata.name"] == name }
             .map { global in global.properties["client.id"].flatMap(UInt32.init).flatMap { clients[$0] } ?? "the server" }

@@ -100,15 +100,6 @@ struct WirePlumberForDevicesOnlyTests {
         return (metadata + clients).joined(separator: ", ")
     }
 
-    /// The `default` metadata objects and the program of the client that made each.
-    func defaultMetadataOwners(in dump: PipeWireDump) -> [String] {
-        let clients = Dictionary(dump.objects.filter { $0.type == "PipeWire:Interface:Client" }.map {
-            (String($0.id), $0.property("application.process.binary") ?? "?")
-        }) { first, _ in first }
-        return dump.objects.filter { $0.type == "PipeWire:Interface:Metadata" && $0.property("metadata.name") == "default" }
-            .map { clients[$0.property("client.id") ?? ""] ?? "client \($0.property("client.id") ?? "?")" }
-    }
-
     /// The nodes' ids, ports and links, for a failure's message.
     static func portsAndLinks(of names: [String], in sandbox: PrivatePipeWire) -> String {
         guard let dump = try? sandbox.dump() else { return "no dump" }
@@ -224,7 +215,7 @@ struct WirePlumberForDevicesOnlyTests {
         try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
         try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: "headphones", in: sandbox)
         try waitUntil(timeout: .seconds(5), "one default metadata, the daemon's") {
-            defaultMetadataOwners(in: try sandbox.dump()) == ["audiosessiond"]
+            try sandbox.metadataProviders(named: "default") == ["audiosessiond"]
         }
         // A pulse client with no role, through pipewire-pulse.
         try sandbox.paplay(role: nil, file: tone)
@@ -257,7 +248,7 @@ struct WirePlumberForDevicesOnlyTests {
         try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: "headphones", in: sandbox, daemon: daemon)
         var owners: [String] = []
         try waitUntil(timeout: .seconds(5), "one default metadata, the daemon's (now \(owners); \(Self.metadataAndClients(in: sandbox)); the daemon's threads: \(daemon.stacks)); log:\n\(daemon.log)") {
-            owners = defaultMetadataOwners(in: try sandbox.dump())
+            owners = try sandbox.metadataProviders(named: "default")
             return owners == ["audiosessiond"]
         }
         wirePlumber.terminate()

@@ -370,8 +370,9 @@ struct WirePlumber05Tests {
         var providers: [String] = []
         var choice: String?
         try waitUntil(timeout: .seconds(5), "one default metadata, WirePlumber's, with the choice (now provided by \(providers), holding \(choice ?? "none"))") {
-            providers = try sandbox.metadataProviders(named: "default")
-            choice = try sandbox.dump().metadataValue("default", key: configuredSink)
+            let dump = try sandbox.dump()
+            providers = try sandbox.metadataProviders(named: "default", in: dump)
+            choice = dump.metadataValue("default", key: configuredSink)
             return providers == ["wireplumber"] && choice?.contains(chosen) == true
         }
     }
