@@ -145,7 +145,8 @@ import Testing
         h.activate(music)
         // The user picks HFP in a mixer: nothing of ours asked for it.
         h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
-        let arrived = h.send(.deviceAdded(Self.hfp))
+        var arrived = h.send(.deviceAdded(Self.hfp))
+        arrived += h.send(.deviceProfileReported(device: "bt", profile: "headset-head-unit", saved: false))
         #expect(arrived.routeReasons(music) == [.routeConfigurationChange])
     }
 
@@ -205,7 +206,8 @@ import Testing
         h.send(.deviceAdded(Self.hfp))
         // Switched back at once: the params were never read in HFP, but the ports came and went.
         h.send(.deviceSwitchingProfile(uid: Self.hfp.uid))
-        let back = h.send(.deviceAdded(Self.a2dp))
+        var back = h.send(.deviceAdded(Self.a2dp))
+        back += h.send(.deviceProfileReported(device: "bt", profile: "a2dp-sink", saved: false))
         #expect(Self.switches(back) == [.call], "switched back: theirs may have been a slip")
         #expect(back.routeReasons(call) == [.routeConfigurationChange], "not a switch of ours")
     }

@@ -16,10 +16,21 @@ import Testing
         var h = EngineHarness(.desktop)
         h.send(.devicesEnumerated([speaker, mic], defaultOutput: "speaker", defaultInput: "mic"))
         h.send(.deviceAdded(a2dp))
+        h.send(.deviceProfileReported(device: "bt", profile: "a2dp-sink", saved: false))
         let player = h.implicit(1, .playback, capabilities: [.mpris, .unlink, .mute])
         _ = h.play(player)
         #expect(h.engine.route(for: player)?.outputs == [a2dp])
         return (h, player)
+    }
+
+    /// The headset says which profile it switched to, as a server reports it after the new
+    /// profile's nodes.
+    static func reported(_ profile: String, saved: Bool = false) -> PolicyEvent {
+        .deviceProfileReported(device: "bt", profile: profile, saved: saved)
+    }
+
+    static func links(_ decisions: [PolicyDecision], _ id: SessionID) -> [RouteDescription] {
+        decisions.compactMap { if case .link(id, let route) = $0 { route } else { nil } }
     }
 
     static func pauses(_ decisions: [PolicyDecision]) -> Bool {
@@ -31,11 +42,13 @@ import Testing
         let leaving = h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
         #expect(leaving == [.awaitProfileSwitch(device: "bt", switch: 1, within: ProfileSwitch.bound)], "nothing changes until the new ports come")
         let sink = h.send(.deviceAdded(Self.hfp))
-        #expect(sink.routeReasons(player) == [.routeConfigurationChange])
+        #expect(Self.links(sink, player).map(\.outputs) == [[Self.hfp]], "linked as soon as the new sink is there")
+        #expect(sink.routeReasons(player).isEmpty, "told once the headset says why")
         #expect(h.engine.route(for: player)?.outputs == [Self.hfp], "the headset is still the user's output")
         let source = h.send(.deviceAdded(Self.hfpMic))
-        #expect(source.routeReasons(player).isEmpty, "music has no input: one route change in all")
-        #expect(!Self.pauses(leaving + sink + source))
+        let report = h.send(Self.reported("headset-head-unit"))
+        #expect((sink + source + report).routeReasons(player) == [.routeConfigurationChange], "one route change in all")
+        #expect(!Self.pauses(leaving + sink + source + report))
         #expect(h.isPlaying(player))
         #expect(h.send(.profileSwitchEnded(device: "bt", switch: 1)).isEmpty, "every port was replaced")
     }
@@ -45,10 +58,12 @@ import Testing
         h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
         h.send(.deviceAdded(Self.hfp))
         h.send(.deviceAdded(Self.hfpMic))
+        h.send(Self.reported("headset-head-unit"))
         h.send(.profileSwitchEnded(device: "bt", switch: 1))
         var back = h.send(.deviceSwitchingProfile(uid: Self.hfp.uid))
         back += h.send(.deviceSwitchingProfile(uid: Self.hfpMic.uid))
         back += h.send(.deviceAdded(Self.a2dp))
+        back += h.send(Self.reported("a2dp-sink"))
         back += h.send(.profileSwitchEnded(device: "bt", switch: 1))
         #expect(back.routeReasons(player) == [.routeConfigurationChange])
         #expect(h.engine.route(for: player)?.outputs == [Self.a2dp])
@@ -65,13 +80,52 @@ import Testing
         h.send(.deviceAdded(Self.hfpMic))
         var back = h.send(.deviceSwitchingProfile(uid: Self.hfp.uid))
         #expect(back.contains(.awaitProfileSwitch(device: "bt", switch: 2, within: ProfileSwitch.bound)))
+        // The first switch's route change, never reported, is told as the second begins.
+        #expect(back.routeReasons(player) == [.routeConfigurationChange])
+        back = []
         back += h.send(.deviceSwitchingProfile(uid: Self.hfpMic.uid))
         back += h.send(.profileSwitchEnded(device: "bt", switch: 1))  // the first bound ends mid-switch
         #expect(!Self.pauses(back), "\(back)")
         back += h.send(.deviceAdded(Self.a2dp))
+        back += h.send(Self.reported("a2dp-sink"))
         #expect(back.routeReasons(player) == [.routeConfigurationChange])
         #expect(h.send(.profileSwitchEnded(device: "bt", switch: 2)).isEmpty)
         #expect(h.engine.route(for: player)?.outputs == [Self.a2dp])
+        #expect(h.isPlaying(player))
+    }
+
+    /// The user picked the profile in a mixer and saved it (`save = true`): an override of the
+    /// route, as iOS reports a route its user chose.
+    @Test func aProfileTheUserSavedIsAnOverride() {
+        var (h, player) = Self.musicOnTheHeadset()
+        var decisions = h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
+        decisions += h.send(.deviceAdded(Self.hfp))
+        decisions += h.send(Self.reported("headset-head-unit", saved: true))
+        decisions += h.send(.deviceAdded(Self.hfpMic))
+        #expect(decisions.routeReasons(player) == [.override])
+        #expect(!Self.pauses(decisions))
+        #expect(h.send(.profileSwitchEnded(device: "bt", switch: 1)).routeReasons(player).isEmpty, "told once")
+    }
+
+    /// A report of the profile the device had (a param read before the switch, answered late)
+    /// is not the new profile's: the switch waits on for its own.
+    @Test func aLateReportOfTheOldProfileIsNotTheNewOnes() {
+        var (h, player) = Self.musicOnTheHeadset()
+        h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
+        h.send(.deviceAdded(Self.hfp))
+        #expect(h.send(Self.reported("a2dp-sink", saved: true)).routeReasons(player).isEmpty)
+        #expect(h.send(Self.reported("headset-head-unit")).routeReasons(player) == [.routeConfigurationChange])
+    }
+
+    /// A device that never says which profile it switched to: its sessions hear the change
+    /// when the bound ends, with the reason of a change without a plug.
+    @Test func aSwitchNobodyReportsIsToldWhenItsBoundEnds() {
+        var (h, player) = Self.musicOnTheHeadset()
+        h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
+        #expect(h.send(.deviceAdded(Self.hfp)).routeReasons(player).isEmpty)
+        let ended = h.send(.profileSwitchEnded(device: "bt", switch: 1))
+        #expect(ended.routeReasons(player) == [.routeConfigurationChange])
+        #expect(!Self.pauses(ended))
         #expect(h.isPlaying(player))
     }
 

@@ -123,6 +123,9 @@ enum BackendEvent: Sendable {
     /// The port's sink or source went while its device stays: the device is switching profile
     /// (a headset to HFP, a card to HDMI), and its new ports are coming.
     case portLeftWithProfile(uid: String)
+    /// A device's active profile (by `Port.deviceID`), by name, and whether its user saved it
+    /// as their choice: when first read and when it changes.
+    case deviceProfileChanged(device: String, profile: String, saved: Bool)
     /// A Bluetooth headset's profiles, by `Port.deviceID`, while the daemon may switch them
     /// (it links: no other session manager does); nil: gone, or no longer ours to switch.
     case headsetProfilesChanged(device: String, HeadsetProfiles?)

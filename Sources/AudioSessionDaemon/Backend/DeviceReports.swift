@@ -1,6 +1,6 @@
 import SessionPolicy
 
-/// What a backend last told the policy of each device's levels and data sources: it reports
+/// What a backend last told the policy of each device's levels, data sources and profile: it reports
 /// only what changed, and when a device goes, takes back what it had said (a microphone that
 /// went was muted no more). Server-neutral: each backend reads its server's values into it.
 struct DeviceReports {
@@ -8,6 +8,13 @@ struct DeviceReports {
     private var inputVolumes: [DeviceID: Double] = [:]
     private var mutedInputs: Set<DeviceID> = []
     private var dataSources: [DeviceID: DeviceDataSources] = [:]
+    /// Each card's active profile and its `save`, by `Port.deviceID`.
+    private var profiles: [String: ActiveProfile] = [:]
+
+    private struct ActiveProfile: Equatable {
+        var name: String
+        var saved: Bool
+    }
 
     /// An output's volume as its control shows it (0 while it is muted).
     mutating func output(_ device: DeviceID, volume: Double) -> [BackendEvent] {
@@ -35,6 +42,15 @@ struct DeviceReports {
         guard dataSources[device] != sources else { return [] }
         dataSources[device] = sources
         return [.dataSourcesChanged(device, sources)]
+    }
+
+    /// A card's active profile (a headset's A2DP or HFP, a card's analog or HDMI), and whether
+    /// its user saved it as their choice; nil: none read (the card has no profiles, or went).
+    mutating func profile(_ name: String?, saved: Bool, ofCard card: String) -> [BackendEvent] {
+        let profile = name.map { ActiveProfile(name: $0, saved: saved) }
+        guard profiles[card] != profile else { return [] }
+        profiles[card] = profile
+        return profile.map { [.deviceProfileChanged(device: card, profile: $0.name, saved: $0.saved)] } ?? []
     }
 
     /// The device went: what was said of it is taken back.

@@ -89,7 +89,10 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
                 reportLevels(of: node)
                 reportDataSources(of: node, in: snapshot)
             }
-            for device in snapshot.devices.values.sorted(by: { $0.id < $1.id }) { reportHeadset(device) }
+            for device in snapshot.devices.values.sorted(by: { $0.id < $1.id }) {
+                reportProfile(of: device)
+                reportHeadset(device)
+            }
         case .disconnected:
             // A new PipeWire has none of our changes: nothing to undo there.
             attached = false
@@ -113,6 +116,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
                 report(ports.refresh(node, in: snapshot))
                 reportDataSources(of: node, in: snapshot)
             }
+            reportProfile(of: device)
             reportHeadset(device)
         case .added(.client(let client)) where attached, .changed(.client(let client)) where attached:
             reportPeers(in: snapshot)
@@ -123,6 +127,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             }
         case .removed(.device(let device)) where attached:
             for event in profileSwitches.deviceRemoved(named: device.name) { onEvent?(event) }
+            tell(deviceReports.profile(nil, saved: false, ofCard: device.name))
             forgetHeadset(named: device.name)
         case .removed(.client) where attached, .added(.metadata) where attached, .removed(.metadata) where attached:
             reportPeers(in: snapshot)
@@ -526,6 +531,12 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
 
     private func headset(named name: String) -> Device? {
         snapshot.devices.values.first { $0.name == name && HeadsetReading.isHeadset($0) }
+    }
+
+    /// A device's active profile as its `Profile` param says (with the user's `save`), when it
+    /// changed: the reason its profile switch's sessions hear.
+    private func reportProfile(of device: Device) {
+        tell(deviceReports.profile(device.activeProfile?.name, saved: device.activeProfile?.save ?? false, ofCard: device.name))
     }
 
     /// A headset's profiles, when they changed.

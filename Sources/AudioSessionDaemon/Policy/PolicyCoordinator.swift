@@ -175,6 +175,9 @@ final class PolicyCoordinator: @unchecked Sendable {
         case .portLeftWithProfile(let uid):
             logger.info("port gone with its device's profile: \(uid)")
             submit(.deviceSwitchingProfile(uid: uid))
+        case .deviceProfileChanged(let device, let profile, let saved):
+            logger.info("device \(device): profile \(profile)\(saved ? ", its user's saved choice" : "")")
+            submit(.deviceProfileReported(device: device, profile: profile, saved: saved))
         case .headsetProfilesChanged(let device, let profiles):
             logger.info("headset \(device): \(profiles.map { "\($0.active?.wireName ?? "no") profile\($0.canCall ? ", can take calls" : "")" } ?? "not ours to switch")")
             submit(.headsetProfilesChanged(device: device, profiles))

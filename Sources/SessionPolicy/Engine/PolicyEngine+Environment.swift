@@ -49,6 +49,7 @@ extension PolicyEngine {
         observeIdleHardware()  // no graph, no clock
         ports = []
         switchingDevices = [:]
+        reportedProfiles = [:]
         headsets = [:]
         headsetCalls.forgetHeadsets()  // a new server's headsets have their own profiles
         mutedInputs = []

@@ -93,25 +93,63 @@ extension PolicyEngine {
         if var state = switchingDevices[device] {
             // Its ports were all replaced, and it switches again: a new bound from now.
             guard !wasLeaving else { return }
+            tellHeldRouteChanges(of: &state)
             state.number += 1
             state.isOurs = takeRequestedSwitch(of: device)
+            // The profile it leaves is the last one reported only if the last switch's report came.
+            state.from = state.saved == nil ? nil : reportedProfiles[device]
+            state.saved = nil
             switchingDevices[device] = state
             emit(.awaitProfileSwitch(device: device, switch: state.number, within: ProfileSwitch.bound))
         } else {
             let stamp = ports.filter { $0.port.deviceID == device }.map(\.lastIn).max() ?? 0
-            switchingDevices[device] = ProfileSwitch.State(stamp: stamp, number: 1, isOurs: takeRequestedSwitch(of: device))
+            switchingDevices[device] = ProfileSwitch.State(
+                stamp: stamp, number: 1, isOurs: takeRequestedSwitch(of: device), from: reportedProfiles[device])
             emit(.awaitProfileSwitch(device: device, switch: 1, within: ProfileSwitch.bound))
         }
     }
 
-    /// A port of the new profile: it takes the leaving port's place of its direction, and the
-    /// sessions on the device hear one route change (``ProfileSwitch``); nothing was unplugged, so nothing
-    /// pauses and overrides stay.
+    /// A port of the new profile: it takes the leaving port's place of its direction and is
+    /// linked at once; the sessions on the device hear one route change (``ProfileSwitch``),
+    /// once the switch's reason is known. Nothing was unplugged, so nothing pauses and
+    /// overrides stay.
     mutating func arriveWithProfile(_ port: Port, in state: ProfileSwitch.State) {
         ports.removeAll { $0.port.uid == port.uid || ($0.leavingWithProfile && $0.port.deviceID == port.deviceID && $0.port.direction == port.direction) }
         ports.append(PortRecord(port: port, available: true, lastIn: state.stamp))
-        rerouteAll(reason: state.reason, lost: [])
+        if let reason = state.reason {
+            rerouteAll(reason: reason, lost: [])
+        } else if let device = port.deviceID {
+            let notices = rerouteAll(reason: .routeConfigurationChange, lost: [], holdingNotices: true)
+            // One route change per session for the whole switch: the route it had before.
+            var state = state
+            for notice in notices where !state.heldNotices.contains(where: { $0.session == notice.session }) {
+                state.heldNotices.append(notice)
+            }
+            switchingDevices[device] = state
+        }
         headsetPortArrived(port)
+    }
+
+    /// The device's active profile, as it reports it: the reason a switch under way was
+    /// waiting for, unless it is the profile the device had before (a late report of it).
+    mutating func reportProfile(_ device: String, _ profile: String, saved: Bool) {
+        reportedProfiles[device] = profile
+        guard var state = switchingDevices[device], state.saved == nil, profile != state.from else { return }
+        state.saved = saved
+        tellHeldRouteChanges(of: &state)
+        switchingDevices[device] = state
+    }
+
+    /// The route changes a switch held: each session whose route is still not the one it had
+    /// hears one, with the switch's reason (the reason iOS gives a change without a plug if
+    /// the device never said).
+    mutating func tellHeldRouteChanges(of state: inout ProfileSwitch.State) {
+        let reason = state.reason ?? .routeConfigurationChange
+        for (id, previous) in state.heldNotices {
+            guard let route = sessions[id]?.route, route != previous else { continue }
+            emit(.routeChanged(id, reason: reason, previous: previous))
+        }
+        state.heldNotices = []
     }
 
     /// Whether a port of the session's route went with its device's profile and was not
@@ -123,9 +161,11 @@ extension PolicyEngine {
     }
 
     /// The bound is over: a port its new profile did not replace is gone (a headset switched
-    /// `off`); later ports of the device are plugged in as usual.
+    /// `off`); later ports of the device are plugged in as usual. Route changes still held
+    /// are told now.
     mutating func endProfileSwitch(_ device: String, switch number: UInt64) {
-        guard switchingDevices[device]?.number == number else { return }  // a later switch has its own bound
+        guard var state = switchingDevices[device], state.number == number else { return }  // a later switch has its own bound
+        tellHeldRouteChanges(of: &state)
         switchingDevices[device] = nil
         for uid in ports.filter({ $0.leavingWithProfile && $0.port.deviceID == device }).map(\.port.uid) { removeDevice(uid) }
     }
@@ -177,8 +217,14 @@ extension PolicyEngine {
         }
     }
 
-    /// Recomputes every session's route; links, notifies, and pauses on unplug.
-    mutating func rerouteAll(reason: RouteChangeReason, lost: Set<String>) {
+    /// Recomputes every session's route; links, notifies, and pauses on unplug. With
+    /// `holdingNotices` (a profile switch whose reason is not known yet) the route changes are
+    /// returned, each session's with its route before, instead of told.
+    @discardableResult
+    mutating func rerouteAll(
+        reason: RouteChangeReason, lost: Set<String>, holdingNotices: Bool = false
+    ) -> [(session: SessionID, previous: RouteDescription)] {
+        var held: [(session: SessionID, previous: RouteDescription)] = []
         let selector = routeSelector()
         var cache: [RouteSelector.Request: RouteDescription] = [:]
         var paused = false
@@ -199,6 +245,10 @@ extension PolicyEngine {
             if !state.streams.isEmpty { emit(.link(id, route)) }
             let lostOutput = previous.outputs.contains { lost.contains($0.uid) }
             let noRoute = needsRoute(state) && route.isEmpty
+            if holdingNotices, !noRoute {
+                held.append((id, previous))
+                continue
+            }
             // Implicit sessions hear it too: `monitor` and the logs show every session's route change.
             emit(.routeChanged(id, reason: noRoute ? .noSuitableRouteForCategory : reason, previous: previous))
             // Its output went away while it played: a media player pauses (pause on unplug) or,
@@ -220,6 +270,7 @@ extension PolicyEngine {
             paused = true
         }
         if paused { arbitrate(cause: nil) }
+        return held
     }
 
     /// An explicit session that is the current media player, active, and kept AVAudioSession's

@@ -47,6 +47,8 @@ public struct PolicyEngine: Sendable {
     var nextPortSerial: UInt64 = 1
     /// Devices switching profile (``ProfileSwitch``), by `Port.deviceID`.
     var switchingDevices: [String: ProfileSwitch.State] = [:]
+    /// The active profile each device last reported, by `Port.deviceID`.
+    var reportedProfiles: [String: String] = [:]
     /// Bluetooth headsets by `Port.deviceID` (``HeadsetProfiles``).
     var headsets: [String: HeadsetProfiles] = [:]
     /// What the engine did to headsets for calls (``updateHeadsetProfiles()``).
@@ -111,6 +113,7 @@ public struct PolicyEngine: Sendable {
         case .deviceRemoved(let uid): removeDevice(uid)
         case .deviceSwitchingProfile(let uid): beginProfileSwitch(uid)
         case .profileSwitchEnded(let device, let number): endProfileSwitch(device, switch: number)
+        case .deviceProfileReported(let device, let profile, let saved): reportProfile(device, profile, saved: saved)
         case .headsetProfilesChanged(let device, let profiles): changeHeadsetProfiles(device, profiles)
         case .headsetRecheckDue: headsetRecheckDue()
         case .headsetsSwitchedElsewhere(let elsewhere): headsetCalls.switchedElsewhere = elsewhere

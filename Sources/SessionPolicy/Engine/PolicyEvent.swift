@@ -57,6 +57,10 @@ public enum PolicyEvent: Hashable, Sendable {
     /// ``ProfileSwitch/bound`` after a device began to switch (``PolicyDecision/awaitProfileSwitch(device:switch:within:)``):
     /// a port of it that was not replaced is gone.
     case profileSwitchEnded(device: String, switch: UInt64)
+    /// A device (by `Port.deviceID`) reports its active profile, by name, and whether its user
+    /// chose and saved it (a `Profile` param's `save`): when first seen and when it changes. A
+    /// switch's sessions hear their route change with the reason it gives (``ProfileSwitch``).
+    case deviceProfileReported(device: String, profile: String, saved: Bool)
     /// A Bluetooth headset (by `Port.deviceID`) appeared or its profiles changed; nil: it went.
     case headsetProfilesChanged(device: String, HeadsetProfiles?)
     /// The time a ``PolicyDecision/recheckHeadsets(after:)`` asked for has come.

@@ -3,8 +3,14 @@
 /// device stays. That is no unplug: nothing pauses, and the device keeps its place in "last in
 /// wins". The sessions on it hear one route change once the new ports are there: with
 /// `categoryChange` when the daemon switched it (a call's category needs the headset's
-/// microphone), else with the reason iOS gives for a route that changed without a plug
-/// (`routeConfigurationChange`).
+/// microphone), `override` when its user chose the profile and saved it (a mixer's profile
+/// list, `wpctl set-profile`), else with the reason iOS gives for a route that changed without
+/// a plug (`routeConfigurationChange`).
+///
+/// Whether the user saved the profile is known only once the device reports its new profile
+/// (``PolicyEvent/deviceProfileReported(device:profile:saved:)``), which a server sends after
+/// the new nodes. The new ports are linked as they come; only the sessions' route change waits
+/// for the report, or for the end of the switch's ``bound`` when none comes.
 public enum ProfileSwitch {
     /// How long a device may take to bring its new profile's ports. bluez5 acquires the new
     /// transport first (a few hundred ms to a second and a half with real headsets); a device
@@ -22,8 +28,19 @@ public enum ProfileSwitch {
         var number: UInt64
         /// The daemon asked for this switch.
         var isOurs: Bool
+        /// The profile the device reported before the switch: a report of it again is a late
+        /// one of the old profile, not the new profile's.
+        var from: String?
+        /// Whether the user saved the new profile, once the device reported it.
+        var saved: Bool?
+        /// The sessions whose route the switch changed, each with its route before, in the order
+        /// they changed: they hear of it once the reason is known.
+        var heldNotices: [(session: SessionID, previous: RouteDescription)] = []
 
-        /// The reason the sessions on the device hear.
-        var reason: RouteChangeReason { isOurs ? .categoryChange : .routeConfigurationChange }
+        /// The reason the sessions on the device hear; nil while it waits for the device's report.
+        var reason: RouteChangeReason? {
+            if isOurs { return .categoryChange }
+            return saved.map { $0 ? .override : .routeConfigurationChange }
+        }
     }
 }
