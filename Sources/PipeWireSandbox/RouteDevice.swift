@@ -19,6 +19,12 @@ import Foundation
 /// a `support.null-audio-sink` adapter created by the helper and owned by its connection: it
 /// goes away with the helper.
 ///
+/// Started with profiles (``PrivatePipeWire/startRouteDevice(name:description:withHDMIProfile:)``),
+/// it is a card as ALSA's are: profiles `off`, analog duplex (the routes and nodes above) and
+/// HDMI (an `hdmi-output-0` route and a sink, ``hdmiSinkName``), each route naming its profile,
+/// only the active profile's nodes there; `SetParam Profile { index, save }` switches
+/// (``profileChanges``).
+///
 /// The client is a small C program (spa_device methods and hook emission are C macros), built
 /// once with `cc` and pkg-config and cached by content hash.
 public final class RouteDevice: @unchecked Sendable {
@@ -30,6 +36,19 @@ public final class RouteDevice: @unchecked Sendable {
     public var sinkName: String { "\(name)-output" }
     /// `node.name` of the device's source node.
     public var sourceName: String { "\(name)-input" }
+    /// `node.name` of the HDMI profile's sink (a card with profiles only).
+    public var hdmiSinkName: String { "\(name)-hdmi-output" }
+    /// A card with profiles: its `EnumProfile` indices, as ALSA's cards number theirs.
+    public enum ProfileIndex: Int, Sendable { case off = 0, analog, hdmi }
+
+    /// Every `SetParam Profile` it took, in order: the profile and its `save`.
+    public var profileChanges: [(profile: ProfileIndex, save: Bool)] {
+        process.output.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count == 4, fields[0] == "profile", let index = Int(fields[1]).flatMap(ProfileIndex.init) else { return nil }
+            return (index, fields[3] == "1")
+        }
+    }
     /// The routes' indices in the device's `EnumRoute`.
     public enum RouteIndex: Int32, Sendable { case speaker = 0, headphones, internalMic, headsetMic }
 
@@ -90,7 +109,11 @@ public final class RouteDevice: @unchecked Sendable {
  * ALSA devices are exported by a session manager, and its sink node (device.id = the device).
  * SIGUSR1 plugs the headphones in, SIGUSR2 pulls them out: the route's `available` flips, the
  * active Route follows, and the param SERIAL bits toggle.
- * Usage: route-device NAME DESCRIPTION */
+ * With `hdmi`, it is a card with profiles as ALSA's are: off (0), analog duplex (1: the routes
+ * above, its sink and source) and HDMI (2: an hdmi-output-0 route and a sink NAME-hdmi-output).
+ * SetParam Profile { index, save } switches: the old profile's nodes are destroyed, the new
+ * one's created, and it prints "profile I save S".
+ * Usage: route-device NAME DESCRIPTION [hdmi] */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -108,8 +131,17 @@ public final class RouteDevice: @unchecked Sendable {
 
 struct route { const char *name, *description; enum spa_direction direction; int priority; bool available; };
 
-/* Routes 0-1 are the outputs (card profile device 0), 2-3 the inputs (device 1). */
-#define N_ROUTES 4
+/* Routes 0-1 are the outputs (card profile device 0), 2-3 the inputs (device 1), of the analog
+ * profile; 4 is the HDMI profile's output (device 2: ALSA numbers a card's profile devices
+ * across all its profiles). */
+#define N_ROUTES 5
+enum { PROFILE_OFF, PROFILE_ANALOG, PROFILE_HDMI, N_PROFILES };
+static const struct { const char *name, *description; int priority; } profiles[N_PROFILES] = {
+    { "off", "Off", 0 },
+    { "output:analog-stereo+input:analog-stereo", "Analog Stereo Duplex", 6565 },
+    { "output:hdmi-stereo", "Digital Stereo (HDMI) Output", 5900 },
+};
+static uint32_t profile_of_route(uint32_t route) { return route == 4 ? PROFILE_HDMI : PROFILE_ANALOG; }
 
 struct impl {
     struct pw_main_loop *loop;
@@ -117,7 +149,13 @@ struct impl {
     struct spa_device device;
     struct spa_hook_list hooks;
     struct spa_device_info info;
-    struct spa_param_info params[2];
+    struct spa_param_info params[4];
+    uint32_t n_params;
+    /* A card with profiles: the active one and its `save`; without, always analog. */
+    bool has_profiles;
+    uint32_t profile;
+    bool save_profile;
+    uint32_t device_id;
     struct spa_dict_item items[4];
     struct spa_dict dict;
     struct route routes[N_ROUTES];
@@ -129,6 +167,8 @@ struct impl {
     struct spa_hook sink_listener;
     struct pw_proxy *source;
     struct spa_hook source_listener;
+    struct pw_proxy *hdmi;
+    struct spa_hook hdmi_listener;
     const char *name;
 };
 
@@ -154,14 +194,47 @@ static struct spa_pod *build_route(struct spa_pod_builder *b, uint32_t param_id,
         SPA_PARAM_ROUTE_priority, SPA_POD_Int(r->priority),
         SPA_PARAM_ROUTE_available, SPA_POD_Id(r->available ? SPA_PARAM_AVAILABILITY_yes : SPA_PARAM_AVAILABILITY_no),
         0);
+    uint32_t device = i == 4 ? 2 : r->direction == SPA_DIRECTION_OUTPUT ? 0 : 1;
     if (param_id == SPA_PARAM_Route) {
-        spa_pod_builder_add(b, SPA_PARAM_ROUTE_device, SPA_POD_Int(r->direction == SPA_DIRECTION_OUTPUT ? 0 : 1), 0);
+        spa_pod_builder_add(b, SPA_PARAM_ROUTE_device, SPA_POD_Int(device), 0);
         spa_pod_builder_prop(b, SPA_PARAM_ROUTE_props, 0);
         spa_pod_builder_add_object(b, SPA_TYPE_OBJECT_Props, SPA_PARAM_Route,
             SPA_PROP_volume, SPA_POD_Float(i == 1 ? 0.5f : 1.0f),
             SPA_PROP_mute, SPA_POD_Bool(false));
     }
+    if (d->has_profiles) {
+        /* As ALSA's cards list them: the profiles a route belongs to, and its profile devices. */
+        int32_t profile = (int32_t)profile_of_route(i), devices = (int32_t)device;
+        spa_pod_builder_add(b,
+            SPA_PARAM_ROUTE_profiles, SPA_POD_Array(sizeof(int32_t), SPA_TYPE_Int, 1, &profile),
+            SPA_PARAM_ROUTE_devices, SPA_POD_Array(sizeof(int32_t), SPA_TYPE_Int, 1, &devices),
+            0);
+        if (param_id == SPA_PARAM_Route) spa_pod_builder_add(b, SPA_PARAM_ROUTE_profile, SPA_POD_Int(profile), 0);
+    }
     return spa_pod_builder_pop(b, &f);
+}
+
+static struct spa_pod *build_profile(struct spa_pod_builder *b, uint32_t param_id, uint32_t i, struct impl *d) {
+    struct spa_pod_frame f;
+    spa_pod_builder_push_object(b, &f, SPA_TYPE_OBJECT_ParamProfile, param_id);
+    spa_pod_builder_add(b,
+        SPA_PARAM_PROFILE_index, SPA_POD_Int(i),
+        SPA_PARAM_PROFILE_name, SPA_POD_String(profiles[i].name),
+        SPA_PARAM_PROFILE_description, SPA_POD_String(profiles[i].description),
+        SPA_PARAM_PROFILE_available, SPA_POD_Id(SPA_PARAM_AVAILABILITY_yes),
+        SPA_PARAM_PROFILE_priority, SPA_POD_Int(profiles[i].priority),
+        0);
+    if (param_id == SPA_PARAM_Profile) spa_pod_builder_add(b, SPA_PARAM_PROFILE_save, SPA_POD_Bool(d->save_profile), 0);
+    return spa_pod_builder_pop(b, &f);
+}
+
+/* The active routes, one per profile device of the active profile. */
+static uint32_t active_routes(struct impl *d, uint32_t out[2]) {
+    switch (d->profile) {
+    case PROFILE_ANALOG: out[0] = active_output(d); out[1] = active_input(d); return 2;
+    case PROFILE_HDMI: out[0] = 4; return 1;
+    default: return 0;
+    }
 }
 
 static void emit_info(struct impl *d, bool full) {
@@ -193,14 +266,24 @@ static int impl_enum_params(void *object, int seq, uint32_t id, uint32_t start, 
     uint8_t buffer[4096];
     uint32_t count = 0;
     (void)filter;
-    for (uint32_t index = start; index < N_ROUTES && count < num; index++) {
+    uint32_t routes = d->has_profiles ? N_ROUTES : N_ROUTES - 1;
+    uint32_t active[2];
+    uint32_t n_active = active_routes(d, active);
+    for (uint32_t index = start; count < num; index++) {
         struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
         struct spa_result_device_params result = { .id = id, .index = index, .next = index + 1 };
         if (id == SPA_PARAM_EnumRoute) {
+            if (index >= routes) break;
             result.param = build_route(&b, id, index, d);
         } else if (id == SPA_PARAM_Route) {
-            if (index > 1) break;
-            result.param = build_route(&b, id, index == 0 ? active_output(d) : active_input(d), d);
+            if (index >= n_active) break;
+            result.param = build_route(&b, id, active[index], d);
+        } else if (id == SPA_PARAM_EnumProfile && d->has_profiles) {
+            if (index >= N_PROFILES) break;
+            result.param = build_profile(&b, id, index, d);
+        } else if (id == SPA_PARAM_Profile && d->has_profiles) {
+            if (index > 0) break;
+            result.param = build_profile(&b, id, d->profile, d);
         } else {
             return -ENOENT;
         }
@@ -211,8 +294,33 @@ static int impl_enum_params(void *object, int seq, uint32_t id, uint32_t start, 
 }
 
 static void changed(struct impl *d) {
-    for (int i = 0; i < 2; i++) d->params[i].flags ^= SPA_PARAM_INFO_SERIAL;
+    for (uint32_t i = 0; i < d->n_params; i++) d->params[i].flags ^= SPA_PARAM_INFO_SERIAL;
     emit_info(d, false);
+}
+
+static void create_nodes(struct impl *d);
+static void destroy_nodes(struct impl *d);
+
+/* SetParam Profile { index, save }, as ALSA's card does it: `save` is kept even when the
+ * profile stays; a new profile's nodes replace the old one's. */
+static int set_profile(struct impl *d, const struct spa_pod *param) {
+    int32_t index = -1;
+    bool save = false;
+    if (param == NULL || spa_pod_parse_object(param, SPA_TYPE_OBJECT_ParamProfile, NULL,
+            SPA_PARAM_PROFILE_index, SPA_POD_Int(&index),
+            SPA_PARAM_PROFILE_save, SPA_POD_OPT_Bool(&save)) < 0)
+        return -EINVAL;
+    if (index < 0 || index >= N_PROFILES) return -EINVAL;
+    d->save_profile = save;
+    if ((uint32_t)index != d->profile) {
+        destroy_nodes(d);
+        d->profile = (uint32_t)index;
+        create_nodes(d);
+    }
+    changed(d);
+    printf("profile %d save %d\n", index, save ? 1 : 0);
+    fflush(stdout);
+    return 0;
 }
 
 /* SetParam Route { index, device }: selects an input route, as a card's mixer switch does (an
@@ -221,12 +329,13 @@ static int impl_set_param(void *object, uint32_t id, uint32_t flags, const struc
     struct impl *d = object;
     int32_t index = -1, device = -1;
     (void)flags;
+    if (id == SPA_PARAM_Profile && d->has_profiles) return set_profile(d, param);
     if (id != SPA_PARAM_Route || param == NULL) return -ENOTSUP;
     if (spa_pod_parse_object(param, SPA_TYPE_OBJECT_ParamRoute, NULL,
             SPA_PARAM_ROUTE_index, SPA_POD_Int(&index),
             SPA_PARAM_ROUTE_device, SPA_POD_Int(&device)) < 0)
         return -EINVAL;
-    if (device != 1 || index < 2 || index >= N_ROUTES || !d->routes[index].available) return -EINVAL;
+    if (device != 1 || index < 2 || index > 3 || d->profile != PROFILE_ANALOG || !d->routes[index].available) return -EINVAL;
     d->selected_input = index;
     changed(d);
     printf("input route %d\n", index);
@@ -270,35 +379,43 @@ static void on_source_bound(void *data, uint32_t global_id) {
     fflush(stdout);
 }
 
+static void on_hdmi_bound(void *data, uint32_t global_id) {
+    (void)data;
+    printf("hdmi sink created %u\n", global_id);
+    fflush(stdout);
+}
+
 static const struct pw_proxy_events sink_events = { PW_VERSION_PROXY_EVENTS, .bound = on_sink_bound };
 static const struct pw_proxy_events source_events = { PW_VERSION_PROXY_EVENTS, .bound = on_source_bound };
+static const struct pw_proxy_events hdmi_events = { PW_VERSION_PROXY_EVENTS, .bound = on_hdmi_bound };
 
 /* One of the card's nodes: a null-audio-sink adapter that names this device as its device and
  * serves a card profile device, whose active Route is one of the device's routes. The source
  * always processes, as a microphone in use does: PipeWire 1.4 applies Props (a volume) to a
  * running null device only. It gets its format with it (a client-created node that always
  * processes starts before its ports are configured, and without a format it stays in error). */
-static struct pw_proxy *create_node(struct impl *d, uint32_t device_id, bool output) {
+static struct pw_proxy *create_node(struct impl *d, uint32_t device_id, bool output, bool hdmi) {
     char node_name[256], device_ref[16];
-    snprintf(node_name, sizeof(node_name), "%s-%s", d->name, output ? "output" : "input");
+    snprintf(node_name, sizeof(node_name), "%s-%s", d->name, hdmi ? "hdmi-output" : output ? "output" : "input");
     snprintf(device_ref, sizeof(device_ref), "%u", device_id);
     struct pw_properties *props = pw_properties_new(
         PW_KEY_FACTORY_NAME, "support.null-audio-sink",
         PW_KEY_NODE_NAME, node_name,
         PW_KEY_MEDIA_CLASS, output ? "Audio/Sink" : "Audio/Source",
         PW_KEY_DEVICE_ID, device_ref,
-        "card.profile.device", output ? "0" : "1",
+        "card.profile.device", hdmi ? "2" : output ? "0" : "1",
         PW_KEY_DEVICE_API, "audiosession-test",
         "audio.position", "[ FL FR ]",
         "adapter.auto-port-config", "{ mode = dsp monitor = true position = preserve }",
         NULL);
+    if (d->has_profiles) pw_properties_set(props, "device.profile.name", hdmi ? "hdmi-stereo" : "analog-stereo");
     if (!output) {
         pw_properties_set(props, "node.always-process", "true");
         pw_properties_set(props, "audio.format", "F32");
         pw_properties_set(props, "audio.rate", "48000");
         pw_properties_set(props, "audio.channels", "2");
     }
-    pw_properties_setf(props, PW_KEY_NODE_DESCRIPTION, "%s %s", d->name, output ? "Output" : "Input");
+    pw_properties_setf(props, PW_KEY_NODE_DESCRIPTION, "%s %s", d->name, hdmi ? "HDMI Output" : output ? "Output" : "Input");
     struct pw_proxy *node = pw_core_create_object(d->core, "adapter", PW_TYPE_INTERFACE_Node, PW_VERSION_NODE,
                                                   &props->dict, 0);
     pw_properties_free(props);
@@ -306,18 +423,36 @@ static struct pw_proxy *create_node(struct impl *d, uint32_t device_id, bool out
     return node;
 }
 
-static void create_nodes(struct impl *d, uint32_t device_id) {
-    d->sink = create_node(d, device_id, true);
-    if (d->sink != NULL) pw_proxy_add_listener(d->sink, &d->sink_listener, &sink_events, d);
-    d->source = create_node(d, device_id, false);
-    if (d->source != NULL) pw_proxy_add_listener(d->source, &d->source_listener, &source_events, d);
+/* The active profile's nodes. */
+static void create_nodes(struct impl *d) {
+    if (d->profile == PROFILE_ANALOG) {
+        d->sink = create_node(d, d->device_id, true, false);
+        if (d->sink != NULL) pw_proxy_add_listener(d->sink, &d->sink_listener, &sink_events, d);
+        d->source = create_node(d, d->device_id, false, false);
+        if (d->source != NULL) pw_proxy_add_listener(d->source, &d->source_listener, &source_events, d);
+    } else if (d->profile == PROFILE_HDMI) {
+        d->hdmi = create_node(d, d->device_id, true, true);
+        if (d->hdmi != NULL) pw_proxy_add_listener(d->hdmi, &d->hdmi_listener, &hdmi_events, d);
+    }
+}
+
+/* Destroying a proxy destroys the server's node: nothing else keeps it. */
+static void destroy_nodes(struct impl *d) {
+    struct pw_proxy **nodes[] = { &d->sink, &d->source, &d->hdmi };
+    for (size_t i = 0; i < SPA_N_ELEMENTS(nodes); i++) {
+        if (*nodes[i] == NULL) continue;
+        pw_proxy_destroy(*nodes[i]);
+        *nodes[i] = NULL;
+    }
 }
 
 static void on_bound(void *data, uint32_t global_id) {
     struct impl *d = data;
     printf("bound %u\n", global_id);
     fflush(stdout);
-    if (d->sink == NULL) create_nodes(d, global_id);
+    if (d->device_id != SPA_ID_INVALID) return;
+    d->device_id = global_id;
+    create_nodes(d);
 }
 
 static const struct pw_proxy_events proxy_events = { PW_VERSION_PROXY_EVENTS, .bound = on_bound };
@@ -327,6 +462,9 @@ int main(int argc, char *argv[]) {
     const char *name = argc > 1 ? argv[1] : "test-card";
     const char *description = argc > 2 ? argv[2] : "Test Card";
     d.name = name;
+    d.has_profiles = argc > 3 && strcmp(argv[3], "hdmi") == 0;
+    d.profile = PROFILE_ANALOG;
+    d.device_id = SPA_ID_INVALID;
     /* Block the control signals before libpipewire starts threads: signalfd delivers them. */
     sigset_t mask;
     sigemptyset(&mask);
@@ -346,6 +484,7 @@ int main(int argc, char *argv[]) {
     d.routes[1] = (struct route){ "analog-output-headphones", "Headphones", SPA_DIRECTION_OUTPUT, 200, false };
     d.routes[2] = (struct route){ "analog-input-internal-mic", "Internal Microphone", SPA_DIRECTION_INPUT, 100, true };
     d.routes[3] = (struct route){ "analog-input-headset-mic", "Headset Microphone", SPA_DIRECTION_INPUT, 200, false };
+    d.routes[4] = (struct route){ "hdmi-output-0", "HDMI / DisplayPort", SPA_DIRECTION_OUTPUT, 5900, true };
     d.selected_input = -1;
     spa_hook_list_init(&d.hooks);
     d.device.iface = SPA_INTERFACE_INIT(SPA_TYPE_INTERFACE_Device, SPA_VERSION_DEVICE, &methods, &d);
@@ -356,10 +495,13 @@ int main(int argc, char *argv[]) {
     d.dict = SPA_DICT_INIT(d.items, 4);
     d.params[0] = SPA_PARAM_INFO(SPA_PARAM_EnumRoute, SPA_PARAM_INFO_READ);
     d.params[1] = SPA_PARAM_INFO(SPA_PARAM_Route, SPA_PARAM_INFO_READWRITE);
+    d.params[2] = SPA_PARAM_INFO(SPA_PARAM_EnumProfile, SPA_PARAM_INFO_READ);
+    d.params[3] = SPA_PARAM_INFO(SPA_PARAM_Profile, SPA_PARAM_INFO_READWRITE);
+    d.n_params = d.has_profiles ? 4 : 2;
     d.info = SPA_DEVICE_INFO_INIT();
     d.info.props = &d.dict;
     d.info.params = d.params;
-    d.info.n_params = 2;
+    d.info.n_params = d.n_params;
 
     d.proxy = pw_core_export(d.core, SPA_TYPE_INTERFACE_Device, &d.dict, &d.device, 0);
     if (d.proxy == NULL) { fprintf(stderr, "cannot export: %m\n"); return 1; }
@@ -371,8 +513,7 @@ int main(int argc, char *argv[]) {
     pw_loop_add_signal(loop, SIGINT, on_quit, &d);
     pw_main_loop_run(d.loop);
 
-    if (d.sink != NULL) pw_proxy_destroy(d.sink);
-    if (d.source != NULL) pw_proxy_destroy(d.source);
+    destroy_nodes(&d);
     pw_proxy_destroy(d.proxy);
     pw_core_disconnect(d.core);
     pw_context_destroy(context);
@@ -384,10 +525,13 @@ int main(int argc, char *argv[]) {
 }
 
 extension PrivatePipeWire {
-    /// Starts a route-bearing device client named `name`; it stops with the sandbox.
-    public func startRouteDevice(name: String = "test-card", description: String = "Test Card") throws -> RouteDevice {
+    /// Starts a route-bearing device client named `name`, a card with an HDMI profile beside its
+    /// analog one with `withHDMIProfile`; it stops with the sandbox.
+    public func startRouteDevice(
+        name: String = "test-card", description: String = "Test Card", withHDMIProfile: Bool = false
+    ) throws -> RouteDevice {
         let binary = try RouteDevice.executable(environment: environment, logDirectory: logDirectory)
-        let device = try RouteDevice(name: name, process: spawn(binary, [name, description]))
+        let device = try RouteDevice(name: name, process: spawn(binary, [name, description] + (withHDMIProfile ? ["hdmi"] : [])))
         // Its sink is a null-audio-sink like the virtual devices: 1.4.2 leaves it unconfigured.
         try configureDevicePorts(named: "\(name)-output", positions: ["FL", "FR"])
         try configureDevicePorts(named: "\(name)-input", positions: ["FL", "FR"])

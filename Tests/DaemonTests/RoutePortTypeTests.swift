@@ -148,6 +148,31 @@ import Testing
         #expect(PortClassification.dataSources(of: speaker, in: snapshot)?.sources.count == 1, "the speaker only: the headphones are out")
     }
 
+    /// A card switching from its analog profile to HDMI: the HDMI sink comes before the card's
+    /// `Profile` is read again, and still says analog. The sink's routes are those of its own card
+    /// profile device (ALSA numbers them across profiles), so it is an HDMI port from the start:
+    /// typed by the old profile, it would be a speaker that goes a moment later, an unplug of the
+    /// port the music had just been moved to.
+    @Test func aSinkThatComesBeforeItsCardsProfileIsReadOffersItsOwnRoutes() {
+        let analog = DeviceProfile(index: 1, name: "output:analog-stereo+input:analog-stereo", available: .yes, priority: 6565)
+        let hdmiProfile = DeviceProfile(index: 2, name: "output:hdmi-stereo", available: .yes, priority: 5900)
+        let routes = [
+            Route(index: 0, direction: .output, name: "analog-output-speaker", description: "Speakers", available: .yes, profiles: [1], devices: [0]),
+            Route(index: 1, direction: .input, name: "analog-input-internal-mic", description: "Internal Microphone", available: .yes, profiles: [1], devices: [1]),
+            Route(index: 2, direction: .output, name: "hdmi-output-0", description: "HDMI / DisplayPort", available: .yes, profiles: [2], devices: [2]),
+        ]
+        let device = Device(
+            id: 1, name: "alsa_card.pci-0000_00_1f.3", properties: ["device.api": "alsa"],
+            enumRoutes: routes, profiles: [analog, hdmiProfile], activeProfile: analog)
+        let hdmi = Node(
+            id: 3, name: "alsa_output.pci-0000_00_1f.3.hdmi-stereo", mediaClass: "Audio/Sink",
+            deviceID: 1, properties: ["card.profile.device": "2", "device.api": "alsa", "device.profile.name": "hdmi-stereo"])
+        let snapshot = GraphSnapshot(nodes: [3: hdmi], devices: [1: device])
+        let offers = PortClassification.offers(for: hdmi, in: snapshot)
+        #expect(offers.map(\.port.uid) == ["alsa_output.pci-0000_00_1f.3.hdmi-stereo:hdmi-output-0"])
+        #expect(offers.map(\.port.type) == [.HDMI])
+    }
+
     static func card(headphones: RouteAvailability) -> GraphSnapshot {
         let routes = [
             Route(index: 0, direction: .output, name: "analog-output-speaker", description: "Speakers", available: .yes, priority: 100),

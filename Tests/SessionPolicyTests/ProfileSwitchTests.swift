@@ -117,6 +117,29 @@ import Testing
         #expect(h.send(Self.reported("headset-head-unit")).routeReasons(player) == [.routeConfigurationChange])
     }
 
+    /// Switched to a profile with fewer ports (A2DP has no microphone) and on again within the
+    /// bound: the HFP microphone that left is still awaited, yet the A2DP sink leaving is a new
+    /// switch, with its own reason.
+    @Test func aSwitchAfterOneThatLeftAPortBehindHasItsOwnReason() {
+        var (h, player) = Self.musicOnTheHeadset()
+        h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
+        h.send(.deviceAdded(Self.hfp))
+        h.send(.deviceAdded(Self.hfpMic))
+        h.send(Self.reported("headset-head-unit"))
+        h.send(.profileSwitchEnded(device: "bt", switch: 1))
+        var toA2DP = h.send(.deviceSwitchingProfile(uid: Self.hfp.uid))
+        toA2DP += h.send(.deviceSwitchingProfile(uid: Self.hfpMic.uid))
+        toA2DP += h.send(.deviceAdded(Self.a2dp))
+        toA2DP += h.send(Self.reported("a2dp-sink", saved: true))
+        #expect(toA2DP.routeReasons(player) == [.override])
+        var again = h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
+        #expect(again.contains(.awaitProfileSwitch(device: "bt", switch: 2, within: ProfileSwitch.bound)))
+        again += h.send(.deviceAdded(Self.hfp))
+        again += h.send(Self.reported("headset-head-unit"))
+        #expect(again.routeReasons(player) == [.routeConfigurationChange], "not the last switch's override")
+        #expect(!Self.pauses(toA2DP + again))
+    }
+
     /// A device that never says which profile it switched to: its sessions hear the change
     /// when the bound ends, with the reason of a change without a plug.
     @Test func aSwitchNobodyReportsIsToldWhenItsBoundEnds() {

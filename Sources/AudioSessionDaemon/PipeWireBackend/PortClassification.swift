@@ -51,10 +51,13 @@ enum PortClassification {
 
     /// The routes a device node plays or records on: a Bluetooth node's are those of its own
     /// profile (`api.bluez5.profile`, read before the device's new `Profile` param is, while a
-    /// switch is under way); any other node's, those of its device's active profile. Either
-    /// way, only the routes that serve the node's own card profile device: one profile can have
-    /// several sinks (a laptop's speaker and each of its HDMI outputs), and each route belongs to
-    /// one of them.
+    /// switch is under way; bluez5 numbers the sink the same card profile device in every
+    /// profile); an ALSA card's node's, the routes that serve its card profile device, which the
+    /// card numbers across all its profiles (its HDMI sink's routes are its own even while the
+    /// card's `Profile` still names the analog profile it leaves); any other node's, those of
+    /// its device's active profile. Either way, only the routes that serve the node's own card
+    /// profile device: one profile can have several sinks (a laptop's speaker and each of its
+    /// HDMI outputs), and each route belongs to one of them.
     static func routes(of node: Node, on device: Device) -> [Route] {
         let profileDevice = Int(node.properties["card.profile.device"] ?? "")
         let ofProfile: [Route]
@@ -62,6 +65,8 @@ enum PortClassification {
             // 0.3.65 lists a codec-less profile and its codecs' (`a2dp-sink`, `a2dp-sink-sbc`).
             let own = Set(device.profiles.filter { $0.name == profile || $0.name.hasPrefix(profile + "-") }.map(\.index))
             ofProfile = device.enumRoutes.filter { $0.profiles.isEmpty || !own.isDisjoint(with: $0.profiles) }
+        } else if let profileDevice, case let served = device.enumRoutes.filter({ $0.devices.contains(profileDevice) }), !served.isEmpty {
+            return served
         } else {
             ofProfile = device.routesOfActiveProfile
         }

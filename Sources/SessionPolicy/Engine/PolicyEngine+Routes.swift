@@ -88,17 +88,18 @@ extension PolicyEngine {
         guard let index = ports.firstIndex(where: { $0.port.uid == uid }), let device = ports[index].port.deviceID else {
             return removeDevice(uid)
         }
-        let wasLeaving = ports.contains { $0.leavingWithProfile && $0.port.deviceID == device }
         ports[index].leavingWithProfile = true
         if var state = switchingDevices[device] {
-            // Its ports were all replaced, and it switches again: a new bound from now.
-            guard !wasLeaving else { return }
+            // A port of the profile it switched to leaves: it switches again, with a bound of its
+            // own. Another port of the profile it left belongs to this switch.
+            guard state.arrived.contains(uid) else { return }
             tellHeldRouteChanges(of: &state)
             state.number += 1
             state.isOurs = takeRequestedSwitch(of: device)
             // The profile it leaves is the last one reported only if the last switch's report came.
             state.from = state.saved == nil ? nil : reportedProfiles[device]
             state.saved = nil
+            state.arrived = []
             switchingDevices[device] = state
             emit(.awaitProfileSwitch(device: device, switch: state.number, within: ProfileSwitch.bound))
         } else {
@@ -116,12 +117,15 @@ extension PolicyEngine {
     mutating func arriveWithProfile(_ port: Port, in state: ProfileSwitch.State) {
         ports.removeAll { $0.port.uid == port.uid || ($0.leavingWithProfile && $0.port.deviceID == port.deviceID && $0.port.direction == port.direction) }
         ports.append(PortRecord(port: port, available: true, lastIn: state.stamp))
+        guard let device = port.deviceID else { return }
+        var state = state
+        state.arrived.insert(port.uid)
         if let reason = state.reason {
+            switchingDevices[device] = state
             rerouteAll(reason: reason, lost: [])
-        } else if let device = port.deviceID {
+        } else {
             let notices = rerouteAll(reason: .routeConfigurationChange, lost: [], holdingNotices: true)
             // One route change per session for the whole switch: the route it had before.
-            var state = state
             for notice in notices where !state.heldNotices.contains(where: { $0.session == notice.session }) {
                 state.heldNotices.append(notice)
             }

@@ -33,6 +33,8 @@ public enum ProfileSwitch {
         var from: String?
         /// Whether the user saved the new profile, once the device reported it.
         var saved: Bool?
+        /// The ports that came with this switch: one of them leaving is the next switch.
+        var arrived: Set<String> = []
         /// The sessions whose route the switch changed, each with its route before, in the order
         /// they changed: they hear of it once the reason is known.
         var heldNotices: [(session: SessionID, previous: RouteDescription)] = []

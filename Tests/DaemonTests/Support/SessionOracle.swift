@@ -31,6 +31,10 @@ struct SessionOracle {
         var outputUIDs: [String] {
             ((fields["route"] as? [String: Any])?["outputs"] as? [[String: Any]] ?? []).compactMap { $0["uid"] as? String }
         }
+        /// The port types of its route's outputs (`HDMI`, `Speaker`, ...).
+        var outputTypes: [String] {
+            ((fields["route"] as? [String: Any])?["outputs"] as? [[String: Any]] ?? []).compactMap { $0["type"] as? String }
+        }
         var summary: String { "\(category)/\(mode) class \(priorityClass) by \(classifiedBy) \(activity) streams \(streams)" }
     }
 
