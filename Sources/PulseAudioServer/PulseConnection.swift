@@ -207,11 +207,11 @@ public final class PulseConnection: @unchecked Sendable {
         }
     }
 
-    /// Reads all of the server: server info, devices, streams, clients, modules.
+    /// Reads all of the server: server info, devices, streams, clients, modules, cards.
     private func synchronize(_ context: OpaquePointer) {
         snapshot = PulseSnapshot()
         synced = false
-        pendingSyncQueries = 7
+        pendingSyncQueries = 8
         take(libpulse.pa_context_get_server_info(context, Self.serverInfoCallback, userdata))
         take(libpulse.pa_context_get_sink_info_list(context, Self.sinkCallback, userdata))
         take(libpulse.pa_context_get_source_info_list(context, Self.sourceCallback, userdata))
@@ -219,6 +219,7 @@ public final class PulseConnection: @unchecked Sendable {
         take(libpulse.pa_context_get_source_output_info_list(context, Self.sourceOutputCallback, userdata))
         take(libpulse.pa_context_get_client_info_list(context, Self.clientCallback, userdata))
         take(libpulse.pa_context_get_module_info_list(context, Self.moduleCallback, userdata))
+        take(libpulse.pa_context_get_card_info_list(context, Self.cardCallback, userdata))
     }
 
     private func take(_ operation: OpaquePointer?) {
@@ -265,8 +266,15 @@ public final class PulseConnection: @unchecked Sendable {
             }
         case PA_SUBSCRIPTION_EVENT_SERVER:
             take(libpulse.pa_context_get_server_info(context, Self.serverInfoCallback, userdata))
+        case PA_SUBSCRIPTION_EVENT_CARD:
+            // A profile switch: its old sinks' and sources' removals come first, its card's change after.
+            if removed {
+                if let card = snapshot.cards.removeValue(forKey: index), synced { observer?(.cardRemoved(card), snapshot) }
+            } else {
+                take(libpulse.pa_context_get_card_info_by_index(context, index, Self.cardCallback, userdata))
+            }
         default:
-            break  // cards: their port changes come as sink and source changes too
+            break
         }
     }
 
@@ -300,6 +308,12 @@ public final class PulseConnection: @unchecked Sendable {
         guard snapshot.clients[client.index] != client else { return }
         snapshot.clients[client.index] = client
         if synced { observer?(.clientChanged(client), snapshot) }
+    }
+
+    fileprivate func upsert(_ card: PulseCard) {
+        guard snapshot.cards[card.index] != card else { return }
+        snapshot.cards[card.index] = card
+        if synced { observer?(.cardChanged(card), snapshot) }
     }
 
     fileprivate func upsert(_ module: PulseModule) {
@@ -547,6 +561,13 @@ extension PulseConnection {
         let connection = PulseConnection.connection(userdata)
         guard connection.isCurrent(context) else { return }
         if let info = info?.pointee { connection.upsert(PulseDecoding.client(info)) }
+        connection.answered(context, endOfList: endOfList, initial: connection.isSynchronizing)
+    }
+
+    fileprivate static let cardCallback: pa_card_info_cb_t = { context, info, endOfList, userdata in
+        let connection = PulseConnection.connection(userdata)
+        guard connection.isCurrent(context) else { return }
+        if let info = info?.pointee { connection.upsert(PulseDecoding.card(info)) }
         connection.answered(context, endOfList: endOfList, initial: connection.isSynchronizing)
     }
 

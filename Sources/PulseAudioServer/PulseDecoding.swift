@@ -57,6 +57,10 @@ enum PulseDecoding {
         PulseClient(index: info.index, name: string(info.name) ?? "", properties: properties(info.proplist))
     }
 
+    static func card(_ info: pa_card_info) -> PulseCard {
+        PulseCard(index: info.index, name: string(info.name) ?? "", activeProfile: info.active_profile2.flatMap { string($0.pointee.name) })
+    }
+
     static func module(_ info: pa_module_info) -> PulseModule {
         PulseModule(index: info.index, name: string(info.name) ?? "", argument: string(info.argument) ?? "")
     }

@@ -12,6 +12,7 @@ public struct PulseSnapshot: Sendable {
     public var sources: [UInt32: PulseDevice] = [:]
     public var clients: [UInt32: PulseClient] = [:]
     public var modules: [UInt32: PulseModule] = [:]
+    public var cards: [UInt32: PulseCard] = [:]
 
     public init() {}
 
@@ -204,6 +205,21 @@ public struct PulseModule: Hashable, Sendable {
     }
 }
 
+/// A card (an ALSA card, a Bluetooth headset): the owner of sinks and sources, with one active
+/// profile whose sinks and sources exist.
+public struct PulseCard: Hashable, Sendable {
+    public var index: UInt32
+    public var name: String
+    /// The active profile's name (`output:analog-stereo`, `a2dp-sink`, `off`), if any.
+    public var activeProfile: String?
+
+    public init(index: UInt32, name: String, activeProfile: String?) {
+        self.index = index
+        self.name = name
+        self.activeProfile = activeProfile
+    }
+}
+
 /// What changed on the server, after the snapshot took it in.
 public enum PulseEvent: Sendable {
     /// Connected, and the snapshot holds all of the server (first connect or a new server).
@@ -220,4 +236,7 @@ public enum PulseEvent: Sendable {
     case clientRemoved(PulseClient)
     case modulesChanged
     case serverChanged(PulseServerInfo, previous: PulseServerInfo)
+    /// A card appeared or changed (its active profile).
+    case cardChanged(PulseCard)
+    case cardRemoved(PulseCard)
 }

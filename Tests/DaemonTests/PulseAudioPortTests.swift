@@ -209,3 +209,121 @@ extension BackendEvent {
         return nil
     }
 }
+
+/// A card switching profile on PulseAudio (analog to HDMI in pavucontrol's Configuration tab,
+/// or a headset to its call profile): the server removes the old profile's sink, creates the new
+/// one's, then says the card changed. A sink that goes while its card stays leaves with the
+/// card's profile; one whose card goes after it (a headset disconnected) is gone. Recorded card
+/// data again: a private server has no cards.
+@Suite("PulseAudio: a card switching profile is a route change, not an unplug")
+struct PulseAudioCardProfileTests {
+    static let analogProfile = "output:analog-stereo+input:analog-stereo"
+
+    static func hdmiSink() -> PulseDevice {
+        PulseDevice(
+            kind: .sink, index: 2, name: "alsa_output.pci-0000_00_1f.3.hdmi-stereo", description: "Built-in Audio Digital Stereo (HDMI)",
+            properties: ["device.api": "alsa", "device.class": "sound", "device.bus": "pci", "device.string": "hdmi:0"],
+            ports: [PulsePort(name: "hdmi-output-0", description: "HDMI / DisplayPort", priority: 5900, availability: .yes, type: 10)],
+            activePort: "hdmi-output-0", state: .running, monitorOf: nil, card: 0, ownerModule: 7, sampleRate: 48000, channels: 2,
+            latency: 0, configuredLatency: 0)
+    }
+
+    static func musicOnTheCard() -> (PulseSnapshot, PulseStream) {
+        var snapshot = PulseSnapshot()
+        snapshot.server.serverName = "pulseaudio"
+        let analog = PulseAudioPortTests.laptopSink(headphones: .no)
+        snapshot.server.defaultSinkName = analog.name
+        snapshot.sinks[analog.index] = analog
+        snapshot.cards[0] = PulseCard(index: 0, name: "alsa_card.pci-0000_00_1f.3", activeProfile: analogProfile)
+        let music = PulseStream(
+            kind: .sinkInput, index: 5, name: "playback", device: analog.index, client: 3,
+            properties: ["media.role": "music", "application.name": "Rhythmbox", "module-stream-restore.id": "sink-input-by-media-role:music"],
+            corked: false, muted: false, channelVolumes: [65536, 65536], volumeWritable: true, sampleRate: 44100, bufferLatency: 0)
+        snapshot.sinkInputs[music.index] = music
+        return (snapshot, music)
+    }
+
+    static func kinds(_ events: [BackendEvent]) -> [String] {
+        events.compactMap { event in
+            switch event {
+            case .portAppeared(let port): "appeared \(port.uid)"
+            case .portRemoved(let uid): "removed \(uid)"
+            case .portLeftWithProfile(let uid): "left with profile \(uid)"
+            case .deviceProfileChanged(let card, let profile, let saved): "\(card) profile \(profile)\(saved ? " saved" : "")"
+            default: nil
+            }
+        }
+    }
+
+    @Test func theOldSinkLeavesWithTheProfileAndTheCardSaysWhichCame() {
+        let backend = PulseAudioPortTests.offlineBackend()
+        var events: [BackendEvent] = []
+        backend.onEvent = { events.append($0) }
+        var (snapshot, _) = Self.musicOnTheCard()
+        backend.handle(.synced, in: snapshot)
+        #expect(Self.kinds(events) == ["card 0 profile \(Self.analogProfile)"])
+        events.removeAll()
+
+        let analog = snapshot.sinks.removeValue(forKey: 1)!
+        backend.handle(.deviceRemoved(analog), in: snapshot)
+        let hdmi = Self.hdmiSink()
+        snapshot.sinks[hdmi.index] = hdmi
+        backend.handle(.deviceAdded(hdmi), in: snapshot)
+        snapshot.cards[0]?.activeProfile = "output:hdmi-stereo"
+        backend.handle(.cardChanged(snapshot.cards[0]!), in: snapshot)
+        #expect(Self.kinds(events) == [
+            "left with profile \(PulseAudioPortTests.sinkName):analog-output-speaker",
+            "appeared \(hdmi.name):hdmi-output-0",
+            "card 0 profile output:hdmi-stereo",
+        ])
+    }
+
+    @Test func aSinkWhoseCardGoesAfterItIsGone() {
+        let backend = PulseAudioPortTests.offlineBackend()
+        var events: [BackendEvent] = []
+        backend.onEvent = { events.append($0) }
+        var (snapshot, _) = Self.musicOnTheCard()
+        backend.handle(.synced, in: snapshot)
+        events.removeAll()
+        let analog = snapshot.sinks.removeValue(forKey: 1)!
+        backend.handle(.deviceRemoved(analog), in: snapshot)
+        let card = snapshot.cards.removeValue(forKey: 0)!
+        backend.handle(.cardRemoved(card), in: snapshot)
+        #expect(Self.kinds(events) == [
+            "left with profile \(PulseAudioPortTests.sinkName):analog-output-speaker",
+            "removed \(PulseAudioPortTests.sinkName):analog-output-speaker",
+        ])
+    }
+
+    /// The whole chain (the real coordinator, a virtual loop): the switch pauses nothing; the
+    /// card unplugged pauses the music.
+    @Test func aSwitchLeavesTheMusicPlayingAndADisconnectPausesIt() throws {
+        let backend = PulseAudioPortTests.offlineBackend()
+        let loop = VirtualLoop()
+        let coordinator = try PolicyCoordinator.onShippedRules(backend, loop: loop)
+        backend.onEvent = { coordinator.handle($0) }
+        var (snapshot, music) = Self.musicOnTheCard()
+        backend.handle(.synced, in: snapshot)
+
+        let analog = snapshot.sinks.removeValue(forKey: 1)!
+        backend.handle(.deviceRemoved(analog), in: snapshot)
+        let hdmi = Self.hdmiSink()
+        snapshot.sinks[hdmi.index] = hdmi
+        snapshot.server.defaultSinkName = hdmi.name
+        backend.handle(.deviceAdded(hdmi), in: snapshot)
+        var moved = music
+        moved.device = hdmi.index  // the server moves the old sink's streams to the new one
+        snapshot.sinkInputs[moved.index] = moved
+        backend.handle(.streamChanged(moved, previous: music), in: snapshot)
+        snapshot.cards[0]?.activeProfile = "output:hdmi-stereo"
+        backend.handle(.cardChanged(snapshot.cards[0]!), in: snapshot)
+        loop.advance(by: .seconds(4))  // past the switch's bound
+        #expect(!backend.isHeld(.playback(5)), "a profile switch is no unplug")
+
+        snapshot.sinks.removeValue(forKey: hdmi.index)
+        backend.handle(.deviceRemoved(hdmi), in: snapshot)
+        let card = snapshot.cards.removeValue(forKey: 0)!
+        backend.handle(.cardRemoved(card), in: snapshot)
+        #expect(backend.isHeld(.playback(5)), "the card went: paused on unplug")
+    }
+}

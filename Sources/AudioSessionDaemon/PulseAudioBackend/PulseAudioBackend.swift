@@ -36,6 +36,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// Runs once ``unreported`` is empty (the exit's write-back).
     private var whenReported: (() -> Void)?
     private var ports = PortTracker<DeviceID>()
+    private var profileSwitches = ProfileSwitchWatch()
     /// Devices' levels (sources: not monitors) and data sources as last reported.
     private var deviceReports = DeviceReports()
     /// What we wrote as a linear volume, by the server's step it became: a value read back is
@@ -110,6 +111,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
                 + snapshot.sourceOutputs.values.filter { !PulseLevelMeter.isMeter($0) }.sorted { $0.index < $1.index }
                 .compactMap(backendStream)
             let available = ports.attach(devices(in: snapshot).map { (Self.id(of: $0), offers($0)) })
+            profileSwitches.attached(available)
             let defaults = defaultPortUIDs(in: snapshot)
             reportedDefaults = defaults
             onEvent?(.attached(streams: streams, ports: available, defaultOutput: defaults.output, defaultInput: defaults.input))
@@ -120,6 +122,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
                 reportLevels(of: device)
                 reportDataSources(of: device)
             }
+            for card in snapshot.cards.values.sorted(by: { $0.index < $1.index }) { reportProfile(of: card) }
             for stream in snapshot.sinkInputs.values { parking.adopt(stream, in: snapshot) }
             for stream in snapshot.sourceOutputs.values where !PulseLevelMeter.isMeter(stream) { parking.adopt(stream, in: snapshot) }
         case .disconnected:
@@ -133,6 +136,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             restoreRecords.lost()
             defaults.lost()
             ports.reset()
+            profileSwitches.reset()
             deviceReports.reset()
             stopMetering()  // their record streams went with the connection
             onEvent?(.lost)
@@ -174,6 +178,12 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             parking.deviceRemoved(device)
             report(ports.removed(Self.id(of: device)))
             report(deviceReports.removed(Self.id(of: device)))
+        case .cardChanged(let card) where attached:
+            reportProfile(of: card)
+        case .cardRemoved(let card) where attached:
+            // A headset disconnected: the ports that left with its profile are gone.
+            report(profileSwitches.deviceRemoved(named: PulsePorts.cardID(card.index)))
+            report(deviceReports.profile(nil, saved: false, ofCard: PulsePorts.cardID(card.index)))
         case .serverChanged where attached:
             reportDefaults(in: snapshot)
             reportHardware(in: snapshot)
@@ -217,8 +227,19 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         return corrected
     }
 
+    /// Backend events, with a port that goes while its card stays told as leaving with its
+    /// card's profile (``ProfileSwitchWatch``).
     private func report(_ events: [BackendEvent]) {
-        for event in events { onEvent?(event) }
+        let cards = snapshot.cards.keys
+        let translated = profileSwitches.translate(events) { device in cards.contains { PulsePorts.cardID($0) == device } }
+        for event in translated { onEvent?(event) }
+    }
+
+    /// A card's active profile. PulseAudio does not say whether its user saved it: a client's
+    /// choice always is (module-card-restore), and its own modules' switches never are
+    /// (module-bluetooth-policy), so a switch is told as a route configuration change.
+    private func reportProfile(of card: PulseCard) {
+        report(deviceReports.profile(card.activeProfile, saved: false, ofCard: PulsePorts.cardID(card.index)))
     }
 
     /// The user's default changes, as port events; our own (``DefaultDeviceChoice``) coming

@@ -16,7 +16,7 @@ enum PulsePorts {
         let base = Port(
             uid: device.name, nodeID: device.index, name: device.description.isEmpty ? device.name : device.description,
             type: rule?(properties) ?? deviceType(properties, direction: direction), direction: direction,
-            channels: max(1, device.channels), deviceID: device.card.map { "card \($0)" })
+            channels: max(1, device.channels), deviceID: device.card.map(cardID))
         guard !device.ports.isEmpty else { return [.init(port: base, available: true)] }
         return device.ports.map { pulsePort in
             var port = base
@@ -30,6 +30,9 @@ enum PulsePorts {
             return .init(port: port, available: pulsePort.availability != .no)
         }
     }
+
+    /// The policy's name for a card (`Port.deviceID`).
+    static func cardID(_ index: UInt32) -> String { "card \(index)" }
 
     /// A device's data sources: its available ports, numbered by their place in its list, and
     /// the active one. Nil for a device without ports.

@@ -16,6 +16,8 @@
     X(pa_context_disconnect) \
     X(pa_context_errno) \
     X(pa_context_get_client_info) \
+    X(pa_context_get_card_info_by_index) \
+    X(pa_context_get_card_info_list) \
     X(pa_context_get_client_info_list) \
     X(pa_context_get_module_info) \
     X(pa_context_get_module_info_list) \
