@@ -216,9 +216,12 @@ extension PrivatePipeWire {
     /// it plays, and are left out.
     public func linkedDevices(of nodeName: String) throws -> Set<String> {
         var devices = Set<String>()
+        // `node.name:port.name`: a node's name may have colons of its own (WirePlumber's stand-in
+        // for a headset's microphone keeps its address's), a port's has none.
+        func node(of port: String) -> String? { port.lastIndex(of: ":").map { String(port[..<$0]) } }
         for entry in try portLinks() {
-            let output = entry.outputPort.split(separator: ":").first.map(String.init)
-            let input = entry.inputPort.split(separator: ":").first.map(String.init)
+            let output = node(of: entry.outputPort)
+            let input = node(of: entry.inputPort)
             if [output, input].contains(where: { $0?.hasPrefix("audiosession-meter-") == true }) { continue }
             if output == nodeName, let input { devices.insert(input) }
             if input == nodeName, let output { devices.insert(output) }

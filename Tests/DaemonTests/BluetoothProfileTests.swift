@@ -95,8 +95,8 @@ struct BluetoothProfileTests {
     }
 
     /// A headset in A2DP, the last output in, with mpv's music playing on it.
-    static func headsetPlayingMusic(_ rig: Rig) async throws -> BluetoothHeadset {
-        let headset = try rig.sandbox.startBluetoothHeadset()
+    static func headsetPlayingMusic(_ rig: Rig, standIn: Bool = false) async throws -> BluetoothHeadset {
+        let headset = try rig.sandbox.startBluetoothHeadset(standIn: standIn)
         _ = try await rig.startPlayingMusic()
         try await eventually("the music plays on the headset") {
             let profiles = try Self.musicPlaysOn(rig)
@@ -123,10 +123,14 @@ struct BluetoothProfileTests {
     /// A voiceChat call (an explicit session, `audiosessionctl run`) while the headset is the
     /// user's output: the headset goes to HFP for it, the call records from the headset's
     /// microphone, and the headset gets A2DP back after the call, with the music playing on it.
-    @Test func aCallTakesTheHeadsetToHFPAndGivesItBackAfter() async throws {
+    /// With WirePlumber 0.5's stand-in (a WirePlumber for devices whose autoswitch was left on),
+    /// the headset's microphone is the stand-in, in every profile, and the HFP source behind it is
+    /// WirePlumber's alone: the call records from the stand-in.
+    @Test(arguments: [false, true])
+    func aCallTakesTheHeadsetToHFPAndGivesItBackAfter(withStandIn: Bool) async throws {
         let rig = try await Rig().ready()
         defer { rig.stop() }
-        let headset = try await Self.headsetPlayingMusic(rig)
+        let headset = try await Self.headsetPlayingMusic(rig, standIn: withStandIn)
         let call = try rig.sandbox.spawn(
             DaemonProcess.path(of: "audiosessionctl"),
             ["run", "--category", "playAndRecord", "--mode", "voiceChat", "--app", "voip", "--", "pw-record", "-P", "{ node.name = voip-mic }", "/dev/null"],
@@ -135,7 +139,7 @@ struct BluetoothProfileTests {
             try Self.activeProfile(of: headset, in: rig).map { BluetoothHeadset.Profile.headsetHeadUnit.matches($0) } == true
         }
         #expect(headset.profileRequests.allSatisfy { !$0.save }, "never saved as the user's choice")
-        try await rig.waitUntilLinked("voip-mic", to: [headset.sourceName])
+        try await rig.waitUntilLinked("voip-mic", to: [headset.standInName ?? headset.sourceName])
         try await rig.waitForStatus("Paused")
 
         call.terminate()
