@@ -174,6 +174,44 @@ struct WirePlumberForDevicesOnlyTests {
         #expect(try call.daemon.terminate() == 0)
     }
 
+    /// Beside WirePlumber for devices, a switch someone else makes (a mixer's profile list, a
+    /// program: `pw-cli`) is a route change for the music on the headset, not an unplug: it plays
+    /// on, on the new profile's sink, and its session hears one route change each way,
+    /// `routeConfigurationChange` unsaved and `override` for the user's saved choice.
+    @Test func besideWirePlumberASwitchSomeoneMakesIsOneRouteChangeAndPausesNothing() throws {
+        let sandbox = try sandbox()
+        defer { sandbox.stop() }
+        _ = try sandbox.startWirePlumber(configuration: Self.dropIn, managingDevicesOnly: true)
+        let headset = try sandbox.startBluetoothHeadset()
+        let bus = try PrivateSessionBus()
+        defer { bus.stop() }
+        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose"], environment: bus.environment)
+        defer { _ = try? daemon.terminate() }
+        let oracle = SessionOracle(sandbox: sandbox, busAddress: bus.address)
+        try waitUntil(timeout: .seconds(10), "the daemon answers on the bus") { (try? oracle.status()) != nil }
+        let monitor = try sandbox.spawn(DaemonProcess.path(of: "audiosessionctl"), ["monitor", "--json"], extraEnvironment: bus.environment)
+        defer { monitor.terminate() }
+        try waitUntil(timeout: .seconds(10), "the monitor watches the daemon") { monitor.output.contains("\"signal\":\"Watching\"") }
+        let music = try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
+        try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: headset.sinkName, in: sandbox, daemon: daemon)
+        let session = try #require(try oracle.session(ofProcess: music.pid))
+        let routeChanges = { BluetoothProfileTests.decisions(of: session.id, in: monitor).filter { $0.hasPrefix("routeChanged") } }
+        let before = routeChanges().count
+
+        let hfp = headset.shapes.index(of: .headsetHeadUnit), a2dp = headset.shapes.index(of: .a2dpSink)
+        try sandbox.run("pw-cli", ["set-param", String(headset.globalID), "Profile", "{ index: \(hfp), save: false }"])
+        try waitUntil(timeout: .seconds(10), "the music's session hears the switch to HFP (\(routeChanges()))") { routeChanges().count > before }
+        try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: headset.sinkName, channels: 2, in: sandbox, daemon: daemon)
+        #expect(try sandbox.dump().nodes.first { $0.name == headset.sinkName }?.property("api.bluez5.profile") == "headset-head-unit")
+        try sandbox.run("pw-cli", ["set-param", String(headset.globalID), "Profile", "{ index: \(a2dp), save: true }"])
+        try waitUntil(timeout: .seconds(10), "the music's session hears the switch back (\(routeChanges()))") { routeChanges().count > before + 1 }
+        try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: headset.sinkName, in: sandbox, daemon: daemon)
+        let decisions = BluetoothProfileTests.decisions(of: session.id, in: monitor)
+        #expect(Array(routeChanges().dropFirst(before)) == ["routeChanged routeConfigurationChange", "routeChanged override"], "\(decisions)")
+        #expect(!decisions.contains("pauseForRouteLoss") && !decisions.contains { $0.hasPrefix("interruption") }, "\(decisions)")
+        #expect(try oracle.session(ofProcess: music.pid)?.activity == "active")
+    }
+
     /// The call, implicit or explicit (voiceChat), records from the headset's HFP microphone
     /// beside WirePlumber as it does alone.
     @Test(arguments: [false, true])
