@@ -26,6 +26,13 @@ public final class AudioSessionManager: Sendable {
 
     public func silentMode() async throws -> Bool { try await property("SilentMode").boolValue ?? false }
 
+    /// Whether the user's login session is locked, as logind told the daemon (false from an older
+    /// daemon, or without logind): it silences what silent mode does.
+    public func screenLocked() async throws -> Bool { (try? await property("ScreenLocked").boolValue) ?? false }
+
+    /// Whether the system is going to sleep (logind's `PrepareForSleep`), until it woke.
+    public func isAsleep() async throws -> Bool { (try? await property("Asleep").boolValue) ?? false }
+
     /// Whether the daemon links streams now, and why (`--linking`): "linking streams: no other
     /// session manager (--linking=auto)", "not linking: WirePlumber links streams (--linking=auto)".
     public func linking() async throws -> String { try await property("Linking").stringValue ?? "" }

@@ -98,30 +98,34 @@ struct LogindWatcherTests {
         defer { bus.stop() }
         let login = try await FakeLogin1(busAddress: bus.address)
         defer { login.close() }
-        let daemon = try DaemonProcess(in: sandbox, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "c7"])
-        func waitForLog(_ text: String) async throws {
-            try await eventually(timeout: .seconds(10), "the daemon logs '\(text)'; log:\n\(daemon.log)") {
-                daemon.log.contains(text)
+        let daemon = try DaemonProcess(
+            in: sandbox, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "c7"])
+        let oracle = SessionOracle(sandbox: sandbox, busAddress: bus.address)
+        /// Waits until the daemon's `status --json` says `key` is `value`.
+        func waitForStatus(_ key: String, _ value: Bool) async throws {
+            try await eventually(timeout: .seconds(10), "the daemon's status says \(key) \(value); log:\n\(daemon.log)") {
+                (try? oracle.status()[key] as? Bool) == value
             }
         }
-        try await waitForLog("watching logind session \(FakeLogin1.sessionPath)")
         let watcher = try VolumeWatcher(sandbox)
         _ = try sandbox.play(role: "Game", file: try sandbox.testTone(), extraArguments: ["-P", "{ node.name = game }"])
         try await eventually(timeout: .seconds(5), "the game stream is linked") {
             try sandbox.linkedDevices(of: "game") == ["headphones"]
         }
 
+        // Locked before or after the daemon subscribed: it reads the lock state once subscribed.
         try login.lock(true)
-        try await waitForLog("screen locked")
+        try await waitForStatus("screenLocked", true)
         try await eventually(timeout: .seconds(5), "the game is silenced") { watcher.volume(of: "game") == 0 }
         try login.lock(false)
-        try await waitForLog("screen unlocked")
+        try await waitForStatus("screenLocked", false)
         try await eventually(timeout: .seconds(5), "the game is back") { watcher.volume(of: "game") == 1 }
 
+        // The sleep signal was subscribed to before the session's lock was read.
         try login.prepareForSleep(true)
-        try await waitForLog("system going to sleep")
+        try await waitForStatus("asleep", true)
         try login.prepareForSleep(false)
-        try await waitForLog("system woke up")
+        try await waitForStatus("asleep", false)
     }
 }
 
@@ -145,9 +149,8 @@ struct LockedActivationTests {
         let daemon = try DaemonProcess(
             in: sandbox,
             environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "c7"])
-        try await eventually(timeout: .seconds(10), "the daemon serves its API; log:\n\(daemon.log)") {
-            daemon.log.contains("watching logind session") && daemon.log.contains("serving org.audiosession.Manager1")
-        }
+        let oracle = SessionOracle(sandbox: sandbox, busAddress: bus.address)
+        try await eventually(timeout: .seconds(10), "the daemon serves its API; log:\n\(daemon.log)") { (try? oracle.status()) != nil }
         _ = try sandbox.play(role: "Music", file: try sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try await eventually(timeout: .seconds(5), "the music plays") { try sandbox.linkedDevices(of: "music") == ["headphones"] }
 
@@ -164,14 +167,14 @@ struct LockedActivationTests {
         try await session("SetCategory", [.string("playback"), .string("default"), .uint32(0)])
 
         try login.lock(true)
-        try await eventually(timeout: .seconds(10), "the daemon saw the lock") { daemon.log.contains("screen locked") }
+        try await eventually(timeout: .seconds(10), "the daemon saw the lock") { (try? oracle.status()["screenLocked"] as? Bool) == true }
         var refusal: BusError?
         do { try await session("SetActive", [.bool(true), .uint32(0)]) } catch let error as BusError { refusal = error }
         #expect(refusal?.name == "org.audiosession.Error.CannotInterruptOthers", "\(String(describing: refusal))")
         #expect(try sandbox.linkedDevices(of: "music") == ["headphones"], "the music plays on")
 
         try login.lock(false)
-        try await eventually(timeout: .seconds(10), "the daemon saw the unlock") { daemon.log.contains("screen unlocked") }
+        try await eventually(timeout: .seconds(10), "the daemon saw the unlock") { (try? oracle.status()["screenLocked"] as? Bool) == false }
         try await session("SetActive", [.bool(true), .uint32(0)])
         try await eventually(timeout: .seconds(5), "the music is interrupted (strict)") { try sandbox.linkedDevices(of: "music").isEmpty }
     }

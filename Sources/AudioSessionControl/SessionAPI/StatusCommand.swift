@@ -18,6 +18,8 @@ struct StatusCommand: AsyncParsableCommand {
             let manager = try connection.manager()
             defer { manager.close() }
             let silent = try await manager.silentMode()
+            let locked = try await manager.screenLocked()
+            let asleep = try await manager.isAsleep()
             let linking = try await manager.linking()
             let headsets = try await manager.headsetSwitching()
             let server = try await manager.audioServer()
@@ -28,6 +30,8 @@ struct StatusCommand: AsyncParsableCommand {
             if json {
                 var object: [String: Any] = [
                     "silentMode": silent,
+                    "screenLocked": locked,
+                    "asleep": asleep,
                     "linking": linking,
                     "headsetSwitching": headsets,
                     "audioServer": server,
@@ -46,8 +50,8 @@ struct StatusCommand: AsyncParsableCommand {
                 print(JSONValues.line(object))
             } else {
                 print(Self.table(
-                    sessions: sessions, silent: silent, server: server, linking: linking, headsets: headsets, route: route,
-                    available: available, clock: clock))
+                    sessions: sessions, silent: silent, locked: locked, server: server, linking: linking, headsets: headsets,
+                    route: route, available: available, clock: clock))
             }
         }
     }
@@ -76,14 +80,14 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     static func table(
-        sessions: [[String: BusValue]], silent: Bool, server: String = "", linking: String = "", headsets: String = "",
+        sessions: [[String: BusValue]], silent: Bool, locked: Bool = false, server: String = "", linking: String = "", headsets: String = "",
         route: RouteDescription, available: RouteDescription = RouteDescription(),
         clock: GraphClock? = nil
     ) -> String {
         var lines = [
             "audio server: \(server.isEmpty ? "unknown (an older daemon)" : server)",
             "hardware: \(clock.map(describe) ?? "unknown (an older daemon)")",
-            "silent mode: \(silent ? "on" : "off")",
+            "silent mode: \(silent ? "on" : "off")\(locked ? " (the screen is locked: silenced as if on)" : "")",
             "linking: \(linking.isEmpty ? "unknown (an older daemon)" : linking)",
             "headsets: \(headsets.isEmpty ? "unknown (an older daemon)" : headsets)",
             "route: out \(route.outputs.map(\.description).joined(separator: ", ")) · in \(route.inputs.map(\.description).joined(separator: ", "))",

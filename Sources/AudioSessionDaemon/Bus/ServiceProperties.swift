@@ -15,6 +15,9 @@ extension SessionService {
         let hardware = coordinator.engine.actualHardware()
         return [
             "SilentMode": .bool(silentMode),
+            // What logind said: a locked screen silences what silent mode does; asleep until it woke.
+            "ScreenLocked": .bool(coordinator.engine.screenLocked),
+            "Asleep": .bool(coordinator.engine.isAsleep),
             "Linking": .string(coordinator.linkingReason),
             "HeadsetSwitching": .string(coordinator.headsetSwitching),
             "AudioServer": .string(audioServer),

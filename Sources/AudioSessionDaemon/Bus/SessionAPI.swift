@@ -30,6 +30,8 @@ enum SessionAPI {
         ],
         properties: [
             BusProperty("SilentMode", "b"),
+            BusProperty("ScreenLocked", "b"),
+            BusProperty("Asleep", "b"),
             BusProperty("Linking", "s"),
             BusProperty("HeadsetSwitching", "s"),
             BusProperty("AudioServer", "s"),
