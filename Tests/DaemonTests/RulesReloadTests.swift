@@ -10,8 +10,11 @@ struct RulesReloadTests {
         let sandbox = try PrivatePipeWire()
         let rules = sandbox.directory.appendingPathComponent("rules.d")
         try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
-        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--rules", rules.path])
+        let bus = try PrivateSessionBus()
+        defer { bus.stop() }
+        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--rules", rules.path], environment: bus.environment)
         try daemon.waitUntilReady()
+        let oracle = SessionOracle(sandbox: sandbox, busAddress: bus.address)
         let watcher = try VolumeWatcher(sandbox)
         let tone = try sandbox.testTone()
         try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
@@ -25,8 +28,11 @@ struct RulesReloadTests {
                   actions = { classify = { category = playback  options = [ mixWithOthers ]  class = media } } }
             ]
             """.write(to: rules.appendingPathComponent("50-quiet.conf"), atomically: true, encoding: .utf8)
-        try daemon.waitForLog("rules reloaded")
-        try daemon.waitForLog("re-classified: playback [mixWithOthers] class media")
+        try waitUntil(timeout: .seconds(10), "the chime's session is re-classified (sessions: \((try? oracle.sessions().map(\.summary)) ?? [])); log:\n\(daemon.log)") {
+            let chime = try sandbox.dump().node(named: "chime")?.id
+            let session = try oracle.sessions().first { chime.map($0.streams.contains) == true }
+            return session?.category == "playback" && session?.priorityClass == "media"
+        }
         try watcher.waitForVolume(of: "music", 1.0)
 
         // A broken edit: reported with file and line, the previous rules stay in force.
