@@ -290,8 +290,9 @@ struct PulseAudioBackendTests {
 @Suite("audiosessiond on PulseAudio: headphones go away", .serialized)
 struct PulseAudioUnplugRaceTests {
     /// A private PulseAudio whose null sinks are typed as a speaker and headphones by a port
-    /// rule, `default` the default sink, and the daemon on it.
-    private func start(default sink: String) throws -> (PrivatePulseAudio, PulseWatcher, DaemonProcess) {
+    /// rule, `default` the default sink, and the daemon on it, on a private bus whose decisions
+    /// a monitor reads.
+    private func start(default sink: String) throws -> Stage {
         let pulse = try PrivatePulseAudio(sinks: ["speakers", "headphones"])
         _ = try pulse.pactl(["set-default-sink", sink])
         let rules = pulse.directory.appendingPathComponent("rules")
@@ -304,25 +305,63 @@ struct PulseAudioUnplugRaceTests {
             ]
             """.write(to: rules.appendingPathComponent("90-test-ports.conf"), atomically: true, encoding: .utf8)
         let watcher = try PulseWatcher(pulse)
-        let daemon = try DaemonProcess(in: pulse, arguments: ["--verbose", "--no-bus", "--rules", rules.path])
+        let bus = try PrivateSessionBus()
+        let daemon = try DaemonProcess(in: pulse, arguments: ["--verbose", "--rules", rules.path], environment: bus.environment)
         try waitUntil(timeout: .seconds(10), "the daemon took over; log:\n\(daemon.log)") {
             watcher.snapshot.sinks.values.contains { $0.name == "audiosession.hold" }
         }
-        return (pulse, watcher, daemon)
+        try daemon.waitUntilReady()
+        let monitor = try pulse.spawn(DaemonProcess.path(of: "audiosessionctl"), ["monitor", "--json"], extraEnvironment: bus.environment)
+        try waitUntil(timeout: .seconds(10), "the monitor watches the daemon") { monitor.output.contains("\"signal\":\"Watching\"") }
+        return Stage(pulse: pulse, watcher: watcher, daemon: daemon, bus: bus, monitor: monitor)
+    }
+
+    struct Stage {
+        let pulse: PrivatePulseAudio
+        let watcher: PulseWatcher
+        let daemon: DaemonProcess
+        let bus: PrivateSessionBus
+        let monitor: ManagedProcess
+
+        /// Every session's route changes so far, as the monitor's `Decision` signals give them:
+        /// `routeChanged <reason>`, and the pauses on unplug (`pauseForRouteLoss`).
+        var routeDecisions: [String] {
+            monitor.output.split(separator: "\n").compactMap { line in
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    object["signal"] as? String == "Decision", let kind = object["kind"] as? String,
+                    kind == "routeChanged" || kind == "pauseForRouteLoss"
+                else { return nil }
+                let reason = (object["details"] as? [String: Any])?["reason"] as? String
+                return reason.map { "\(kind) \($0)" } ?? kind
+            }
+        }
+
+        func waitForRouteDecision(_ decision: String) throws {
+            try waitUntil(timeout: .seconds(5), "the monitor shows \(decision) (it shows \(routeDecisions)); log:\n\(daemon.log)") {
+                routeDecisions.contains(decision)
+            }
+        }
+
+        func stop() {
+            monitor.terminate()
+            pulse.stop()
+            bus.stop()
+        }
     }
 
     /// A USB DAC plugged in takes over (last in wins): it becomes PulseAudio's default sink and
     /// the music follows; at exit the user's default is theirs again.
     @Test func aNewDeviceTakesOverAndTheUsersDefaultComesBackAtExit() throws {
-        let (pulse, watcher, daemon) = try start(default: "speakers")
-        defer { pulse.stop() }
+        let stage = try start(default: "speakers")
+        let (pulse, watcher, daemon) = (stage.pulse, stage.watcher, stage.daemon)
+        defer { stage.stop() }
         _ = try pulse.play(try pulse.testTone(), properties: ["media.role": "music"])
         try watcher.waitForSink(of: "music", "speakers")
         _ = try pulse.pactl(["load-module", "module-null-sink", "sink_name=usb-dac", "sink_properties=device.description=USB-DAC"])
         try watcher.waitForSink(of: "music", "usb-dac")
         #expect(watcher.snapshot.server.defaultSinkName == "usb-dac")
-        try daemon.waitForLog("route change: newDeviceAvailable (1)")
-        #expect(!daemon.log.contains("route change: override"), "our own default is not the user's override: \(daemon.log)")
+        try stage.waitForRouteDecision("routeChanged newDeviceAvailable")
+        #expect(!stage.routeDecisions.contains("routeChanged override"), "our own default is not the user's override: \(stage.routeDecisions)")
         #expect(try daemon.terminate() == 0)
         try waitUntil(timeout: .seconds(5), "the user's default is theirs again (now \(watcher.snapshot.server.defaultSinkName ?? "none"))") {
             watcher.snapshot.server.defaultSinkName == "speakers"
@@ -332,8 +371,9 @@ struct PulseAudioUnplugRaceTests {
 
     /// Killed after a device took over: the next run sets the user's default again.
     @Test func afterASigkillTheNextRunPutsTheUsersDefaultBack() throws {
-        let (pulse, watcher, daemon) = try start(default: "speakers")
-        defer { pulse.stop() }
+        let stage = try start(default: "speakers")
+        let (pulse, watcher, daemon) = (stage.pulse, stage.watcher, stage.daemon)
+        defer { stage.stop() }
         _ = try pulse.pactl(["load-module", "module-null-sink", "sink_name=usb-dac", "sink_properties=device.description=USB-DAC"])
         try waitUntil(timeout: .seconds(5), "the DAC takes over") { watcher.snapshot.server.defaultSinkName == "usb-dac" }
         kill(daemon.process.pid, SIGKILL)
@@ -348,34 +388,37 @@ struct PulseAudioUnplugRaceTests {
 
     /// The user picks a default after ours: theirs stays after the daemon exits.
     @Test func theUsersChoiceAfterOursStaysAtExit() throws {
-        let (pulse, watcher, daemon) = try start(default: "speakers")
-        defer { pulse.stop() }
-        _ = try pulse.play(try pulse.testTone(), properties: ["media.role": "music"])  // a session whose routes the log shows
+        let stage = try start(default: "speakers")
+        let (pulse, watcher, daemon) = (stage.pulse, stage.watcher, stage.daemon)
+        defer { stage.stop() }
+        _ = try pulse.play(try pulse.testTone(), properties: ["media.role": "music"])  // a session whose route changes the monitor shows
         try watcher.waitForSink(of: "music", "speakers")
         _ = try pulse.pactl(["load-module", "module-null-sink", "sink_name=usb-dac", "sink_properties=device.description=USB-DAC"])
         try waitUntil(timeout: .seconds(5), "the DAC takes over") { watcher.snapshot.server.defaultSinkName == "usb-dac" }
         _ = try pulse.pactl(["set-default-sink", "headphones"])
-        try daemon.waitForLog("route change: override (4)", timeout: .seconds(5))
+        try stage.waitForRouteDecision("routeChanged override")
         #expect(try daemon.terminate() == 0)
         #expect(watcher.snapshot.server.defaultSinkName == "headphones", "the user's choice stays")
     }
 
     @Test func theUsersNewDefaultIsAnOverrideAndTheMusicPlaysOn() throws {
-        let (pulse, watcher, daemon) = try start(default: "speakers")
-        defer { pulse.stop() }
+        let stage = try start(default: "speakers")
+        let (pulse, watcher, daemon) = (stage.pulse, stage.watcher, stage.daemon)
+        defer { stage.stop() }
         _ = try pulse.play(try pulse.testTone(), properties: ["media.role": "music"])
         try watcher.waitForSink(of: "music", "speakers")
         _ = try pulse.pactl(["set-default-sink", "headphones"])  // the user's choice (pavucontrol, a desktop applet)
         try watcher.waitForSink(of: "music", "headphones")
-        try daemon.waitForLog("route change: override (4)")
-        #expect(!daemon.log.contains("paused: its output went away"), "an override does not pause: \(daemon.log)")
+        try stage.waitForRouteDecision("routeChanged override")
+        #expect(!stage.routeDecisions.contains("pauseForRouteLoss"), "an override does not pause: \(stage.routeDecisions)")
         #expect(watcher.sinkName(of: "music") == "headphones")
         #expect(try daemon.terminate() == 0)
     }
 
     @Test func unpluggedHeadphonesPauseTheMusicAfterPulseAudioMovedIt() throws {
-        let (pulse, watcher, daemon) = try start(default: "headphones")
-        defer { pulse.stop() }
+        let stage = try start(default: "headphones")
+        let (pulse, watcher, daemon) = (stage.pulse, stage.watcher, stage.daemon)
+        defer { stage.stop() }
         _ = try pulse.play(try pulse.testTone(), properties: ["media.role": "music"])
         try watcher.waitForSink(of: "music", "headphones")
         let music = try #require(watcher.sinkInput("music")).index
@@ -383,7 +426,7 @@ struct PulseAudioUnplugRaceTests {
 
         _ = try pulse.pactl(["unload-module", String(module)])  // the headphones go away
         try watcher.waitForSink(of: "music", "audiosession.hold", timeout: .seconds(5))
-        try daemon.waitForLog("oldDeviceUnavailable")
+        try stage.waitForRouteDecision("routeChanged oldDeviceUnavailable")
         let gone = try #require(watcher.removal(of: "headphones"))
         let moves = watcher.moves.filter { $0.stream == music && $0.at >= gone }
         let onSpeakers = moves.first { $0.sink == "speakers" }?.at
