@@ -16,16 +16,30 @@ struct ClassificationTests {
 
     @Test func aRolelessZoomIsACallThatInterruptsARolelessSpotify() throws {
         let sandbox = try PrivatePipeWire()
-        let daemon = try DaemonProcess(in: sandbox)
+        let bus = try PrivateSessionBus()
+        defer { bus.stop() }
+        let daemon = try DaemonProcess(in: sandbox, environment: bus.environment)
         try daemon.waitUntilReady()
+        let oracle = SessionOracle(sandbox: sandbox, busAddress: bus.address)
+        /// The session of `process`, once it is classified as `category` (`status --json`).
+        func waitForSession(of process: ManagedProcess, _ category: String) throws -> SessionOracle.Session {
+            var session: SessionOracle.Session?
+            try waitUntil(timeout: .seconds(10), "pid \(process.pid) is \(category) (now \(session?.summary ?? "no session"))") {
+                session = try oracle.session(ofProcess: process.pid)
+                return session?.category == category
+            }
+            return session!
+        }
         let tone = try sandbox.testTone()
         // `--media-role ""`: pw-cat would otherwise say Music; these apps say nothing.
-        try sandbox.spawn(try app(named: "spotify", in: sandbox), ["-p", "--media-role", "", "-P", "{ node.name = music }", tone.path])
+        let spotify = try sandbox.spawn(try app(named: "spotify", in: sandbox), ["-p", "--media-role", "", "-P", "{ node.name = music }", tone.path])
         try sandbox.waitUntilLinked("music", to: ["headphones"])
-        try daemon.waitForLog("for 'spotify': playback class media")
+        let music = try waitForSession(of: spotify, "playback")
+        #expect(music.priorityClass == "media" && music.classifiedBy.hasPrefix("rules"), "\(music.summary)")
 
         let zoom = try sandbox.spawn(try app(named: "zoom", in: sandbox), ["-p", "--media-role", "", "-P", "{ node.name = meeting }", tone.path])
-        try daemon.waitForLog("for 'zoom': playAndRecord/voiceChat")
+        let meeting = try waitForSession(of: zoom, "playAndRecord")
+        #expect(meeting.mode == "voiceChat", "\(meeting.summary)")
         try sandbox.waitUntilLinked("meeting", to: ["headphones"])
         try sandbox.waitUntilLinked("music", to: [])  // the call interrupts the music
         zoom.terminate()
