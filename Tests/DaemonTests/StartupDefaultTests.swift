@@ -41,13 +41,13 @@ struct StartupDefaultTests {
         #expect(try daemon.terminate() == 0)
 
         let next = try DaemonProcess(in: sandbox)
-        try next.waitForLog("the user's chosen default kept: default.configured.audio.sink")
+        try next.waitUntilReady()  // attached, and its default metadata published
         try waitForDefaultSink("speaker", in: sandbox, "speaker is still the default sink")
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try sandbox.waitUntilLinked("music", to: ["speaker"])
 
         try sandbox.restart()
-        try next.waitForLog("the user's chosen default kept: default.configured.audio.sink", count: 2)
+        try next.waitUntilReady(count: 2)  // attached to the new PipeWire
         try waitForDefaultSink("speaker", in: sandbox, "speaker is the default sink after PipeWire's restart")
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music2 }"])
         try sandbox.waitUntilLinked("music2", to: ["speaker"])
