@@ -207,7 +207,6 @@ struct EnforcementTests {
         #expect(watcher.volume(of: "music") == duckLevel)
         // ... until the next start reads its journal and undoes it.
         let next = try DaemonProcess(in: sandbox)
-        try next.waitForLog("undoing what a previous run left behind")
         try watcher.waitForVolume(of: "music", 1.0)
         try sandbox.waitUntilLinked("music", to: ["headphones"])
         #expect(try next.terminate() == 0)
