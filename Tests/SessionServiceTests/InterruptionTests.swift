@@ -128,7 +128,6 @@ struct InterruptionTests {
         }
         let alone = try prompt()
         #expect(alone.contains("prompt style normal\nspeaking: In 300 metres, turn left\ndone; others notified"), "\(alone)")
-        #expect(sandbox.log.contains("navigation-example"), "its session, in the daemon's log")
 
         let tone = try sandbox.pipewire.testTone()
         let call = try sandbox.pipewire.play(role: "Communication", file: tone, extraArguments: ["-P", "{ node.name = call }"])
