@@ -21,11 +21,18 @@ struct ConnectionLifecycleTests {
 
     @Test func pipeWireRestartIsMediaServicesLostAndReset() throws {
         let sandbox = try PrivatePipeWire()
-        let daemon = try DaemonProcess(in: sandbox)
+        let bus = try PrivateSessionBus()
+        defer { bus.stop() }
+        let daemon = try DaemonProcess(in: sandbox, environment: bus.environment)
         try daemon.waitUntilReady()
+        let decisions = try BusDecisions(in: sandbox, bus: bus)
+        defer { decisions.terminate() }
         try sandbox.restart()
-        try daemon.waitForLog("media services lost")
         try daemon.waitUntilReady(count: 2)
+        // What every session hears (AVAudioSession's media services lost, then reset), in order.
+        try waitUntil(timeout: .seconds(5), "the monitor shows media services lost and reset (\(decisions.all.map(\.kind)))") {
+            decisions.all.map(\.kind).filter { $0.hasPrefix("mediaServices") } == ["mediaServicesLost", "mediaServicesReset"]
+        }
         // State is rebuilt: a new stream on the new PipeWire is linked, and defaults are provided again.
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = after-restart }"])
         try waitUntil(timeout: .seconds(5), "the new stream is linked") {

@@ -71,7 +71,8 @@ struct RealBrowserPolicyTests {
         try browser.hangUp()
         try await rig.waitForStatus("Playing")
         print("\(kind): hang-up → mpv Playing again in \((ContinuousClock.now - hungUp).formatted(.units(allowed: [.milliseconds])))")
-        #expect(!rig.log.contains("capture silenced"))
+        let silenced = try RealAppPolicyTests.oracle(rig).sessions().filter(\.captureSilenced)
+        #expect(silenced.isEmpty, "no microphone silenced: \(silenced.map(\.summary))")
     }
 
     @Test(arguments: RealBrowser.Kind.allCases)
