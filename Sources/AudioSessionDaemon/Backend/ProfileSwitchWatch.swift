@@ -5,7 +5,9 @@ import SessionPolicy
 /// the device stays; only a disconnect removes the device. A port whose node (or route) goes
 /// while its device is still in the graph is reported as leaving with its profile
 /// (``BackendEvent/portLeftWithProfile(uid:)``), for the policy to wait for its replacement;
-/// if the device goes after all, the port is reported gone then.
+/// if the device goes after all, the port is reported gone then. Server-neutral: PipeWire's
+/// devices and PulseAudio's cards both switch this way (a server removes the old profile's
+/// nodes before the device, or the card, on a disconnect).
 ///
 /// The facts only: how long to wait, and what a switch means for sessions, is the policy's
 /// (``ProfileSwitch``).

@@ -3,8 +3,8 @@ import Testing
 
 @testable import AudioSessionDaemon
 
-/// The PipeWire backend tells a device switching profile from an unplug by whether the device
-/// is still there when its port goes.
+/// Both backends tell a device switching profile from an unplug by whether the device (a
+/// PipeWire device, a PulseAudio card) is still there when its port goes.
 @Suite("A port that goes while its device stays leaves with the device's profile")
 struct ProfileSwitchWatchTests {
     let a2dp = Port(uid: "bt.1:headset-output", nodeID: 50, type: .bluetoothA2DP, direction: .output, deviceID: "bt")
