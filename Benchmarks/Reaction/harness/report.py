@@ -190,8 +190,14 @@ def goals(results):
         warm = warm_p50(results, system, "interrupt")
         spells = after_quiet_spells(results, system, "interrupt")
         if warm and spells:
-            rows.append((f"a call after 5 s / 60 s of quiet within 1.2× of warm p50 ({stack})",
-                         f"worst {ms(max(spells))} ms vs {ms(warm)} ms ({max(spells) / warm:.2f}×)", max(spells) <= 1.2 * warm))
+            measured = f"worst {ms(max(spells))} ms vs {ms(warm)} ms ({max(spells) / warm:.2f}×)"
+            floor_warm = warm_p50(results, system, "reflex")
+            floor_spells = after_quiet_spells(results, system, "reflex")
+            if floor_warm and floor_spells:
+                # The floor slows down after a quiet spell too: what no policy's code can win back.
+                measured += (f"; the reflex floor after the same spells: worst {ms(max(floor_spells))} ms vs "
+                             f"{ms(floor_warm)} ms warm ({max(floor_spells) / floor_warm:.2f}×)")
+            rows.append((f"a call after 5 s / 60 s of quiet within 1.2× of warm p50 ({stack})", measured, max(spells) <= 1.2 * warm))
     lines = ["| goal | measured | met |", "|---|---|---|"]
     lines += [f"| {g} | {m} | {'yes' if ok else '**no**'} |" for g, m, ok in rows]
     return "\n".join(lines)
@@ -485,9 +491,12 @@ QUIET_ROUNDS = [("5s", "after 5 s"), ("60s", "after 60 s"), ("60s-dropped", "aft
 
 
 def warm_p50(results, system, scenario):
-    """The same reaction on a warm daemon in this run: a call at 10 streams, a notification at 1."""
+    """The same reaction on a warm daemon in this run: a call at 10 streams, a notification at 1,
+    the reflex floor at 10 streams."""
     if scenario == "interrupt":
         stats = get(results, system, "scales", "10", "a_first_us")
+    elif scenario == "reflex":
+        stats = get(results, system, "reflex", "10", "a_first_us")
     else:
         stats = get(results, system, "duck", "1", "b_first_us")
     return stats and stats["p50"]
@@ -515,14 +524,21 @@ def after_quiet_section(results):
            "| system | reaction | warm p50 ms | " + " | ".join(f"{label} ms" for _, label in QUIET_ROUNDS) + " | worst / warm |",
            "|---|---|---:|" + "---:|" * len(QUIET_ROUNDS) + "---:|"]
     for system, name in systems:
-        for scenario, what in (("interrupt", "call: first victim"), ("duck", "notification: first step")):
+        for scenario, what in (("interrupt", "call: first victim"), ("duck", "notification: first step"),
+                               ("reflex", "the reflex floor: first victim cut by the observer")):
+            if not get(results, system, "after_quiet", "5s", scenario):
+                continue
             warm = warm_p50(results, system, scenario)
             cells = [", ".join(ms(v) for v in get(results, system, "after_quiet", key, scenario, "values_us") or []) or "–"
                      for key, _ in QUIET_ROUNDS]
             spells = after_quiet_spells(results, system, scenario)
             ratio = f"{max(spells) / warm:.2f}×" if spells and warm else "–"
             out.append(f"| {name} | {what} | {ms(warm)} | " + " | ".join(cells) + f" | {ratio} |")
-    out.append("\nWorst / warm leaves the dropped page cache out: it measures the disk, not the daemon.\n")
+    out.append("\nWorst / warm leaves the dropped page cache out: it measures the disk, not the daemon. The reflex "
+               "floor (its section above) is no policy at all: the observer destroys a victim's links in the callback "
+               "that announces the call. Its own ratio after a quiet spell is what the server, the kernel and cold "
+               "CPU caches add to any out-of-process policy's first reaction; a goal of 1.2× warm below it is below "
+               "the floor.\n")
     return out
 
 

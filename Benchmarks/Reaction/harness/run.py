@@ -55,7 +55,7 @@ REFLEX_SYSTEMS = ("audiosessiond", "audiosessiond-1.4", "audiosessiond-1.6")
 # minute), and how far apart the stacks' trials are
 QUIET_SYSTEMS = ("audiosessiond", "audiosessiond-1.4", "audiosessiond-1.6", "audiosessiond-pa")
 QUIET_STREAMS = 10
-QUIET_STAGGER_S = 6.5
+QUIET_STAGGER_S = 5.0
 
 
 def log(message):
@@ -285,12 +285,15 @@ class Run:
         Two stacks per system (one for calls, one for notifications), QUIET_STREAMS playing on
         each; every trial comes after the spell, with nothing on the stack meanwhile. Short
         spells stack by stack; long ones on every stack at once, staggered. Once with the page
-        cache dropped just before the trigger, as after a busy desktop reclaimed it."""
+        cache dropped just before the trigger, as after a busy desktop reclaimed it. On the
+        PipeWire stacks a third stack measures the reflex floor after the same spell: what the
+        server and the kernel alone make of a quiet spell, beside what the daemon's own code
+        costs."""
         systems = [m for m in QUIET_SYSTEMS if m in managers]
         streams = QUIET_STREAMS
         pairs = []
         for manager in systems:
-            for scenario in ("interrupt", "duck"):
+            for scenario in ("interrupt", "duck") + (("reflex",) if manager in REFLEX_SYSTEMS else ()):
                 stack = self.new_stack(manager)
                 farms = self.bench.start_farms(stack, streams)
                 self.bench.wait_linked(stack, streams)
@@ -314,7 +317,7 @@ class Run:
                 results = self.bench.react_after_quiet(jobs, trials, streams, quiet_s * 1000, name,
                                                        QUIET_STAGGER_S, dropped)
             for stack, scenario, rows in results:
-                column = "a_first_us" if scenario == "interrupt" else "b_first_us"
+                column = "a_first_us" if scenario in ("interrupt", "reflex") else "b_first_us"
                 values = [r[column] for r in rows if r[column] is not None and not r["timeout"]]
                 entry = self.results["systems"][stack.manager].setdefault("after_quiet", {}).setdefault(name, {})
                 entry[scenario] = {"values_us": values, "trials": len(rows), "timeouts": sum(1 for r in rows if r["timeout"])}
