@@ -11,14 +11,19 @@ import Testing
 struct BluetoothProfileTests {
     typealias Rig = MPRISInterruptionTests.Rig
 
-    /// The `api.bluez5.profile` of every node mpv's stream is linked to.
-    static func musicPlaysOn(_ rig: Rig) throws -> Set<String> {
+    /// The nodes mpv's stream is linked to.
+    static func musicPeers(_ rig: Rig) throws -> [PipeWireDump.Object] {
         let dump = try rig.sandbox.dump()
         let streams = Set(dump.nodes.filter {
             $0.mediaClass == "Stream/Output/Audio" && $0.property("application.name") == "music-player"
         }.map(\.id))
         let peers = Set(dump.nodeLinks.filter { streams.contains($0.output) }.map(\.input))
-        return Set(dump.nodes.filter { peers.contains($0.id) }.map { $0.property("api.bluez5.profile") ?? $0.name ?? "?" })
+        return dump.nodes.filter { peers.contains($0.id) }
+    }
+
+    /// The `api.bluez5.profile` of every node mpv's stream is linked to.
+    static func musicPlaysOn(_ rig: Rig) throws -> Set<String> {
+        Set(try musicPeers(rig).map { $0.property("api.bluez5.profile") ?? $0.name ?? "?" })
     }
 
     /// The monitor's Decision signals for one session: kind, and the reason of a route change.

@@ -14,12 +14,7 @@ struct CardProfileTests {
 
     /// The `node.name` of every node mpv's stream is linked to.
     static func musicPlaysOn(_ rig: Rig) throws -> Set<String> {
-        let dump = try rig.sandbox.dump()
-        let streams = Set(dump.nodes.filter {
-            $0.mediaClass == "Stream/Output/Audio" && $0.property("application.name") == "music-player"
-        }.map(\.id))
-        let peers = Set(dump.nodeLinks.filter { streams.contains($0.output) }.map(\.input))
-        return Set(dump.nodes.filter { peers.contains($0.id) }.compactMap(\.name))
+        Set(try BluetoothProfileTests.musicPeers(rig).compactMap(\.name))
     }
 
     static func routeChanges(of music: SessionOracle.Session, in monitor: ManagedProcess, since start: Int) -> [String] {

@@ -244,34 +244,40 @@ struct PulseAudioCardProfileTests {
     }
 
     static func kinds(_ events: [BackendEvent]) -> [String] {
-        events.compactMap { event in
-            switch event {
-            case .portAppeared(let port): "appeared \(port.uid)"
-            case .portRemoved(let uid): "removed \(uid)"
-            case .portLeftWithProfile(let uid): "left with profile \(uid)"
-            case .deviceProfileChanged(let card, let profile, let saved): "\(card) profile \(profile)\(saved ? " saved" : "")"
-            default: nil
-            }
+        ProfileSwitchWatchTests.names(events).filter { $0 != "other" }
+    }
+
+    /// A backend on recorded data, synced with the music on the card; the events it told since.
+    final class Recorded: @unchecked Sendable {
+        let backend = PulseAudioPortTests.offlineBackend()
+        var events: [BackendEvent] = []
+        var snapshot: PulseSnapshot
+
+        init() {
+            snapshot = PulseAudioCardProfileTests.musicOnTheCard().0
+            backend.onEvent = { [unowned self] in self.events.append($0) }
+            backend.handle(.synced, in: snapshot)
+        }
+
+        /// The analog sink goes, as it does first in a switch and in a disconnect.
+        func analogSinkGoes() {
+            let analog = snapshot.sinks.removeValue(forKey: 1)!
+            backend.handle(.deviceRemoved(analog), in: snapshot)
         }
     }
 
     @Test func theOldSinkLeavesWithTheProfileAndTheCardSaysWhichCame() {
-        let backend = PulseAudioPortTests.offlineBackend()
-        var events: [BackendEvent] = []
-        backend.onEvent = { events.append($0) }
-        var (snapshot, _) = Self.musicOnTheCard()
-        backend.handle(.synced, in: snapshot)
-        #expect(Self.kinds(events) == ["card 0 profile \(Self.analogProfile)"])
-        events.removeAll()
+        let recorded = Recorded()
+        #expect(Self.kinds(recorded.events) == ["card 0 profile \(Self.analogProfile)"])
+        recorded.events.removeAll()
 
-        let analog = snapshot.sinks.removeValue(forKey: 1)!
-        backend.handle(.deviceRemoved(analog), in: snapshot)
+        recorded.analogSinkGoes()
         let hdmi = Self.hdmiSink()
-        snapshot.sinks[hdmi.index] = hdmi
-        backend.handle(.deviceAdded(hdmi), in: snapshot)
-        snapshot.cards[0]?.activeProfile = "output:hdmi-stereo"
-        backend.handle(.cardChanged(snapshot.cards[0]!), in: snapshot)
-        #expect(Self.kinds(events) == [
+        recorded.snapshot.sinks[hdmi.index] = hdmi
+        recorded.backend.handle(.deviceAdded(hdmi), in: recorded.snapshot)
+        recorded.snapshot.cards[0]?.activeProfile = "output:hdmi-stereo"
+        recorded.backend.handle(.cardChanged(recorded.snapshot.cards[0]!), in: recorded.snapshot)
+        #expect(Self.kinds(recorded.events) == [
             "left with profile \(PulseAudioPortTests.sinkName):analog-output-speaker",
             "appeared \(hdmi.name):hdmi-output-0",
             "card 0 profile output:hdmi-stereo",
@@ -279,17 +285,12 @@ struct PulseAudioCardProfileTests {
     }
 
     @Test func aSinkWhoseCardGoesAfterItIsGone() {
-        let backend = PulseAudioPortTests.offlineBackend()
-        var events: [BackendEvent] = []
-        backend.onEvent = { events.append($0) }
-        var (snapshot, _) = Self.musicOnTheCard()
-        backend.handle(.synced, in: snapshot)
-        events.removeAll()
-        let analog = snapshot.sinks.removeValue(forKey: 1)!
-        backend.handle(.deviceRemoved(analog), in: snapshot)
-        let card = snapshot.cards.removeValue(forKey: 0)!
-        backend.handle(.cardRemoved(card), in: snapshot)
-        #expect(Self.kinds(events) == [
+        let recorded = Recorded()
+        recorded.events.removeAll()
+        recorded.analogSinkGoes()
+        let card = recorded.snapshot.cards.removeValue(forKey: 0)!
+        recorded.backend.handle(.cardRemoved(card), in: recorded.snapshot)
+        #expect(Self.kinds(recorded.events) == [
             "left with profile \(PulseAudioPortTests.sinkName):analog-output-speaker",
             "removed \(PulseAudioPortTests.sinkName):analog-output-speaker",
         ])

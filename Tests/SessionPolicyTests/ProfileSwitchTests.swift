@@ -29,6 +29,24 @@ import Testing
         .deviceProfileReported(device: "bt", profile: profile, saved: saved)
     }
 
+    /// A whole switch to HFP, reported and past its bound, as a server and the timer give it.
+    static func switchToHFP(_ h: inout EngineHarness) {
+        h.send(.deviceSwitchingProfile(uid: a2dp.uid))
+        h.send(.deviceAdded(hfp))
+        h.send(.deviceAdded(hfpMic))
+        h.send(reported("headset-head-unit"))
+        h.send(.profileSwitchEnded(device: "bt", switch: 1))
+    }
+
+    /// From HFP back to A2DP, reported (saved as its user's choice with `saved`): its decisions.
+    static func switchBackToA2DP(_ h: inout EngineHarness, saved: Bool = false) -> [PolicyDecision] {
+        var back = h.send(.deviceSwitchingProfile(uid: hfp.uid))
+        back += h.send(.deviceSwitchingProfile(uid: hfpMic.uid))
+        back += h.send(.deviceAdded(a2dp))
+        back += h.send(reported("a2dp-sink", saved: saved))
+        return back
+    }
+
     static func links(_ decisions: [PolicyDecision], _ id: SessionID) -> [RouteDescription] {
         decisions.compactMap { if case .link(id, let route) = $0 { route } else { nil } }
     }
@@ -55,15 +73,8 @@ import Testing
 
     @Test func andBackToA2DPIsOneRouteChangeToo() {
         var (h, player) = Self.musicOnTheHeadset()
-        h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
-        h.send(.deviceAdded(Self.hfp))
-        h.send(.deviceAdded(Self.hfpMic))
-        h.send(Self.reported("headset-head-unit"))
-        h.send(.profileSwitchEnded(device: "bt", switch: 1))
-        var back = h.send(.deviceSwitchingProfile(uid: Self.hfp.uid))
-        back += h.send(.deviceSwitchingProfile(uid: Self.hfpMic.uid))
-        back += h.send(.deviceAdded(Self.a2dp))
-        back += h.send(Self.reported("a2dp-sink"))
+        Self.switchToHFP(&h)
+        var back = Self.switchBackToA2DP(&h)
         back += h.send(.profileSwitchEnded(device: "bt", switch: 1))
         #expect(back.routeReasons(player) == [.routeConfigurationChange])
         #expect(h.engine.route(for: player)?.outputs == [Self.a2dp])
@@ -122,15 +133,8 @@ import Testing
     /// switch, with its own reason.
     @Test func aSwitchAfterOneThatLeftAPortBehindHasItsOwnReason() {
         var (h, player) = Self.musicOnTheHeadset()
-        h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
-        h.send(.deviceAdded(Self.hfp))
-        h.send(.deviceAdded(Self.hfpMic))
-        h.send(Self.reported("headset-head-unit"))
-        h.send(.profileSwitchEnded(device: "bt", switch: 1))
-        var toA2DP = h.send(.deviceSwitchingProfile(uid: Self.hfp.uid))
-        toA2DP += h.send(.deviceSwitchingProfile(uid: Self.hfpMic.uid))
-        toA2DP += h.send(.deviceAdded(Self.a2dp))
-        toA2DP += h.send(Self.reported("a2dp-sink", saved: true))
+        Self.switchToHFP(&h)
+        let toA2DP = Self.switchBackToA2DP(&h, saved: true)
         #expect(toA2DP.routeReasons(player) == [.override])
         var again = h.send(.deviceSwitchingProfile(uid: Self.a2dp.uid))
         #expect(again.contains(.awaitProfileSwitch(device: "bt", switch: 2, within: ProfileSwitch.bound)))

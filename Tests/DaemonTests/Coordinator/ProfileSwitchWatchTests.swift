@@ -17,6 +17,7 @@ struct ProfileSwitchWatchTests {
             case .portAppeared(let port): "appeared \(port.uid)"
             case .portRemoved(let uid): "removed \(uid)"
             case .portLeftWithProfile(let uid): "left with profile \(uid)"
+            case .deviceProfileChanged(let device, let profile, let saved): "\(device) profile \(profile)\(saved ? " saved" : "")"
             default: "other"
             }
         }
