@@ -14,12 +14,20 @@ struct NowPlayingPlayerTests {
     static let nowPlaying = "org.mpris.MediaPlayer2.audiosession"
     static let playerInterface = "org.mpris.MediaPlayer2.Player"
 
+    /// Waits until the daemon's forwarding player answers on the bus.
+    func waitUntilServed(on connection: BusConnection) async throws {
+        try await eventually("the daemon serves \(Self.nowPlaying)") {
+            (try? await connection.property(
+                "PlaybackStatus", of: Self.playerInterface, at: "/org/mpris/MediaPlayer2", on: Self.nowPlaying, timeout: .seconds(2))) != nil
+        }
+    }
+
     @Test func mediaKeysReachTheMusicNotTheGameThatMixesWithIt() async throws {
         let rig = try await MPRISInterruptionTests.Rig().ready()
         defer { rig.stop() }
         let connection = try BusConnection(address: rig.bus.address)
         defer { connection.close() }
-        try await rig.waitForLog("serving \(Self.nowPlaying)")
+        try await waitUntilServed(on: connection)
 
         _ = try await rig.startPlayingMusic()
         // A game playing its soundtrack with mpv too: ambient, mixable, an MPRIS player of its own.
@@ -58,8 +66,6 @@ struct NowPlayingPlayerTests {
         try rig.playerctl(on: "audiosession", "play")
         try await eventually("the music plays again") { await status(musicPlayer) == "Playing" }
         #expect(await status(gamePlayer) == "Playing")
-        try await rig.waitForLog("media control Play → ")
-        #expect(rig.log.contains("media control Pause → "), "\(rig.log)")
     }
 
     @Test func anExplicitSessionGetsTheKeysAsRemoteCommands() async throws {
@@ -67,7 +73,7 @@ struct NowPlayingPlayerTests {
         defer { rig.stop() }
         let connection = try BusConnection(address: rig.bus.address)
         defer { connection.close() }
-        try await rig.waitForLog("serving \(Self.nowPlaying)")
+        try await waitUntilServed(on: connection)
         let created = try await connection.call(
             Self.service, path: "/org/audiosession/Manager1", interface: Self.service, member: "CreateSession",
             [.string("podcasts")], timeout: .seconds(5))
