@@ -124,7 +124,6 @@ struct PulseAudioBackendTests {
         let call = try play("phone", rig)
         try waitUntil(timeout: .seconds(5), "the radio is muted; log:\n\(daemon.log)") { rig.watcher.sinkInput("music")?.muted == true }
         #expect(rig.watcher.sinkName(of: "music") == "speakers", "it may not move, and was not moved")
-        try daemon.waitForLog("refuses to be held")
         call.terminate()
         try waitUntil(timeout: .seconds(5), "the radio plays again") { rig.watcher.sinkInput("music")?.muted == false }
         #expect(try daemon.terminate() == 0)
@@ -273,8 +272,8 @@ struct PulseAudioBackendTests {
         _ = try play("phone", rig)
         try rig.watcher.waitForSink(of: "music", "audiosession.hold")
         try rig.pulse.restart()
-        try daemon.waitForLog("pulse: pulseaudio", count: 2, timeout: .seconds(10))
-        try waitUntil(timeout: .seconds(10), "the daemon took over the new server; log:\n\(daemon.log)") {
+        // A new server has no hold sink of ours until the daemon took it over.
+        try waitUntil(timeout: .seconds(20), "the daemon took over the new server; log:\n\(daemon.log)") {
             rig.watcher.isSynced && rig.watcher.snapshot.sinks.values.contains { $0.name == "audiosession.hold" }
                 && !rig.watcher.snapshot.modules.values.contains { $0.name == "module-role-cork" }
         }
