@@ -69,7 +69,10 @@ struct ShutdownInEveryStateTests {
         switch moment {
         case .midDuck:
             try sandbox.play(role: "Notification", file: tone, extraArguments: ["-P", "{ node.name = chime }"])
-            try waitUntil(timeout: short, poll: .milliseconds(1), "the music's duck begins") {
+            try waitUntil(
+                timeout: short, poll: .milliseconds(1),
+                "the music's duck begins (the chime plays on \((try? sandbox.linkedDevices(of: "chime")) ?? []), the music at \(watcher.volume(of: "music").map { "\($0)" } ?? "?")); log:\n\(daemon.log)"
+            ) {
                 (watcher.volume(of: "music") ?? 1) < 1
             }
         case .midCall:
