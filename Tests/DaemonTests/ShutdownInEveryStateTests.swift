@@ -59,6 +59,8 @@ struct ShutdownInEveryStateTests {
         // Debian's 0.3.65 client library): the loop's stop is the client library's.
         let libraries = sandbox.installation?.environment(configuration: sandbox.serverConfigurationDirectory) ?? [:]
         let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose", "--no-bus"], environment: libraries)
+        // Attached before the moment is brought about: a duck, a call or an unplug needs the policy there.
+        try daemon.waitUntilReady()
         let watcher = try VolumeWatcher(sandbox)
         let tone = try sandbox.testTone()
         try sandbox.play(role: "Music", file: tone, extraArguments: ["-P", "{ node.name = music }"])
