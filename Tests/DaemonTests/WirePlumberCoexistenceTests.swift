@@ -420,42 +420,4 @@ struct WirePlumber05Tests {
         #expect(!next.log.contains(conflict))
         #expect(try next.terminate() == 0)
     }
-    /// Beside WirePlumber 0.5 with its Bluetooth autoswitch on (its default), the daemon
-    /// (`bluetooth.profile-switching = auto`) says WirePlumber switches headsets, and a voiceChat
-    /// call on the headset makes it ask for no switch: two switchers would fight.
-    @Test func besideWirePlumbersAutoswitchTheDaemonAsksForNoHeadsetSwitch() throws {
-        let sandbox = try sandbox()
-        defer { sandbox.stop() }
-        try startWirePlumber(in: sandbox)
-        let bus = try PrivateSessionBus()
-        defer { bus.stop() }
-        let daemon = try DaemonProcess(in: sandbox, arguments: ["--verbose"], environment: bus.environment)
-        defer { _ = try? daemon.terminate() }
-        let oracle = SessionOracle(sandbox: sandbox, busAddress: bus.address)
-        var said = ""
-        try waitUntil(timeout: .seconds(10), "the daemon says WirePlumber switches headsets (it says '\(said)')") {
-            said = (try? oracle.status()["headsetSwitching"] as? String) ?? ""
-            return said.hasPrefix("switched by another session manager")
-        }
-        // Plugged in now: the last output in, the one a call would take the headset's microphone on.
-        let headset = try sandbox.startBluetoothHeadset()
-        try waitUntil(timeout: .seconds(10), "the headset is the user's output (status: \((try? oracle.status()["currentRoute"]).map { "\($0)" } ?? "?"))") {
-            let outputs = (try oracle.status()["currentRoute"] as? [String: Any])?["outputs"] as? [[String: Any]] ?? []
-            return outputs.contains { ($0["uid"] as? String)?.hasPrefix(headset.sinkName) == true }
-        }
-        let decisions = try BusDecisions(in: sandbox, bus: bus)
-        defer { decisions.terminate() }
-        let requests = headset.profileRequests.count
-        let call = try sandbox.spawn(
-            DaemonProcess.path(of: "audiosessionctl"),
-            ["run", "--category", "playAndRecord", "--mode", "voiceChat", "--app", "voip", "--", "sleep", "600"],
-            extraEnvironment: bus.environment)
-        defer { call.terminate() }
-        // The switch would be a decision of the step that activates the call.
-        try waitUntil(timeout: .seconds(10), "the call is active (sessions: \((try? oracle.sessions().map(\.summary)) ?? []))") {
-            try oracle.sessions().contains { $0.mode == "voiceChat" && $0.activity == "active" }
-        }
-        #expect(!decisions.all.contains { $0.kind == "headsetProfile" }, "no switch asked for: \(decisions.all.map(\.kind))")
-        #expect(headset.profileRequests.count == requests, "nobody of ours set the headset's profile: \(headset.profileRequests)")
-    }
 }
