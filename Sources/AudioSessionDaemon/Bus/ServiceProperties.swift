@@ -136,7 +136,7 @@ extension SessionService {
     private func mprisListing(_ id: SessionID, _ control: PlayerControl) -> [String: BusValue] {
         let pause = control.mpris.pauses[id]
         var players: [String: BusValue] = [:]
-        for name in control.mprisPlayerNames(of: id) {
+        for name in coordinator.playerNames(of: id) {
             if let known = control.mpris.players[name] { players[name] = .string(known.status.rawValue) }
         }
         let owed = pause?.owedPlayers.keys.sorted() ?? []

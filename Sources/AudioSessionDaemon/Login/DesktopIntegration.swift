@@ -55,8 +55,8 @@ enum DesktopIntegration {
         }
         perform { coordinator.attachPlayers(pauses) }
         do {
-            try await controller.start { event in perform { coordinator.playerControl?.mprisPlayerEvent(event) } }
-            perform { coordinator.playerControl?.mprisPlayersDiscovered() }
+            try await controller.start { event in perform { coordinator.playerEvent(event) } }
+            perform { coordinator.playersDiscovered() }
             logger.info("watching MPRIS players on the session bus")
             if let player = await NowPlayingPlayer.start(bus: bus, buttons: controller, coordinator: coordinator, logger: logger) {
                 perform {

@@ -34,9 +34,6 @@ final class MPRISPauses: @unchecked Sendable {
     var discovered = false
     /// The daemon is stopping: it pressed Play on what it paused and presses nothing more.
     var stopping = false
-    /// One-shot work not tied to a pause (a dispatch timer stops when nobody holds it).
-    var timers: [UInt64: ScheduledWork] = [:]
-    var nextTimer: UInt64 = 0
 
     /// The journal file; nil journals nothing (unit tests that do not look at it).
     private let journalFile: JournalFile<MPRISPauseJournal>?

@@ -118,7 +118,7 @@ final class NowPlayingPlayer: @unchecked Sendable {
             logger.info("media control \(member) → \(id) '\(app)' (RemoteCommand)")
             return call.reply()
         }
-        let names = (coordinator.playerControl?.mprisPlayerNames(of: id) ?? []).filter { $0 != Self.busName }.sorted()
+        let names = coordinator.playerNames(of: id).filter { $0 != Self.busName }.sorted()
         guard !names.isEmpty else {
             logger.info("media control \(member): \(id) '\(app)' has no MPRIS player")
             return call.fail(BusError(name: Self.busName + ".NoPlayer", message: "the current media player, \(app), takes no media controls"))
@@ -153,7 +153,7 @@ final class NowPlayingPlayer: @unchecked Sendable {
     private func playerProperties(of id: SessionID?) -> [String: BusValue] {
         let snapshot = id.flatMap { coordinator.engine.snapshot(of: $0) }
         let status: String
-        if let id, let statuses = coordinator.playerControl?.mprisPlayerStatuses(of: id), !statuses.isEmpty {
+        if let id, case let statuses = coordinator.playerStatuses(of: id).values, !statuses.isEmpty {
             status = statuses.contains(.playing) ? "Playing" : statuses.contains(.paused) ? "Paused" : "Stopped"
         } else {
             status = switch snapshot?.activity {

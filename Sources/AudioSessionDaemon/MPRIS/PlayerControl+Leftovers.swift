@@ -7,7 +7,7 @@ import SessionPolicy
 ///   that is still Paused, and the daemon waits (bounded) for the answers.
 /// - **Start after a crash**, and **PipeWire back** after it went away: the pauses whose
 ///   sessions are not known are *leftovers*. Once the graph and the players are known,
-///   ``mprisDecideLeftovers()`` drops those whose player is gone or no longer Paused, and
+///   ``mprisDecideLeftovers(in:)`` drops those whose player is gone or no longer Paused, and
 ///   asks the engine about the rest: their streams count as running again (the pause was ours,
 ///   not their user's). If the policy still interrupts the session (the call goes on), the
 ///   pause is adopted and the interruption's end presses Play; otherwise Play is pressed now.
@@ -17,8 +17,8 @@ extension PlayerControl {
     // MARK: - Hooks
 
     /// The graph is there and its streams are known (`attached`, first or after a restart).
-    func mprisGraphAttached() {
-        mprisDecideLeftovers()
+    func mprisGraphAttached(in context: Context) -> [FollowUp] {
+        mprisDecideLeftovers(in: context)
     }
 
     /// PipeWire went away: the sessions are about to go, not the pauses we pressed. They become
@@ -34,17 +34,18 @@ extension PlayerControl {
     }
 
     /// Every player on the bus at start has been reported.
-    func mprisPlayersDiscovered() {
+    func mprisPlayersDiscovered(in context: Context) -> [FollowUp] {
         mpris.discovered = true
-        mprisDecideLeftovers()
+        return mprisDecideLeftovers(in: context)
     }
 
     // MARK: - Leftovers
 
     /// Plays or adopts each leftover, once both the graph and the players are known: what the
     /// policy wants of a session can only be asked with its streams and its players there.
-    func mprisDecideLeftovers() {
-        guard mpris.discovered, host.isAttached, !mpris.stopping else { return }
+    func mprisDecideLeftovers(in context: Context) -> [FollowUp] {
+        guard mpris.discovered, context.isAttached, !mpris.stopping else { return [] }
+        var followUps: [FollowUp] = []
         for entry in mpris.leftovers {
             // Adopted meanwhile by an interruption of its session (mprisPauseForInterruption).
             guard mpris.leftovers.contains(entry) else { continue }
@@ -60,8 +61,9 @@ extension PlayerControl {
                 mpris.leftovers.removeAll { $0 == entry }
                 continue
             }
-            mprisDecide(entry, player)
+            followUps += mprisDecide(entry, player, in: context)
         }
+        return followUps
     }
 
     /// A player a previous run (or this one, before PipeWire went away) left paused.
@@ -80,25 +82,34 @@ extension PlayerControl {
         mpris.leftovers.removeAll { owed.contains($0) }
     }
 
-    private func mprisDecide(_ entry: MPRISPauseJournal.PausedPlayer, _ player: MPRISPlayer) {
+    private func mprisDecide(_ entry: MPRISPauseJournal.PausedPlayer, _ player: MPRISPlayer, in context: Context) -> [FollowUp] {
         let name = player.busName
-        let ownSessions = host.sessions.sessionIDs.filter { mprisPlayerNames(of: $0).contains(name) }
+        let ownSessions = context.sessions.sessionIDs.filter { mprisPlayerNames(of: $0, in: context.sessions).contains(name) }
         guard !ownSessions.isEmpty else {
             // No stream of it in the graph: nothing for the policy to weigh. The stream its Play
             // starts is arbitrated like any other (and paused again if a call is going on).
             logger.info("MPRIS: \(name) was left paused by us and has no stream now: playing it again")
-            return mprisPlayLeftover(entry)
+            mprisPlayLeftover(entry)
+            return []
         }
-        // Ask the engine: the pause was ours, so the streams it paused count as running.
+        // Ask the engine: the pause was ours, so the streams it paused count as running. What it
+        // answers is carried out before the rest (``mprisDecideAsked(_:sessions:interrupted:)``).
+        var followUps: [FollowUp] = []
         for id in ownSessions {
-            for record in host.sessions.streams(of: id) where !record.reportedActive {
-                host.sessions.setReportedActive(true, stream: record.stream.id)
-                host.submit(.streamStarted(id, record.stream.id))
+            for record in context.sessions.streams(of: id) where !record.reportedActive {
+                followUps += [.markReported(record.stream.id, active: true), .submit(.streamStarted(id, record.stream.id))]
             }
         }
+        return followUps + [.then(.leftoverAsked(entry, sessions: ownSessions))]
+    }
+
+    /// The rest of deciding a leftover, once the engine heard its sessions' streams run:
+    /// `interrupted` are those of `sessions` the policy interrupts now.
+    func mprisDecideAsked(_ entry: MPRISPauseJournal.PausedPlayer, sessions ownSessions: [SessionID], interrupted: [SessionID]) {
         // Interrupted over MPRIS on the spot: mprisPauseForInterruption took it as ours.
-        guard mpris.leftovers.contains(entry) else { return }
-        let interrupted = ownSessions.filter { host.engine.snapshot(of: $0)?.activity == .interrupted }
+        guard mpris.leftovers.contains(entry), let player = mpris.players[entry.busName], entry.isSame(as: player),
+            let first = ownSessions.first
+        else { return }
         if !interrupted.isEmpty {
             // Interrupted by another method (or since before the player was known): the
             // interruption's end presses Play all the same.
@@ -107,11 +118,10 @@ extension PlayerControl {
                 if let pause = mpris.pauses[id] { mprisForgetLeftovers(adoptedBy: pause, of: id) }
             }
         } else {
-            let id = ownSessions[0]
-            mprisAdopt(player, into: id)
+            mprisAdopt(player, into: first)
             mpris.leftovers.removeAll { $0 == entry }
-            logger.info("MPRIS: \(name) was left paused by us and nothing interrupts \(id) now: playing it again")
-            mprisEndPause(id, resume: true)
+            logger.info("MPRIS: \(player.busName) was left paused by us and nothing interrupts \(first) now: playing it again")
+            mprisEndPause(first, resume: true)
         }
     }
 

@@ -13,36 +13,51 @@ import SessionPolicy
 /// Our own Pause corks the app's stream: while a pause of ours lasts, the session's activity
 /// changes are not reported to the engine (they are not a user pause).
 ///
-/// Entry points: the decisions (``mprisCarryOut(_:)``), the coordinator's stream hooks
-/// (``mprisStreamJoined(_:session:)``, ``mprisOwnsActivityChange(of:in:)``), the graph coming and
-/// going (``mprisGraphAttached()``, ``mprisGraphLost()``), the bus side's player news
-/// (``mprisPlayerEvent(_:)``, ``mprisPlayersDiscovered()``) and exit
-/// (``mprisResumeBeforeExit(_:)``). What must not outlive the daemon: PlayerControl+Leftovers.swift.
+/// Entry points: the decisions (``mprisCarryOut(_:in:)``), the coordinator's stream hooks
+/// (``mprisStreamJoined(_:session:in:)``, ``mprisOwnsActivityChange(of:in:)``), the graph coming
+/// and going (``mprisGraphAttached(in:)``, ``mprisGraphLost()``), the bus side's player news
+/// (``mprisPlayerEvent(_:in:)``, ``mprisPlayersDiscovered(in:)``), its own timers and answers
+/// (``due(_:in:)``) and exit (``mprisResumeBeforeExit(_:)``). Each takes what the coordinator
+/// knows (``Context``) and returns what the coordinator must do next (``FollowUp``): it tells
+/// the engine nothing itself. What must not outlive the daemon: PlayerControl+Leftovers.swift.
 ///
-/// Confined to the daemon's loop, like the coordinator it reports to.
+/// Confined to the daemon's loop.
 final class PlayerControl: @unchecked Sendable {
-    /// The players, the pauses we pressed and their journal.
-    let mpris: MPRISPauses
-    /// The coordinator: the sessions and streams it reports on, the engine it tells.
-    unowned let host: PolicyCoordinator
-
-    init(mpris: MPRISPauses, host: PolicyCoordinator) {
-        self.mpris = mpris
-        self.host = host
+    /// What the coordinator knows that the player control reads, handed in with each call.
+    struct Context {
+        var sessions: ImplicitSessions
+        var effects: [SessionID: SessionEffects]
+        /// Sessions created over the session API (their pauses outlive their streams).
+        var explicitSessions: Dictionary<SessionID, ExplicitSession>.Keys
+        /// The audio server is there and its streams are known.
+        var isAttached: Bool
     }
 
-    var logger: Logger { host.logger }
-    var loop: DaemonLoop { host.loop }
-    var now: Timestamp { host.now }
-    var timing: EnforcementTiming { host.timing }
-    var quietness: StreamQuietness { host.quietness }
+    /// The players, the pauses we pressed and their journal.
+    let mpris: MPRISPauses
+    /// Where its timers and the players' answers come back (``due(_:in:)``).
+    let inbox: DueWorkInbox
+    let logger: Logger
+    let timing: EnforcementTiming
+    let quietness: StreamQuietness
+
+    init(mpris: MPRISPauses, inbox: DueWorkInbox, timing: EnforcementTiming, quietness: StreamQuietness, logger: Logger) {
+        self.mpris = mpris
+        self.inbox = inbox
+        self.timing = timing
+        self.quietness = quietness
+        self.logger = logger
+    }
+
+    var loop: DaemonLoop { inbox.loop }
+    var now: Timestamp { inbox.now }
 
     // MARK: - Hooks
 
     /// A stream joined an implicit session: does the session have a player now?
-    func mprisStreamJoined(_ stream: BackendStream, session: SessionID) {
-        guard host.sessions.isImplicit(session) else { return }
-        mprisRefreshPlayerCapability(of: session)
+    func mprisStreamJoined(_ stream: BackendStream, session: SessionID, in context: Context) -> [FollowUp] {
+        guard context.sessions.isImplicit(session) else { return [] }
+        return mprisRefreshPlayerCapability(of: session, in: context)
     }
 
     /// True when a stream's activity change comes from our own Pause / Play and must not
@@ -56,53 +71,79 @@ final class PlayerControl: @unchecked Sendable {
     }
 
     /// Carries out the MPRIS side of a decision (after the coordinator's own part).
-    func mprisCarryOut(_ decision: PolicyDecision) {
+    func mprisCarryOut(_ decision: PolicyDecision, in context: Context) -> [FollowUp] {
         loop.assertConfined("the player control")
-        guard !mpris.stopping else { return }
+        guard !mpris.stopping else { return [] }
         switch decision {
         case .interruptionBegan(let id, _, .mpris):
-            mprisPauseForInterruption(id)
+            return mprisPauseForInterruption(id, in: context)
         case .interruptionEnded(let id, let options, _) where mpris.pauses[id] != nil:
             mprisEndPause(id, resume: options.contains(.shouldResume))
         case .pauseForRouteLoss(let id, .mpris):
-            mprisPauseForRouteLoss(id)
+            mprisPauseForRouteLoss(id, in: context)
         case .activated(let id), .deactivated(let id):
             // Closes an interruption without an ended: nothing to resume.
             if let pause = mpris.pauses[id], pause.phase != .resuming { mprisFinishPause(id, "interruption closed") }
         default:
             break
         }
+        return []
+    }
+
+    /// Its own timers and the players' answers, back on the loop.
+    func due(_ work: DueWork, in context: Context) -> [FollowUp] {
+        switch work {
+        case .pauseUnconfirmed(let id):
+            guard let pause = mpris.pauses[id], pause.phase == .pausing, pause.awaitingPause else { return [] }
+            return mprisHoldInstead(id, because: "no Paused within \(timing.playerConfirmTimeout)", in: context)
+        case .resumeGraceOver(let id):
+            mprisFinishPause(id, "resume grace over")
+        case .withheldActivity(let id):
+            return mprisReportWithheldActivity(of: id, in: context)
+        case .withheldIdle(let id, let stream):
+            guard mpris.pauses[id] == nil, let now = context.sessions.streams[stream], now.stream.activity == .idle,
+                now.reportedActive, context.effects[id]?.isHeld != true
+            else { return [] }
+            return [.markReported(stream, active: false), .submit(.streamStopped(stream))]
+        case .pressFailed(let member, let name, let id, let failure):
+            return mprisPressFailed(member, on: name, for: id, failure, in: context)
+        case .routeLossCheck, .leftoverAsked:
+            break  // route execution's, and the leftovers' (``mprisDecideAsked(_:sessions:interrupted:)``)
+        }
+        return []
     }
 
     /// Player news from the bus side (already on the loop).
-    func mprisPlayerEvent(_ event: MPRISEvent) {
+    func mprisPlayerEvent(_ event: MPRISEvent, in context: Context) -> [FollowUp] {
         loop.assertConfined("the player control")
         switch event {
         case .appeared(let player):
             mpris.players[player.busName] = player
-            mprisRefreshPlayerCapabilities()
+            return mprisRefreshPlayerCapabilities(in: context)
         case .vanished(let name):
-            guard let gone = mpris.players.removeValue(forKey: name) else { return }
+            guard let gone = mpris.players.removeValue(forKey: name) else { return [] }
             mpris.playsInFlight.remove(name)
             logger.info("MPRIS player \(name) left the bus")
             // Gone: we owe it nothing (a newcomer under its name is another player).
             mpris.leftovers.removeAll { $0.isSame(as: gone) }
-            for (id, pause) in mpris.pauses where pause.players[name] != nil {
+            var followUps: [FollowUp] = []
+            for (id, pause) in mpris.pauses.sorted(by: { $0.key < $1.key }) where pause.players[name] != nil {
                 mpris.pauses[id]?.players[name] = nil
-                if pause.phase != .resuming && !mpris.stopping { mprisHoldInstead(id, because: "\(name) left the bus") }
+                if pause.phase != .resuming && !mpris.stopping {
+                    followUps += mprisHoldInstead(id, because: "\(name) left the bus", in: context)
+                }
             }
-            mprisRefreshPlayerCapabilities()
+            return followUps + mprisRefreshPlayerCapabilities(in: context)
         case .statusChanged(let name, let status):
-            guard let known = mpris.players[name] else { return }
+            guard let known = mpris.players[name] else { return [] }
             if known.status != status { logger.info("MPRIS player \(name): \(status.rawValue)") }
             mpris.players[name]?.status = status
-            host.nowPlayingPlayer?.refresh()
             if status != .paused { mpris.playsInFlight.remove(name) }
-            guard !mpris.stopping else { return }
+            guard !mpris.stopping else { return [.refreshNowPlaying] }
             for id in mpris.pauses.keys.sorted() where mpris.pauses[id]?.players[name] != nil {
                 mprisPlayerStatusChanged(name, to: status, in: id)
             }
-            if status == .playing { mprisPlayerPlays(name) }
+            return [.refreshNowPlaying] + (status == .playing ? mprisPlayerPlays(name, in: context) : [])
         }
     }
 
@@ -112,52 +153,56 @@ final class PlayerControl: @unchecked Sendable {
     /// otherwise stay an inactive session that plays, out of every arbitration. Not while a
     /// pause of ours holds the session (its streams' changes are ours), nor for a session whose
     /// streams count only once heard.
-    private func mprisPlayerPlays(_ name: String) {
+    private func mprisPlayerPlays(_ name: String, in context: Context) -> [FollowUp] {
+        var followUps: [FollowUp] = []
         // Among the sessions known to have a player (matching one reads each stream's process
         // ancestry), and no other.
         for id in mpris.sessionsWithPlayers.sorted()
-        where host.sessions.isImplicit(id) && mpris.pauses[id] == nil && mprisPlayerNames(of: id).contains(name) {
-            if let composed = host.sessions.composed[id], quietness.watchesLevel(of: composed.classification) { continue }
-            for record in host.sessions.streams(of: id)
+        where context.sessions.isImplicit(id) && mpris.pauses[id] == nil && mprisPlayerNames(of: id, in: context.sessions).contains(name) {
+            if let composed = context.sessions.composed[id], quietness.watchesLevel(of: composed.classification) { continue }
+            for record in context.sessions.streams(of: id)
             where record.stream.direction == .playback && record.stream.activity == .playing && !record.reportedActive {
                 logger.info("\(id): \(name) plays, and stream \(record.stream.id) runs: started")
-                host.start(record.stream)
+                followUps.append(.start(record.stream.id))
             }
         }
+        return followUps
     }
 
     // MARK: - Capabilities
 
     /// The playback status of each MPRIS player of the session.
-    func mprisPlayerStatuses(of session: SessionID) -> [PlaybackStatus] {
-        mprisPlayerNames(of: session).compactMap { mpris.players[$0]?.status }
+    func mprisPlayerStatuses(of session: SessionID, in sessions: ImplicitSessions) -> [String: PlaybackStatus] {
+        var statuses: [String: PlaybackStatus] = [:]
+        for name in mprisPlayerNames(of: session, in: sessions) { statuses[name] = mpris.players[name]?.status }
+        return statuses
     }
 
-    func mprisPlayerNames(of session: SessionID) -> Set<String> {
+    func mprisPlayerNames(of session: SessionID, in sessions: ImplicitSessions) -> Set<String> {
         return PlayerMatching.players(
-            of: host.sessions.streams(of: session).map(\.stream), among: mpris.players, ancestry: { ProcessAncestry.chain(from: $0) })
+            of: sessions.streams(of: session).map(\.stream), among: mpris.players, ancestry: { ProcessAncestry.chain(from: $0) })
     }
 
-    private func mprisRefreshPlayerCapabilities() {
-        let live = Set(host.sessions.apps.keys)
+    private func mprisRefreshPlayerCapabilities(in context: Context) -> [FollowUp] {
+        let live = Set(context.sessions.apps.keys)
         mpris.sessionsWithPlayers.formIntersection(live)
-        for id in mpris.pauses.keys where host.sessions.streams(of: id).isEmpty && host.explicitSessions[id] == nil {
+        for id in mpris.pauses.keys where context.sessions.streams(of: id).isEmpty && !context.explicitSessions.contains(id) {
             mpris.pauses.removeValue(forKey: id)?.timer?.cancel()
         }
-        for id in live.sorted() { mprisRefreshPlayerCapability(of: id) }
+        return live.sorted().flatMap { mprisRefreshPlayerCapability(of: $0, in: context) }
     }
 
-    private func mprisRefreshPlayerCapability(of id: SessionID) {
-        let hasPlayer = !mprisPlayerNames(of: id).isEmpty
-        guard hasPlayer != mpris.sessionsWithPlayers.contains(id) else { return }
+    private func mprisRefreshPlayerCapability(of id: SessionID, in context: Context) -> [FollowUp] {
+        let hasPlayer = !mprisPlayerNames(of: id, in: context.sessions).isEmpty
+        guard hasPlayer != mpris.sessionsWithPlayers.contains(id) else { return [] }
         if hasPlayer { mpris.sessionsWithPlayers.insert(id) } else { mpris.sessionsWithPlayers.remove(id) }
         logger.info("\(id) \(hasPlayer ? "has" : "no longer has") an MPRIS player")
-        host.submit(.capabilitiesChanged(id, host.interruptionMethods(of: id)))
+        return [.capabilitiesChanged(id)]
     }
 
     // MARK: - Pausing
 
-    private func mprisPauseForInterruption(_ id: SessionID) {
+    private func mprisPauseForInterruption(_ id: SessionID, in context: Context) -> [FollowUp] {
         var pause = mpris.pauses[id] ?? MPRISPause(began: now)
         // A new interruption while we resume from the last one: each player starts afresh.
         let afresh = pause.phase == .resuming
@@ -165,8 +210,8 @@ final class PlayerControl: @unchecked Sendable {
         pause.began = now
         let wasHeld = pause.heldInstead
         pause.heldInstead = false
-        let streamsPlay = host.sessions.streams(of: id).contains { $0.stream.activity == .playing }
-        for name in mprisPlayerNames(of: id).sorted() {
+        let streamsPlay = context.sessions.streams(of: id).contains { $0.stream.activity == .playing }
+        for name in mprisPlayerNames(of: id, in: context.sessions).sorted() {
             guard let known = mpris.players[name] else { continue }
             let earlier = pause.players[name]
             let playing = known.status == .playing
@@ -193,22 +238,25 @@ final class PlayerControl: @unchecked Sendable {
         }
         mpris.pauses[id] = pause
         mprisForgetLeftovers(adoptedBy: pause, of: id)
-        if pause.awaitingPause { return mprisArmConfirmTimer(id) }
+        if pause.awaitingPause {
+            mprisArmConfirmTimer(id)
+            return []
+        }
         if pause.players.contains(where: { $1.isOwed(in: .paused) && mpris.players[$0]?.status == .paused }) {
             // Paused by us already (an adopted leftover): nothing to press, nothing to hold.
             mpris.pauses[id]?.phase = .paused
-            return
+            return []
         }
         // No player of it plays: whatever sounds is out of MPRIS's reach.
-        mprisHoldInstead(id, because: wasHeld ? "still unconfirmed" : "no player of it is playing")
+        return mprisHoldInstead(id, because: wasHeld ? "still unconfirmed" : "no player of it is playing", in: context)
     }
 
-    private func mprisPauseForRouteLoss(_ id: SessionID) {
+    private func mprisPauseForRouteLoss(_ id: SessionID, in context: Context) {
         // Never resumed, so not remembered (nor journalled): the cork that follows is reported
         // as the pause it is. A player said to be stopped is paused too: its stream plays (the
         // session was active), and a player's status lags behind its stream when it starts
         // (mpv-mpris says Stopped while it loads). Pause on a paused or stopped player does nothing.
-        for name in mprisPlayerNames(of: id).sorted() where mpris.players[name]?.status != .paused {
+        for name in mprisPlayerNames(of: id, in: context.sessions).sorted() where mpris.players[name]?.status != .paused {
             logger.info("\(id): pausing \(name) over MPRIS (its output went away)")
             let buttons = mpris.buttons
             let logger = self.logger
@@ -222,31 +270,29 @@ final class PlayerControl: @unchecked Sendable {
 
     private func mprisArmConfirmTimer(_ id: SessionID) {
         mpris.pauses[id]?.timer?.cancel()
-        mpris.pauses[id]?.timer = loop.schedule(after: timing.playerConfirmTimeout) { [weak self] in
-            guard let self, let pause = self.mpris.pauses[id], pause.phase == .pausing, pause.awaitingPause else { return }
-            self.mprisHoldInstead(id, because: "no Paused within \(self.timing.playerConfirmTimeout)")
-        }
+        mpris.pauses[id]?.timer = inbox.schedule(after: timing.playerConfirmTimeout, .pauseUnconfirmed(id))
     }
 
     /// Presses a button on the bus thread; the answer comes back to the loop.
     private func mprisPress(_ member: String, on name: String, for id: SessionID) {
         let buttons = mpris.buttons
         let perform = mpris.perform
+        let inbox = self.inbox
         Task {
             var failure: String?
             do { try await buttons.press(member, on: name) } catch { failure = "\(error)" }
             guard let failure else { return }
-            perform { [weak self] in self?.mprisPressFailed(member, on: name, for: id, failure) }
+            perform { inbox.deliver(.pressFailed(member: member, player: name, session: id, failure: failure)) }
         }
     }
 
-    private func mprisPressFailed(_ member: String, on name: String, for id: SessionID, _ failure: String) {
+    private func mprisPressFailed(_ member: String, on name: String, for id: SessionID, _ failure: String, in context: Context) -> [FollowUp] {
         if member == "Play" { mpris.playsInFlight.remove(name) }
-        guard let pause = mpris.pauses[id], let player = pause.players[name] else { return }
+        guard let pause = mpris.pauses[id], let player = pause.players[name] else { return [] }
         if member == "Pause", player.awaitingPause {
             // Not on its way any more: only a Paused it reports later makes it resumable.
             mpris.pauses[id]?.players[name]?.awaitingPause = false
-            mprisHoldInstead(id, because: "\(name) refused Pause: \(failure)")
+            return mprisHoldInstead(id, because: "\(name) refused Pause: \(failure)", in: context)
         } else if member == "Play" {
             logger.warning("\(id): \(name) refused Play: \(failure)")
             mpris.pauses[id]?.players[name]?.awaitingPlay = false
@@ -254,6 +300,7 @@ final class PlayerControl: @unchecked Sendable {
                 mprisFinishPause(id, "Play refused")
             }
         }
+        return []
     }
 
     private func mprisPlayerStatusChanged(_ name: String, to status: PlaybackStatus, in id: SessionID) {
@@ -309,8 +356,8 @@ final class PlayerControl: @unchecked Sendable {
     /// The fallback: a player that does not confirm its pause gets its streams held, so the
     /// session ends up silent either way. The interruption's end releases them and presses
     /// Play as usual.
-    private func mprisHoldInstead(_ id: SessionID, because reason: String) {
-        guard var pause = mpris.pauses[id], !pause.heldInstead, host.effects[id]?.interruption != nil else { return }
+    private func mprisHoldInstead(_ id: SessionID, because reason: String, in context: Context) -> [FollowUp] {
+        guard var pause = mpris.pauses[id], !pause.heldInstead, context.effects[id]?.interruption != nil else { return [] }
         logger.warning("\(id): MPRIS pause not confirmed (\(reason)); holding its streams instead")
         pause.heldInstead = true
         pause.phase = .paused
@@ -318,7 +365,7 @@ final class PlayerControl: @unchecked Sendable {
         pause.timer = nil
         mpris.pauses[id] = pause
         // Which method stops it instead is the engine's to say (unlink, or mute where it cannot).
-        host.submit(.interruptionMethodFailed(id, .mpris))
+        return [.submit(.interruptionMethodFailed(id, .mpris))]
     }
 
     // MARK: - Ending
@@ -343,9 +390,7 @@ final class PlayerControl: @unchecked Sendable {
             logger.info("\(id): resuming \(name) over MPRIS")
         }
         // Its streams should run again soon; if not, report what they really do.
-        pause.timer = loop.schedule(after: quietness.idleGrace) { [weak self] in
-            self?.mprisFinishPause(id, "resume grace over")
-        }
+        pause.timer = inbox.schedule(after: quietness.idleGrace, .resumeGraceOver(id))
         mpris.pauses[id] = pause
         mpris.playsInFlight.formUnion(resumable)
         for name in resumable { mprisPress("Play", on: name, for: id) }
@@ -357,44 +402,28 @@ final class PlayerControl: @unchecked Sendable {
         guard let pause = mpris.pauses.removeValue(forKey: id) else { return }
         pause.timer?.cancel()
         logger.debug("\(id): MPRIS pause over (\(reason))")
-        // Later, not inside the decision being carried out: reporting submits new events.
-        mprisLater(.zero) { [weak self] in self?.mprisReportWithheldActivity(of: id) }
+        // Later, not inside the decision being carried out: the loop's next turn.
+        inbox.later(.zero, .withheldActivity(id))
     }
 
-    private func mprisReportWithheldActivity(of id: SessionID) {
-        guard mpris.pauses[id] == nil else { return }
-        for record in host.sessions.streams(of: id) {
+    private func mprisReportWithheldActivity(of id: SessionID, in context: Context) -> [FollowUp] {
+        guard mpris.pauses[id] == nil else { return [] }
+        var followUps: [FollowUp] = []
+        for record in context.sessions.streams(of: id) {
             let stream = record.stream
             switch stream.activity {
             case .pausedByUser where record.reportedActive:
-                host.sessions.setReportedActive(false, stream: stream.id)
-                host.submit(.streamPausedByUser(stream.id))
+                followUps += [.markReported(stream.id, active: false), .submit(.streamPausedByUser(stream.id))]
             case .playing where !record.reportedActive:
-                host.sessions.setReportedActive(true, stream: stream.id)
-                host.submit(.streamStarted(id, stream.id))
+                followUps += [.markReported(stream.id, active: true), .submit(.streamStarted(id, stream.id))]
             case .idle where record.reportedActive:
                 // Stopped by its app without a cork: the usual grace before it counts as stopped.
-                mprisLater(quietness.idleGrace) { [weak self] in
-                    guard let self, self.mpris.pauses[id] == nil, let now = self.host.sessions.streams[stream.id],
-                        now.stream.activity == .idle, now.reportedActive, self.host.effects[id]?.isHeld != true
-                    else { return }
-                    self.host.sessions.setReportedActive(false, stream: stream.id)
-                    self.host.submit(.streamStopped(stream.id))
-                }
+                inbox.later(quietness.idleGrace, .withheldIdle(id, stream.id))
             default:
                 break
             }
         }
-    }
-
-    /// Runs `work` on the loop after `delay`, keeping the timer alive until it fired.
-    private func mprisLater(_ delay: Duration, _ work: @escaping @Sendable () -> Void) {
-        let key = mpris.nextTimer
-        mpris.nextTimer += 1
-        mpris.timers[key] = loop.schedule(after: delay) { [weak self] in
-            self?.mpris.timers[key] = nil
-            work()
-        }
+        return followUps
     }
 
     private static func milliseconds(_ duration: Duration) -> String {

@@ -90,7 +90,9 @@ final class PolicyCoordinator: @unchecked Sendable {
     private(set) var playerControl: PlayerControl?
     var mpris: MPRISPauses? { playerControl?.mpris }
     /// Route decisions carried out, and the defaults kept on the system route (Routes/).
-    private(set) lazy var routes = RouteExecution(host: self)
+    let routes: RouteExecution
+    /// Where the components' timers and answers come back (``dueWorkArrived(_:)``).
+    private let inbox: DueWorkInbox
     /// Whether we link, beside whichever other session manager (PolicyCoordinator+Coexistence.swift).
     var coexistence: Coexistence
 
@@ -108,8 +110,11 @@ final class PolicyCoordinator: @unchecked Sendable {
         self.composition = ruleSet.appComposition
         self.backend = backend
         self.logger = logger
+        inbox = DueWorkInbox(loop: loop)
+        routes = RouteExecution(backend: backend, inbox: inbox, timing: timing, logger: logger)
         backend.usePortTypeRule { [ruleSet] in ruleSet.portType(properties: $0) }
         loop.catchUp = { [weak self] in self?.catchUp() }
+        inbox.handler = { [weak self] in self?.dueWorkArrived($0) }
     }
 
     var now: Timestamp { loop.now }
@@ -151,7 +156,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             submit(.devicesEnumerated(ports, defaultOutput: defaultOutput, defaultInput: defaultInput))
             for stream in streams.sorted(by: { $0.id < $1.id }) { streamAppeared(stream) }
             isAttached = true
-            playerControl?.mprisGraphAttached()  // leftover MPRIS pauses: MPRIS/PlayerControl+Leftovers.swift
+            follow(playerControl?.mprisGraphAttached(in: playerContext))  // leftover MPRIS pauses: MPRIS/PlayerControl+Leftovers.swift
         case .lost:
             isAttached = false
             enforcement.lost()
@@ -170,7 +175,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             submit(.deviceAdded(port))
         case .portRemoved(let uid):
             logger.info("port gone: \(uid)")
-            routes.reportPinnedStreams()
+            follow(routes.reportPinnedStreams(Array(sessions.streams.keys)))
             submit(.deviceRemoved(uid: uid))
         case .portLeftWithProfile(let uid):
             logger.info("port gone with its device's profile: \(uid)")
@@ -183,7 +188,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             submit(.headsetProfilesChanged(device: device, profiles))
         case .portAvailabilityChanged(let uid, let available):
             logger.info("port \(available ? "available" : "unavailable"): \(uid)")
-            if !available { routes.reportPinnedStreams() }
+            if !available { follow(routes.reportPinnedStreams(Array(sessions.streams.keys))) }
             submit(.portAvailabilityChanged(uid: uid, available: available))
         case .portChanged(let port):
             logger.info("port changed: \(port.type.rawValue):\(port.uid), \(port.channels) channels")
@@ -228,7 +233,32 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// The session bus is there: MPRIS players are controlled from now on (`pauses` holds what
     /// a previous run left paused).
     func attachPlayers(_ pauses: MPRISPauses) {
-        playerControl = PlayerControl(mpris: pauses, host: self)
+        playerControl = PlayerControl(mpris: pauses, inbox: inbox, timing: timing, quietness: quietness, logger: logger)
+    }
+
+    /// Player news from the bus side (already on the loop).
+    func playerEvent(_ event: MPRISEvent) {
+        follow(playerControl?.mprisPlayerEvent(event, in: playerContext))
+    }
+
+    /// Every player on the bus at start has been reported.
+    func playersDiscovered() {
+        follow(playerControl?.mprisPlayersDiscovered(in: playerContext))
+    }
+
+    /// The MPRIS players of a session, by bus name (none without a session bus).
+    func playerNames(of id: SessionID) -> Set<String> {
+        playerControl?.mprisPlayerNames(of: id, in: sessions) ?? []
+    }
+
+    /// The playback status of each MPRIS player of a session, by bus name.
+    func playerStatuses(of id: SessionID) -> [String: PlaybackStatus] {
+        playerControl?.mprisPlayerStatuses(of: id, in: sessions) ?? [:]
+    }
+
+    /// What the player control reads of ours, for one call.
+    private var playerContext: PlayerControl.Context {
+        PlayerControl.Context(sessions: sessions, effects: effects, explicitSessions: explicitSessions.keys, isAttached: isAttached)
     }
 
     /// How an implicit session can be interrupted now: what the backend can do, and MPRIS
@@ -287,7 +317,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     private func streamAppeared(_ stream: BackendStream, facts known: ImplicitSessions.StreamClassificationFacts? = nil) {
         if let explicit = explicitSession(of: stream) {
             sessions.add(stream, to: explicit, classification: known ?? classify(stream))
-            routes.routeNewStream(stream, of: explicit)
+            routes.routeNewStream(stream, to: engine.route(for: explicit))
             applyEffects(of: explicit, to: stream)
             logger.info("stream \(stream.id) belongs to \(explicit)")
             if stream.activity != .pausedByUser { start(stream) }
@@ -311,8 +341,8 @@ final class PolicyCoordinator: @unchecked Sendable {
             if engine.snapshot(of: session)?.isOpening == true { awaitOpening(of: session) }
         }
         updateLevelWatching(session)
-        playerControl?.mprisStreamJoined(stream, session: session)
-        routes.routeNewStream(stream, of: session)
+        follow(playerControl?.mprisStreamJoined(stream, session: session, in: playerContext))
+        routes.routeNewStream(stream, to: engine.route(for: session))
         applyEffects(of: session, to: stream)
         if let request = stream.hardwareRequest,
             let wish = HardwareWish(implying: request, limits: ruleSet.configuration.hardwareLimits)
@@ -362,7 +392,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         longPlayTimers.removeValue(forKey: id)?.cancel()
         refusedClaims.remove(id)
         enforcement.streamRemoved(id)
-        routes.streamRemoved(id)
+        follow(routes.streamRemoved(id))
         if levels.unwatch(id) { backend.stopWatchingLevel(of: id) }
         guard let (record, sessionEmpty) = sessions.remove(stream: id) else { return }
         if record.reportedActive { submit(.streamStopped(id)) }
@@ -589,7 +619,7 @@ final class PolicyCoordinator: @unchecked Sendable {
                 break
             }
             carryOut(decision)
-            playerControl?.mprisCarryOut(decision)
+            if let playerControl { follow(playerControl.mprisCarryOut(decision, in: playerContext)) }
             announce(decision)
             if case .nowPlayingChanged = decision { nowPlayingTouched = true }
             if let id = decision.session, id == engine.nowPlaying { nowPlayingTouched = true }
@@ -598,7 +628,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         // Links last: a session paused for its lost route in the same step is held before its
         // new route could link it (routes: Routes/RouteExecution.swift). With decisions left
         // for later, after those.
-        if deferred.isEmpty { routes.applyPendingRoutes() }
+        if deferred.isEmpty { routes.applyPendingRoutes(sessions: sessions, systemRoute: engine.systemRoute) }
     }
 
     /// Carries out the decisions left for later (``deferred``), in order, before anything else.
@@ -699,7 +729,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             logger.warning("\(id): \(error)")
         case .activated(let id), .deactivated(let id):
             logger.debug("\(id) \(decision == .activated(id) ? "active" : "inactive")")
-            if decision == .activated(id) { routes.routeLossEnded(id) }
+            if decision == .activated(id) { follow(routes.routeLossEnded(id, effects: effects[id], route: engine.route(for: id))) }
             // Either closes an interruption without an ended: stop holding or muting it.
             if effects[id]?.interruption != nil {
                 graceTimers.removeValue(forKey: id)?.cancel()
@@ -711,9 +741,9 @@ final class PolicyCoordinator: @unchecked Sendable {
         case .link(let id, let route):
             routes.routeDecided(id, route)
         case .routeChanged(let id, let reason, let previous):
-            routes.routeChanged(id, reason: reason, previous: previous)
+            routes.routeChanged(id, reason: reason, previous: previous, current: engine.route(for: id) ?? .empty)
         case .pauseForRouteLoss(let id, let method):
-            routes.pauseForRouteLoss(id, method: method)
+            follow(routes.pauseForRouteLoss(id, method: method, streams: sessions.streams(of: id).map(\.stream.id)))
         case .nowPlayingChanged(let id):
             logger.info("now playing: \(id.map { "\($0) '\(engine.snapshot(of: $0)?.label ?? "?")'" } ?? "none")")
         case .selectHeadsetProfile(let device, let profile):
@@ -733,6 +763,53 @@ final class PolicyCoordinator: @unchecked Sendable {
         case .secondaryAudioHint, .reportHardware, .mediaServicesLost, .mediaServicesReset, .outputVolumeChanged,
              .inputGainChanged:
             logger.debug("decision: \(decision)")
+        }
+    }
+
+    // MARK: - Follow-ups
+
+    /// Carries out what a component returned, in order (each one's engine decisions before the next).
+    private func follow(_ followUps: [FollowUp]?) {
+        guard let followUps else { return }
+        for followUp in followUps {
+            switch followUp {
+            case .submit(let event):
+                submit(event)
+            case .markReported(let id, let active):
+                sessions.setReportedActive(active, stream: id)
+            case .start(let id):
+                if let record = sessions.streams[id] { start(record.stream) }
+            case .routeLoss(let id, let method):
+                update(id) { $0.routeLoss = method }
+            case .capabilitiesChanged(let id):
+                submit(.capabilitiesChanged(id, interruptionMethods(of: id)))
+            case .refreshNowPlaying:
+                nowPlayingPlayer?.refresh()
+            case .then(let work):
+                carryOutDueWork(work)
+            }
+        }
+    }
+
+    /// A component's timer or answer, back on the loop: one step, like an event.
+    private func dueWorkArrived(_ work: DueWork) {
+        loop.assertConfined("the policy coordinator")
+        openSteps += 1
+        defer { endStep() }
+        catchUp()
+        carryOutDueWork(work)
+    }
+
+    private func carryOutDueWork(_ work: DueWork) {
+        switch work {
+        case .routeLossCheck(let id, let since):
+            follow(routes.checkPlayersPaused(
+                id, since: since, effects: effects[id], players: playerControl?.mprisPlayerStatuses(of: id, in: sessions)))
+        case .leftoverAsked(let entry, let ids):
+            playerControl?.mprisDecideAsked(
+                entry, sessions: ids, interrupted: ids.filter { engine.snapshot(of: $0)?.activity == .interrupted })
+        default:
+            follow(playerControl?.due(work, in: playerContext))
         }
     }
 

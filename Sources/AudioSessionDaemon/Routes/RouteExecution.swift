@@ -1,4 +1,3 @@
-import AppProcesses
 import Logging
 import SessionPolicy
 
@@ -15,9 +14,13 @@ import SessionPolicy
 /// active again: its user plays it (an uncork, a new stream), never on its own — not when the
 /// headphones come back. Either way the session's streams count as paused by their user.
 final class RouteExecution: @unchecked Sendable {
-    /// The coordinator: the sessions whose streams it routes, the effects it sets.
-    unowned let host: PolicyCoordinator
-    /// Routes decided in the step being carried out, linked at its end (``applyPendingRoutes()``).
+    /// Where streams are linked and the default devices published.
+    private unowned let backend: AudioBackend
+    /// Where the player checks come back (``DueWork/routeLossCheck(_:since:)``).
+    private let inbox: DueWorkInbox
+    private let logger: Logger
+    private let timing: EnforcementTiming
+    /// Routes decided in the step being carried out, linked at its end (``applyPendingRoutes(sessions:systemRoute:)``).
     private var pendingRoutes: [SessionID: RouteDescription] = [:]
     /// The default devices last handed to the backend.
     private var preferredDefaults: (output: DeviceID?, input: DeviceID?) = (nil, nil)
@@ -25,17 +28,15 @@ final class RouteExecution: @unchecked Sendable {
     var devicesChanged = false
     /// Sessions paused for a lost route whose MPRIS players are being watched for their pause.
     private var routeLossChecks: [SessionID: ScheduledWork] = [:]
-    /// The named devices last reported for streams (``reportPinnedStreams()``).
+    /// The named devices last reported for streams (``reportPinnedStreams(_:)``).
     private var reportedPins: [StreamID: DeviceID] = [:]
 
-    init(host: PolicyCoordinator) {
-        self.host = host
+    init(backend: AudioBackend, inbox: DueWorkInbox, timing: EnforcementTiming, logger: Logger) {
+        self.backend = backend
+        self.inbox = inbox
+        self.timing = timing
+        self.logger = logger
     }
-
-    private var logger: Logger { host.logger }
-    private var now: Timestamp { host.now }
-    private var loop: DaemonLoop { host.loop }
-    private var timing: EnforcementTiming { host.timing }
 
     /// The graph went away: nothing is pinned, nothing is checked.
     func forgetAll() {
@@ -45,8 +46,8 @@ final class RouteExecution: @unchecked Sendable {
     }
 
     /// A stream is gone: the engine forgets where it was pinned.
-    func streamRemoved(_ id: StreamID) {
-        if reportedPins.removeValue(forKey: id) != nil { host.submit(.streamPinned(id, to: nil)) }
+    func streamRemoved(_ id: StreamID) -> [FollowUp] {
+        reportedPins.removeValue(forKey: id) != nil ? [.submit(.streamPinned(id, to: nil))] : []
     }
 
     /// A session's route: its streams are linked there at the end of the current step.
@@ -55,84 +56,86 @@ final class RouteExecution: @unchecked Sendable {
         pendingRoutes[id] = route
     }
 
-    func routeChanged(_ id: SessionID, reason: RouteChangeReason, previous: RouteDescription) {
-        let current = host.engine.route(for: id) ?? .empty
+    func routeChanged(_ id: SessionID, reason: RouteChangeReason, previous: RouteDescription, current: RouteDescription) {
         logger.info(
             "\(id) route change: \(reason.wireName) (\(reason.rawValue)); previous \(Self.describe(previous)); now \(Self.describe(current))")
     }
 
-    func pauseForRouteLoss(_ id: SessionID, method: InterruptionMethod) {
+    /// Holds (or mutes) a session whose output went away; its streams count as paused by their
+    /// user, so playing again is a new start.
+    func pauseForRouteLoss(_ id: SessionID, method: InterruptionMethod, streams: [StreamID]) -> [FollowUp] {
         logger.info("\(id) paused: its output went away (pause on unplug, by \(method.wireName))")
-        // The engine counts its streams as paused by their user: playing again is a new start.
-        for record in host.sessions.streams(of: id) { host.sessions.setReportedActive(false, stream: record.stream.id) }
-        host.update(id) { $0.routeLoss = method == .mute ? .mute : method == .mpris ? .mpris : .unlink }
-        if method == .mpris { checkPlayersPaused(id, since: now) }
+        var followUps = streams.map { FollowUp.markReported($0, active: false) }
+        followUps.append(.routeLoss(id, method == .mute ? .mute : method == .mpris ? .mpris : .unlink))
+        if method == .mpris { followUps.append(.then(.routeLossCheck(id, since: inbox.now))) }
+        return followUps
     }
 
     /// Ends an MPRIS session's hold once every player of it stopped playing (they answer Pause
     /// over the bus a little after the route is gone); a player that never does stays held.
-    private func checkPlayersPaused(_ id: SessionID, since start: Timestamp) {
+    /// `players` are the session's MPRIS players and their statuses, nil without a session bus.
+    func checkPlayersPaused(
+        _ id: SessionID, since start: Timestamp, effects: SessionEffects?, players: [String: PlaybackStatus]?
+    ) -> [FollowUp] {
         routeLossChecks.removeValue(forKey: id)?.cancel()
-        guard host.effects[id]?.pausedForRouteLoss == true, let mpris = host.mpris else { return }
-        let names = PlayerMatching.players(
-            of: host.sessions.streams(of: id).map(\.stream), among: mpris.players, ancestry: { ProcessAncestry.chain(from: $0) })
-        if !names.isEmpty, names.allSatisfy({ mpris.players[$0]?.status != .playing }) {
-            let elapsed = now - start
-            logger.info("\(id): its player stopped \(elapsed) after the route loss; back on its route, silent until played")
-            host.update(id) { $0.routeLoss = nil }
+        guard effects?.pausedForRouteLoss == true, let players else { return [] }
+        let now = inbox.now
+        if !players.isEmpty, players.values.allSatisfy({ $0 != .playing }) {
+            logger.info("\(id): its player stopped \(now - start) after the route loss; back on its route, silent until played")
+            return [.routeLoss(id, nil)]
         } else if now - start < timing.routeLossPlayerDeadline {
-            routeLossChecks[id] = loop.schedule(after: timing.routeLossPlayerCheck) { [weak self] in
-                self?.checkPlayersPaused(id, since: start)
-            }
+            routeLossChecks[id] = inbox.schedule(after: timing.routeLossPlayerCheck, .routeLossCheck(id, since: start))
         } else {
             logger.warning("\(id): its player did not stop within \(timing.routeLossPlayerDeadline); kept unlinked until it plays again")
         }
+        return []
     }
 
     /// The session is active again (its user played it): its streams may be linked again.
-    func routeLossEnded(_ id: SessionID) {
+    func routeLossEnded(_ id: SessionID, effects: SessionEffects?, route: RouteDescription?) -> [FollowUp] {
         routeLossChecks.removeValue(forKey: id)?.cancel()
-        guard host.effects[id]?.pausedForRouteLoss == true else { return }
-        logger.info("\(id) plays again after its route loss: linking it to \(Self.describe(host.engine.route(for: id) ?? .empty))")
-        host.update(id) { $0.routeLoss = nil }
+        guard effects?.pausedForRouteLoss == true else { return [] }
+        logger.info("\(id) plays again after its route loss: linking it to \(Self.describe(route ?? .empty))")
+        return [.routeLoss(id, nil)]
     }
 
-    /// Tells the engine which streams play on a device they named, not on their session's
+    /// Tells the engine which of `streams` play on a device they named, not on their session's
     /// route (pause on unplug spares a session whose playback all plays elsewhere). Read from
     /// the backend before a device goes, the only time the engine needs it.
-    func reportPinnedStreams() {
-        for id in host.sessions.streams.keys.sorted() {
-            let device = host.backend.pinnedDevice(of: id)
+    func reportPinnedStreams(_ streams: [StreamID]) -> [FollowUp] {
+        var followUps: [FollowUp] = []
+        for id in streams.sorted() {
+            let device = backend.pinnedDevice(of: id)
             guard device != reportedPins[id] else { continue }
             reportedPins[id] = device
-            host.submit(.streamPinned(id, to: device))
+            followUps.append(.submit(.streamPinned(id, to: device)))
         }
+        return followUps
     }
 
     /// A new stream joins its session's current route before anything links it.
-    func routeNewStream(_ stream: BackendStream, of session: SessionID) {
-        let route = host.engine.route(for: session) ?? .empty
-        host.backend.route(stream.id, to: Self.devices(of: route, for: stream.direction))
+    func routeNewStream(_ stream: BackendStream, to route: RouteDescription?) {
+        backend.route(stream.id, to: Self.devices(of: route ?? .empty, for: stream.direction))
     }
 
     /// Links the routes decided in this step, and publishes the defaults the policy now prefers.
-    func applyPendingRoutes() {
-        loop.assertConfined("route execution")
+    func applyPendingRoutes(sessions: ImplicitSessions, systemRoute: @autoclosure () -> RouteDescription) {
+        inbox.loop.assertConfined("route execution")
         let routes = pendingRoutes
         pendingRoutes.removeAll()
         for (id, route) in routes.sorted(by: { $0.key < $1.key }) {
-            for record in host.sessions.streams(of: id) {
-                host.backend.route(record.stream.id, to: Self.devices(of: route, for: record.stream.direction))
+            for record in sessions.streams(of: id) {
+                backend.route(record.stream.id, to: Self.devices(of: route, for: record.stream.direction))
             }
         }
         // Only a device change or a new route can move the defaults: the stream hot path skips this.
         guard devicesChanged || !routes.isEmpty else { return }
         devicesChanged = false
-        let system = host.engine.systemRoute
+        let system = systemRoute()
         let wanted = (output: system.outputs.first?.device, input: system.inputs.first?.device)
         guard wanted != preferredDefaults else { return }
         preferredDefaults = wanted
-        host.backend.preferDefaultDevices(output: wanted.output, input: wanted.input)
+        backend.preferDefaultDevices(output: wanted.output, input: wanted.input)
     }
 
     /// The device nodes a stream of this direction is linked to on a route (ports of one node

@@ -62,8 +62,8 @@ struct MPRISJournalTests {
     /// The bus side as the daemon starts it: the journal read, then the players reported.
     func attachPlayers(_ players: [MPRISPlayer]) {
         coordinator.attachPlayers(MPRISPauses(buttons: buttons, journalFile: journalFile, perform: loop.perform))
-        for player in players { coordinator.playerControl?.mprisPlayerEvent(.appeared(player)) }
-        coordinator.playerControl?.mprisPlayersDiscovered()
+        for player in players { coordinator.playerEvent(.appeared(player)) }
+        coordinator.playersDiscovered()
     }
 
     func attachGraph(_ streams: [BackendStream]) {
@@ -71,7 +71,7 @@ struct MPRISJournalTests {
     }
 
     func status(_ status: PlaybackStatus) {
-        coordinator.playerControl?.mprisPlayerEvent(.statusChanged(busName: Self.mpv, status))
+        coordinator.playerEvent(.statusChanged(busName: Self.mpv, status))
     }
 
     /// mpv plays, a call pauses it over MPRIS, mpv confirms.
@@ -131,7 +131,7 @@ struct MPRISJournalTests {
 
     @Test func aPlayerThatLeavesTheBusLeavesTheJournal() async throws {
         try await pausedByACall()
-        coordinator.playerControl?.mprisPlayerEvent(.vanished(busName: Self.mpv))
+        coordinator.playerEvent(.vanished(busName: Self.mpv))
         #expect(journal == nil)
     }
 
