@@ -22,7 +22,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     private(set) var ruleSet: RuleSet
     unowned let backend: AudioBackend
     /// The loop this runs on, and its clock: the only source of time and timers. Its work
-    /// carries out the decisions left for later first (``deferred``).
+    /// carries out the decisions left for later first (``steps``).
     let loop: CatchingUpLoop
     let logger: Logger
     var sessions = ImplicitSessions()
@@ -46,39 +46,26 @@ final class PolicyCoordinator: @unchecked Sendable {
     private var graceTimers: [SessionID: ScheduledWork] = [:]
     /// Calls that stopped being one a moment ago, by session: re-judged after ``AppBehaviour/callHoldover``.
     private var holdoverTimers: [SessionID: ScheduledWork] = [:]
-    /// How many steps are open (an event, and the engine steps it causes): what they changed is
-    /// journalled when the outermost one ends, before the loop sends any of it.
-    private var openSteps = 0
+    /// The one queue every decision is carried out from, in order, and what describes a
+    /// server event's turn (Policy/StepQueue.swift).
+    private var steps = StepQueue()
     private var attachedBefore = false
     /// The audio server is there and its streams are known (between `attached` and `lost`).
     private(set) var isAttached = false
     /// Called for every decision after it is carried out: the D-Bus service tells explicit
-    /// sessions (interruption, route change, hints) and `monitor` watchers from here.
+    /// sessions (interruption, route change, hints) and `monitor` watchers from here. The
+    /// decisions of an audio server event are handed over in the loop's next turn, after what
+    /// the event's step sent to the server has gone out: a call that cuts off a hundred streams
+    /// is heard before the bus thread wakes to announce it (on two cores it took the core the
+    /// loop needed). Order is kept.
     var decisionObserver: ((PolicyDecision) -> Void)?
-    /// Decisions of an audio server event not yet handed to ``decisionObserver``: they are in
-    /// the loop's next turn, after what the event's step sent to the server has gone out. A call
-    /// that cuts off a hundred streams is heard before the bus thread wakes to announce it (on
-    /// two cores it took the core the loop needed). Order is kept: a later decision made outside
-    /// a server event hands these over first.
-    private var unannounced: [PolicyDecision] = []
-    /// Decisions of an audio server event left for the loop's next turn, because holds asked
-    /// before them wait to be sent (``AudioBackend/holdsWaiting``): a call that cuts off a
-    /// hundred streams has the first ones cut off before the rest are worked out. Carried out
-    /// before anything else reaches the coordinator (``catchUp()``).
-    private var deferred: [PolicyDecision] = []
-    /// The Now Playing player's properties changed with an audio server event: refreshed in
-    /// ``serverEventsHandled()``.
-    private var nowPlayingStale = false
-    /// ``serverEventsHandled()`` is queued for the loop's next turn.
-    private var serverEventsPending = false
-    /// An audio server event is being handled (its decisions are announced later).
-    private var handlingServerEvent = false
     /// Hands a media control (`Play`, `Next`, ...) to an explicit session's app; false when the
     /// session is not one (the D-Bus service sets it).
     var remoteCommandHandler: ((String, SessionID) -> Bool)?
-    /// `org.mpris.MediaPlayer2.audiosession`, forwarding media keys to the current media
-    /// player (MPRIS/NowPlayingPlayer.swift); nil without a session bus.
-    var nowPlayingPlayer: NowPlayingPlayer?
+    /// Tells `org.mpris.MediaPlayer2.audiosession`, which forwards media keys to the current
+    /// media player (MPRIS/NowPlayingPlayer.swift), that what it shows may have changed; nil
+    /// without a session bus.
+    var nowPlayingChanged: (() -> Void)?
     /// Explicit sessions (created over the session API), with who owns them.
     var explicitSessions: [SessionID: ExplicitSession] = [:]
     var nextExplicitSession: UInt64 = 1
@@ -128,19 +115,16 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     func handle(_ event: BackendEvent) {
         loop.assertConfined("the policy coordinator")
-        openSteps += 1
-        let outerServerEvent = handlingServerEvent
-        handlingServerEvent = true
-        if !serverEventsPending {
-            serverEventsPending = true
+        steps.openStep()
+        if steps.beginServerEvent() {
             LogOutput.standardError.hold()
             loop.performLater { [weak self] in self?.serverEventsHandled() }
         }
         defer {
-            handlingServerEvent = outerServerEvent
+            steps.endServerEvent()
             endStep()
         }
-        catchUp()
+        catchUp()  // what was left for this turn goes first
         switch event {
         case .attached, .portAppeared, .portRemoved, .portLeftWithProfile, .portAvailabilityChanged, .portChanged, .defaultChanged:
             routes.devicesChanged = true  // the policy's default devices may have moved (Routes/RouteExecution.swift)
@@ -596,7 +580,9 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     // MARK: - Decisions
 
-    /// Hands one event to the engine and carries out its decisions; returns them.
+    /// Hands one event to the engine and carries out its decisions, after what is queued;
+    /// returns them. Inside a run (a decision's carrying out caused the event) they are queued
+    /// behind what it is carrying out.
     @discardableResult
     func submit(_ event: PolicyEvent) -> [PolicyDecision] {
         let decisions = engine.handle(event, at: now)
@@ -604,86 +590,83 @@ final class PolicyCoordinator: @unchecked Sendable {
         return decisions
     }
 
+    /// Queues an engine step's decisions and runs the queue.
     func carryOut(_ decisions: [PolicyDecision]) {
-        catchUp()  // what was decided before goes first
         engineEvents &+= 1  // every engine step (events, reconfiguration) ends here
-        openSteps += 1
-        defer { endStep() }
+        steps.append(decisions)
+        run()
+    }
+
+    /// Carries out what the queue holds, in order: the one place decisions are carried out.
+    /// Does nothing inside a run (the run gets to what was queued). In a server event's turn,
+    /// once holds wait to be sent, the rest is left for the loop's next turn.
+    private func run() {
+        guard steps.beginRun() else { return }
+        steps.openStep()
+        defer {
+            steps.endRun()
+            endStep()
+        }
         var nowPlayingTouched = false
-        for (index, decision) in decisions.enumerated() {
-            // After a decision that left holds waiting (or one whose own step left decisions
-            // for later), the rest wait too, in order.
-            if index > 0, !deferred.isEmpty || (handlingServerEvent && backend.holdsWaiting) {
-                if deferred.isEmpty { loop.performLater { [weak self] in self?.catchUp() } }
-                deferred += decisions[index...]
+        while let item = steps.next() {
+            switch item {
+            case .decision(let decision):
+                carryOut(decision)
+                if let playerControl { follow(playerControl.mprisCarryOut(decision, in: playerContext)) }
+                announce(decision)
+                if case .nowPlayingChanged = decision { nowPlayingTouched = true }
+                if let id = decision.session, id == engine.nowPlaying { nowPlayingTouched = true }
+            case .due(let work):
+                carryOutDueWork(work)
+            }
+            if steps.yields(holdsWaiting: backend.holdsWaiting) {
+                loop.performLater { [weak self] in self?.catchUp() }
                 break
             }
-            carryOut(decision)
-            if let playerControl { follow(playerControl.mprisCarryOut(decision, in: playerContext)) }
-            announce(decision)
-            if case .nowPlayingChanged = decision { nowPlayingTouched = true }
-            if let id = decision.session, id == engine.nowPlaying { nowPlayingTouched = true }
         }
         if nowPlayingTouched { refreshNowPlaying() }
         // Links last: a session paused for its lost route in the same step is held before its
         // new route could link it (routes: Routes/RouteExecution.swift). With decisions left
         // for later, after those.
-        if deferred.isEmpty { routes.applyPendingRoutes(sessions: sessions, systemRoute: engine.systemRoute) }
+        if steps.isEmpty { routes.applyPendingRoutes(sessions: sessions, systemRoute: engine.systemRoute) }
     }
 
-    /// Carries out the decisions left for later (``deferred``), in order, before anything else.
+    /// Carries out what was left for later, in order, before anything else.
     func catchUp() {
-        guard !deferred.isEmpty else { return }
-        let decisions = deferred
-        deferred = []
-        carryOut(decisions)
+        guard !steps.isEmpty else { return }
+        run()
     }
 
-    /// Hands `decision` to the observer: later in the loop's turn when it comes of an audio
-    /// server event (``unannounced``), else now.
+    /// Hands `decision` to the observer: in the loop's next turn when it comes of an audio
+    /// server event, else now (after any kept back, in order).
     private func announce(_ decision: PolicyDecision) {
-        guard decisionObserver != nil else { return }
-        guard handlingServerEvent else {
-            announceUnannounced()
-            decisionObserver?(decision)
-            return
-        }
-        unannounced.append(decision)  // in serverEventsHandled()
+        guard let decisionObserver else { return }
+        guard steps.announcesNow(decision) else { return }  // in serverEventsHandled()
+        for earlier in steps.takeUnannounced() { decisionObserver(earlier) }
+        decisionObserver(decision)
     }
 
     /// The Now Playing player's properties (a D-Bus signal, ~0.2 ms): like announcements, later
     /// in the loop's turn when they change with an audio server event, after our reaction to it
     /// has been sent.
     private func refreshNowPlaying() {
-        guard let player = nowPlayingPlayer else { return }
-        guard handlingServerEvent else { return player.refresh() }
-        nowPlayingStale = true
+        guard let nowPlayingChanged, steps.refreshesNowPlayingNow() else { return }
+        nowPlayingChanged()
     }
 
     /// The loop's turn after audio server events: what they sent has gone out, and now what
     /// describes them does — their log lines, their decisions on the bus, Now Playing.
     private func serverEventsHandled() {
-        serverEventsPending = false
         LogOutput.standardError.release()
-        announceUnannounced()
-        if nowPlayingStale {
-            nowPlayingStale = false
-            nowPlayingPlayer?.refresh()
-        }
-    }
-
-    private func announceUnannounced() {
-        guard !unannounced.isEmpty else { return }
-        let decisions = unannounced
-        unannounced.removeAll()
+        let (decisions, nowPlayingStale) = steps.takeTurnEnd()
         for decision in decisions { decisionObserver?(decision) }
+        if nowPlayingStale { nowPlayingChanged?() }
     }
 
     /// One open step is done; after the outermost, the journal is written (once, however many
     /// engine steps an event caused), before the loop sends what they changed.
     private func endStep() {
-        openSteps -= 1
-        if openSteps == 0 { enforcement.stepDone() }
+        if steps.closeStep() { enforcement.stepDone() }
     }
 
     private func carryOut(_ decision: PolicyDecision) {
@@ -784,9 +767,10 @@ final class PolicyCoordinator: @unchecked Sendable {
             case .capabilitiesChanged(let id):
                 submit(.capabilitiesChanged(id, interruptionMethods(of: id)))
             case .refreshNowPlaying:
-                nowPlayingPlayer?.refresh()
+                nowPlayingChanged?()
             case .then(let work):
-                carryOutDueWork(work)
+                steps.append(work)  // after what is queued before it
+                run()
             }
         }
     }
@@ -794,10 +778,8 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// A component's timer or answer, back on the loop: one step, like an event.
     private func dueWorkArrived(_ work: DueWork) {
         loop.assertConfined("the policy coordinator")
-        openSteps += 1
-        defer { endStep() }
-        catchUp()
-        carryOutDueWork(work)
+        steps.append(work)
+        run()
     }
 
     private func carryOutDueWork(_ work: DueWork) {

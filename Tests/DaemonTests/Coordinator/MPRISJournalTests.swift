@@ -466,3 +466,34 @@ final class Flag: Sendable {
     func set() { value.withLock { $0 = true } }
     var isSet: Bool { value.withLock { $0 } }
 }
+
+/// The one queue, seen from outside: what carrying out a decision causes waits for the rest of
+/// the step it came from.
+@Suite("PolicyCoordinator: no step begins inside another")
+struct RunToCompletionTests {
+    final class Seen: @unchecked Sendable { var decisions: [PolicyDecision] = [] }
+
+    /// Two players whose streams play while their statuses lag (no Pause to press): a call's
+    /// step interrupts both over MPRIS, and each falls back to a hold. The fall-backs are
+    /// decided when each interruption is carried out, and carried out after the whole step.
+    /// (Carried out inside it, each fall-back reached the bus before the interruption it
+    /// replaced: unlink, mpris, unlink, mpris.)
+    @Test func holdsInsteadOfPausesAreCarriedOutAfterTheRestOfTheCallsStep() throws {
+        let fixture = try MPRISJournalTests()
+        let vlc = MPRISPlayer(busName: "org.mpris.MediaPlayer2.vlc", uniqueName: ":1.8", processID: 4343, flatpakAppID: nil, status: .stopped)
+        let vlcMusic = BackendStream(
+            id: .playback(3), client: 30, properties: ["media.role": "Music"], activity: .playing, appName: "vlc", processID: 4343)
+        fixture.attachPlayers([fixture.player(.stopped), vlc])
+        fixture.attachGraph([fixture.music(), vlcMusic])
+        fixture.clock.runQueued()
+        let seen = Seen()
+        fixture.coordinator.decisionObserver = { seen.decisions.append($0) }
+        fixture.coordinator.handle(.streamAppeared(fixture.call()))
+        fixture.clock.runQueued()
+        let interruptions = seen.decisions.compactMap { decision -> InterruptionMethod? in
+            if case .interruptionBegan(_, _, let method) = decision { method } else { nil }
+        }
+        #expect(interruptions == [.mpris, .mpris, .unlink, .unlink], "\(seen.decisions)")
+        #expect(fixture.backend.actions.filter { if case .hold = $0 { true } else { false } }.count == 2)
+    }
+}
