@@ -112,7 +112,7 @@ extension SessionService {
         guard coordinator.engine.isBusy(id) else {
             return answer(call, coordinator.request(.setActive(id, false, options: options), for: id), "deactivation refused")
         }
-        let deadline = loop.schedule(after: coordinator.quietness.busyPatience) { [weak self] in
+        let deadline = loop.schedule(after: coordinator.activityWatch.quietness.busyPatience) { [weak self] in
             self?.finishDeactivations(waitingOnly: false, only: id)
         }
         pendingDeactivations[id] = PendingDeactivation(call: call, options: options, deadline: deadline)

@@ -107,8 +107,8 @@ final class PlayerControl: @unchecked Sendable {
             return [.markReported(stream, active: false), .submit(.streamStopped(stream))]
         case .pressFailed(let member, let name, let id, let failure):
             return mprisPressFailed(member, on: name, for: id, failure, in: context)
-        case .routeLossCheck, .leftoverAsked:
-            break  // route execution's, and the leftovers' (``mprisDecideAsked(_:sessions:interrupted:)``)
+        default:
+            break  // not the player control's (the leftovers' rest: ``mprisDecideAsked(_:sessions:interrupted:)``)
         }
         return []
     }

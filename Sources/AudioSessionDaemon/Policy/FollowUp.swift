@@ -39,6 +39,20 @@ enum DueWork: Equatable {
     case pressFailed(member: String, player: String, session: SessionID, failure: String)
     /// A leftover pause's sessions have been told their streams run: now it is decided.
     case leftoverAsked(MPRISPauseJournal.PausedPlayer, sessions: [SessionID])
+    /// A stream idle or silent since its grace began.
+    case idleGraceOver(StreamID)
+    /// A stream no rule classifies has run past the short-sound limit.
+    case longPlayOver(StreamID)
+    /// A call's holdover is over: its app is classified again.
+    case holdoverOver(SessionID)
+    /// An unknown app's opening window is over.
+    case openingOver(SessionID)
+    /// A meter's patience is over.
+    case meterPatienceOver(StreamID)
+    /// An app told of its interruption over the session API had its grace.
+    case interruptionGraceOver(SessionID)
+    /// An event for the engine that is due now (a recheck, the bound of a profile switch).
+    case engineEvent(PolicyEvent)
 }
 
 /// Where ``DueWork`` re-enters the coordinator: components schedule and post through it, and

@@ -28,24 +28,17 @@ final class PolicyCoordinator: @unchecked Sendable {
     var sessions = ImplicitSessions()
     /// How an app's streams make its classification (what a call is comes from the rules).
     private var composition: AppComposition
-    /// When idle and silent streams stop counting as running.
-    let quietness = StreamQuietness.standard
-    let behaviour = AppBehaviour.standard
+    /// When idle and silent streams stop counting as running, short sounds, holdovers, meters
+    /// (Policy/ActivityWatch.swift).
+    let activityWatch: ActivityWatch
     /// Every delay between a decision and its last effect.
     let timing: EnforcementTiming
     /// Who each stream's process is, read once per process.
     var appFacts = AppFactsReader()
-    /// Streams whose level is watched (sessions that duck others), and what was heard.
-    private var levels = StreamLevels()
     var effects: [SessionID: SessionEffects] = [:]
     /// Everything carried out on the server, and its undoing.
     let enforcement: Enforcement
-    private var idleTimers: [StreamID: ScheduledWork] = [:]
-    /// Playback streams that may still be short sounds (``AppBehaviour/shortSoundLimit``).
-    private var longPlayTimers: [StreamID: ScheduledWork] = [:]
     private var graceTimers: [SessionID: ScheduledWork] = [:]
-    /// Calls that stopped being one a moment ago, by session: re-judged after ``AppBehaviour/callHoldover``.
-    private var holdoverTimers: [SessionID: ScheduledWork] = [:]
     /// The one queue every decision is carried out from, in order, and what describes a
     /// server event's turn (Policy/StepQueue.swift).
     private var steps = StepQueue()
@@ -99,6 +92,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         self.logger = logger
         inbox = DueWorkInbox(loop: loop)
         routes = RouteExecution(backend: backend, inbox: inbox, timing: timing, logger: logger)
+        activityWatch = ActivityWatch(backend: backend, inbox: inbox)
         backend.usePortTypeRule { [ruleSet] in ruleSet.portType(properties: $0) }
         loop.catchUp = { [weak self] in self?.catchUp() }
         inbox.handler = { [weak self] in self?.dueWorkArrived($0) }
@@ -217,7 +211,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// The session bus is there: MPRIS players are controlled from now on (`pauses` holds what
     /// a previous run left paused).
     func attachPlayers(_ pauses: MPRISPauses) {
-        playerControl = PlayerControl(mpris: pauses, inbox: inbox, timing: timing, quietness: quietness, logger: logger)
+        playerControl = PlayerControl(mpris: pauses, inbox: inbox, timing: timing, quietness: activityWatch.quietness, logger: logger)
     }
 
     /// Player news from the bus side (already on the loop).
@@ -322,7 +316,7 @@ final class PolicyCoordinator: @unchecked Sendable {
                 kind: .implicit, app: app, label: stream.appName, classification: composed.classification,
                 capabilities: backend.interruptionMethods)))
             logger.info("\(session) for '\(stream.appName)': \(describe(composed)) [app \(app), \(facts.identity)]")
-            if engine.snapshot(of: session)?.isOpening == true { awaitOpening(of: session) }
+            if engine.snapshot(of: session)?.isOpening == true { activityWatch.awaitOpening(of: session) }
         }
         updateLevelWatching(session)
         follow(playerControl?.mprisStreamJoined(stream, session: session, in: playerContext))
@@ -334,7 +328,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             logger.info("\(session) prefers \(wish.ioBufferDuration.map { "\($0 * 1000) ms buffers" } ?? "")\(wish.sampleRate.map { " at \(Int($0)) Hz" } ?? "") (what its stream asks for)")
             submit(.setPreferredHardware(session, wish))
         }
-        if stream.activity != .pausedByUser, levels.sounds(stream.id) { start(stream) } else if !isNew { recompose(session) }
+        if stream.activity != .pausedByUser, activityWatch.sounds(stream.id) { start(stream) } else if !isNew { recompose(session) }
         if stream.activity == .idle { armIdleTimer(for: stream.id) }
     }
 
@@ -350,19 +344,19 @@ final class PolicyCoordinator: @unchecked Sendable {
         if playerControl?.mprisOwnsActivityChange(of: stream, in: record.session) == true { return }
         switch stream.activity {
         case .pausedByUser:
-            cancelIdleTimer(stream.id)
+            activityWatch.cancelIdle(stream.id)
             if record.reportedActive || effects[record.session]?.interruption != nil {
                 sessions.setReportedActive(false, stream: stream.id)
                 submit(.streamPausedByUser(stream.id))
                 recompose(record.session)
             }
         case .playing:
-            cancelIdleTimer(stream.id)
+            activityWatch.cancelIdle(stream.id)
             // A stream paused after its output went away is held or muted: a "running" report
             // then is a late echo of our own relinking, not its user playing again (that
             // shows as an uncork, or an MPRIS player's Play once the pause is confirmed).
             let heldForRouteLoss = effects[record.session]?.pausedForRouteLoss == true && previous != .pausedByUser
-            if !record.reportedActive, !heldForRouteLoss, levels.sounds(stream.id) { start(stream) }
+            if !record.reportedActive, !heldForRouteLoss, activityWatch.sounds(stream.id) { start(stream) }
         case .idle:
             if previous == .pausedByUser {
                 start(stream)  // un-paused; it runs as soon as it is linked
@@ -372,12 +366,10 @@ final class PolicyCoordinator: @unchecked Sendable {
     }
 
     private func streamRemoved(_ id: StreamID) {
-        cancelIdleTimer(id)
-        longPlayTimers.removeValue(forKey: id)?.cancel()
+        activityWatch.forget(id)
         refusedClaims.remove(id)
         enforcement.streamRemoved(id)
         follow(routes.streamRemoved(id))
-        if levels.unwatch(id) { backend.stopWatchingLevel(of: id) }
         guard let (record, sessionEmpty) = sessions.remove(stream: id) else { return }
         if record.reportedActive { submit(.streamStopped(id)) }
         guard sessions.isImplicit(record.session) else { return }  // explicit sessions outlive their streams
@@ -398,27 +390,23 @@ final class PolicyCoordinator: @unchecked Sendable {
         if stream.direction == .playback, !record.hasPlayedLong, sessions.isImplicit(record.session),
             record.classification.classification == composition.unclassified
         {
-            awaitLongPlay(of: stream.id)
+            activityWatch.awaitLongPlay(stream.id)
         }
     }
 
-    /// A playback stream no rule classifies that runs past ``AppBehaviour/shortSoundLimit``
-    /// without a stop is no short sound: its app is classified again (media playback).
-    private func awaitLongPlay(of id: StreamID) {
-        longPlayTimers.removeValue(forKey: id)?.cancel()
-        longPlayTimers[id] = loop.schedule(after: behaviour.shortSoundLimit) { [weak self] in
-            guard let self else { return }
-            self.longPlayTimers[id] = nil
-            guard let record = self.sessions.streams[id], record.reportedActive else { return }
-            self.sessions.setPlayedLong(stream: id)
-            self.recompose(record.session)
-        }
+    /// A playback stream no rule classifies ran past ``AppBehaviour/shortSoundLimit`` without a
+    /// stop: no short sound, its app is classified again (media playback).
+    private func longPlayOver(_ id: StreamID) {
+        activityWatch.longPlayOver(id)
+        guard let record = sessions.streams[id], record.reportedActive else { return }
+        sessions.setPlayedLong(stream: id)
+        recompose(record.session)
     }
 
     /// Reports a running stream stopped (idle or silent past its grace, or held).
     func stop(_ id: StreamID) {
         guard let record = sessions.streams[id], record.reportedActive else { return }
-        longPlayTimers.removeValue(forKey: id)?.cancel()
+        activityWatch.cancelLongPlay(id)
         sessions.setReportedActive(false, stream: id)
         submit(.streamStopped(id))
         recompose(record.session)
@@ -443,28 +431,22 @@ final class PolicyCoordinator: @unchecked Sendable {
         let composed = composition.classify(streams)
         guard composed != current else { return }
         if holdingOver, AppComposition.holdsOver(from: current, to: composed, streams: streams) {
-            guard holdoverTimers[session] == nil else { return }
-            holdoverTimers[session] = loop.schedule(after: behaviour.callHoldover) { [weak self] in
-                self?.holdoverTimers[session] = nil
-                self?.recompose(session, holdingOver: false)
-            }
+            _ = activityWatch.holdOver(session)  // judged again once it is over (``DueWork/holdoverOver(_:)``)
             return
         }
-        holdoverTimers.removeValue(forKey: session)?.cancel()
+        activityWatch.cancelHoldover(session)
         sessions.setComposed(composed, session: session)
         logger.info("\(session) re-classified: \(describe(composed))")
         submit(.reclassify(session, composed.classification))
         updateLevelWatching(session)
     }
 
-    /// An app the rules say nothing about is spared while it opens its streams; after
+    /// An app the rules say nothing about was spared while it opened its streams; after
     /// ``AppBehaviour/openingWindow`` it is judged like any other.
-    private func awaitOpening(of session: SessionID) {
-        _ = loop.schedule(after: behaviour.openingWindow) { [weak self] in
-            guard let self, self.engine.snapshot(of: session)?.isOpening == true else { return }
-            self.logger.info("\(session) has opened its streams: judged like any other app")
-            self.submit(.openingEnded(session))
-        }
+    private func openingOver(_ session: SessionID) {
+        guard engine.snapshot(of: session)?.isOpening == true else { return }
+        logger.info("\(session) has opened its streams: judged like any other app")
+        submit(.openingEnded(session))
     }
 
     // MARK: - Levels
@@ -472,16 +454,12 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// Watches the level of a session's playback streams while it ducks others; stops when it
     /// no longer does (a stream no longer watched counts as running when it runs).
     private func updateLevelWatching(_ session: SessionID) {
-        let watch = sessions.composed[session].map { quietness.watchesLevel(of: $0.classification) } ?? false
+        let watch = sessions.composed[session].map { activityWatch.quietness.watchesLevel(of: $0.classification) } ?? false
         for record in sessions.streams(of: session) where record.stream.direction == .playback {
             let id = record.stream.id
-            if watch, !levels.isWatched(id) {
-                if backend.watchLevel(of: id, threshold: quietness.silenceThreshold) {
-                    levels.watch(id)
-                    awaitLevelReport(id)
-                }
-            } else if !watch, levels.unwatch(id) {
-                backend.stopWatchingLevel(of: id)
+            if watch {
+                _ = activityWatch.watchLevel(of: id)
+            } else if activityWatch.stopWatchingLevel(of: id) {
                 if record.stream.activity == .playing, !record.reportedActive { start(record.stream) }
             }
         }
@@ -489,16 +467,11 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     /// A meter that reports nothing in its patience (it could not listen) must not cost the
     /// stream its effect: it is judged by whether it runs from then on.
-    private func awaitLevelReport(_ id: StreamID) {
-        _ = loop.schedule(after: quietness.meterPatience) { [weak self] in
-            guard let self, self.levels.awaitsReport(id), let record = self.sessions.streams[id],
-                record.stream.activity == .playing
-            else { return }
-            self.logger.info("stream \(id): no level reported in \(self.quietness.meterPatience): judged by whether it runs")
-            self.levels.unwatch(id)
-            self.backend.stopWatchingLevel(of: id)
-            if !record.reportedActive, self.effects[record.session]?.isHeld != true { self.start(record.stream) }
-        }
+    private func meterPatienceOver(_ id: StreamID) {
+        guard activityWatch.meterSaidNothing(id), let record = sessions.streams[id], record.stream.activity == .playing else { return }
+        logger.info("stream \(id): no level reported in \(activityWatch.quietness.meterPatience): judged by whether it runs")
+        activityWatch.stopWatchingLevel(of: id)
+        if !record.reportedActive, effects[record.session]?.isHeld != true { start(record.stream) }
     }
 
     /// The meter heard a watched stream start or stop sounding.
@@ -511,11 +484,9 @@ final class PolicyCoordinator: @unchecked Sendable {
     }
 
     private func streamAudible(_ id: StreamID, _ audible: Bool) {
-        guard levels.isWatched(id) else { return }
-        levels.heard(id, audible: audible)
-        guard let record = sessions.streams[id] else { return }
+        guard activityWatch.heard(id, audible: audible), let record = sessions.streams[id] else { return }
         if audible {
-            cancelIdleTimer(id)
+            activityWatch.cancelIdle(id)
             if !record.reportedActive, record.stream.activity == .playing, effects[record.session]?.isHeld != true {
                 logger.debug("stream \(id) audible: runs")
                 start(record.stream)
@@ -526,9 +497,8 @@ final class PolicyCoordinator: @unchecked Sendable {
     }
 
     private func dropAllStreams() {
+        activityWatch.forgetAll()  // enforcement forgot every stream already (`lost`)
         for id in sessions.streams.keys.sorted() {
-            cancelIdleTimer(id)  // enforcement forgot every stream already (`lost`)
-            longPlayTimers.removeValue(forKey: id)?.cancel()
             if let record = sessions.streams[id], !sessions.isImplicit(record.session) {
                 _ = sessions.remove(stream: id)  // an explicit session's stream: the session stays
                 if record.reportedActive { submit(.streamStopped(id)) }
@@ -541,32 +511,20 @@ final class PolicyCoordinator: @unchecked Sendable {
             effects[session] = nil
         }
         appFacts.forgetAll()
-        levels.removeAll()
     }
 
     // MARK: - Idle detection
 
     private func armIdleTimer(for id: StreamID) {
-        cancelIdleTimer(id)
-        let grace = idleGrace(of: id)
-        idleTimers[id] = loop.schedule(after: grace) { [weak self] in self?.idleGraceExpired(id) }
-    }
-
-    /// How long this stream may be idle: shorter for a session that ducks or interrupts others.
-    private func idleGrace(of id: StreamID) -> Duration {
-        guard let record = sessions.streams[id], let composed = sessions.composed[record.session] else { return quietness.idleGrace }
-        return quietness.grace(for: composed.classification)
-    }
-
-    private func cancelIdleTimer(_ id: StreamID) {
-        idleTimers.removeValue(forKey: id)?.cancel()
+        let record = sessions.streams[id]
+        activityWatch.armIdle(id, classification: record.flatMap { sessions.composed[$0.session]?.classification })
     }
 
     private func idleGraceExpired(_ id: StreamID) {
-        idleTimers[id] = nil
+        activityWatch.idleGraceOver(id)
         // Idle because we hold it or paused its player is not stopped: the idle moment may
         // have come just before our pause (a call's rate switch), with its timer still running.
-        guard let record = sessions.streams[id], record.stream.activity == .idle || !levels.sounds(id),
+        guard let record = sessions.streams[id], record.stream.activity == .idle || !activityWatch.sounds(id),
             record.reportedActive, effects[record.session]?.isHeld != true,
             effects[record.session]?.isPausedForInterruption != true
         else { return }
@@ -679,12 +637,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             }
             if method == .sessionAPI {
                 graceTimers[id]?.cancel()
-                graceTimers[id] = loop.schedule(after: timing.interruptionGrace) { [weak self] in
-                    guard let self, self.effects[id]?.interruption == .sessionAPI else { return }
-                    self.graceTimers[id] = nil
-                    self.logger.info("\(id) had its grace: holding its streams")
-                    self.update(id) { $0.enforcedAfterGrace = true }
-                }
+                graceTimers[id] = inbox.schedule(after: timing.interruptionGrace, .interruptionGraceOver(id))
             }
         case .interruptionEnded(let id, let options, let method):
             logger.info("\(id) interruption ended (\(options.contains(.shouldResume) ? "shouldResume" : "no resume"), was \(method.wireName))")
@@ -732,7 +685,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         case .selectHeadsetProfile(let device, let profile):
             enforcement.headsetProfiles.apply(profile, to: device)
         case .recheckHeadsets(let delay):
-            _ = loop.schedule(after: delay) { [weak self] in self?.submit(.headsetRecheckDue) }
+            inbox.later(delay, .engineEvent(.headsetRecheckDue))
         case .headsetProfileContested(let device):
             enforcement.headsetProfiles.yield(device)
             logger.warning("""
@@ -742,11 +695,19 @@ final class PolicyCoordinator: @unchecked Sendable {
                 """)
         case .awaitProfileSwitch(let device, let number, let bound):
             logger.info("\(device) is switching profile: its new ports take the old ones' place (within \(bound))")
-            _ = loop.schedule(after: bound) { [weak self] in self?.submit(.profileSwitchEnded(device: device, switch: number)) }
+            inbox.later(bound, .engineEvent(.profileSwitchEnded(device: device, switch: number)))
         case .secondaryAudioHint, .reportHardware, .mediaServicesLost, .mediaServicesReset, .outputVolumeChanged,
              .inputGainChanged:
             logger.debug("decision: \(decision)")
         }
+    }
+
+    /// An app told of its interruption over the session API had its grace: its streams are held.
+    private func interruptionGraceOver(_ id: SessionID) {
+        guard effects[id]?.interruption == .sessionAPI else { return }
+        graceTimers[id] = nil
+        logger.info("\(id) had its grace: holding its streams")
+        update(id) { $0.enforcedAfterGrace = true }
     }
 
     // MARK: - Follow-ups
@@ -790,7 +751,22 @@ final class PolicyCoordinator: @unchecked Sendable {
         case .leftoverAsked(let entry, let ids):
             playerControl?.mprisDecideAsked(
                 entry, sessions: ids, interrupted: ids.filter { engine.snapshot(of: $0)?.activity == .interrupted })
-        default:
+        case .idleGraceOver(let id):
+            idleGraceExpired(id)
+        case .longPlayOver(let id):
+            longPlayOver(id)
+        case .holdoverOver(let session):
+            activityWatch.holdoverOver(session)
+            recompose(session, holdingOver: false)
+        case .openingOver(let session):
+            openingOver(session)
+        case .meterPatienceOver(let id):
+            meterPatienceOver(id)
+        case .interruptionGraceOver(let id):
+            interruptionGraceOver(id)
+        case .engineEvent(let event):
+            submit(event)
+        case .pauseUnconfirmed, .resumeGraceOver, .withheldActivity, .withheldIdle, .pressFailed:
             follow(playerControl?.due(work, in: playerContext))
         }
     }
@@ -813,7 +789,7 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     private func apply(before: SessionEffects, after: SessionEffects, to stream: BackendStream, ramp: Duration) {
         enforcement.apply(before: before, after: after, to: stream, ramp: ramp)
-        if after.isHeld && !before.isHeld { cancelIdleTimer(stream.id) }  // held is not idle
+        if after.isHeld && !before.isHeld { activityWatch.cancelIdle(stream.id) }  // held is not idle
     }
 
     private func describe(_ composed: AppClassification) -> String {

@@ -1,0 +1,140 @@
+import SessionPolicy
+
+/// Whether each stream counts as running, as far as time and sound tell: the timers that
+/// judge idle and silent streams (``StreamQuietness``), short sounds
+/// (``AppBehaviour/shortSoundLimit``), a call's holdover (``AppBehaviour/callHoldover``) and an
+/// unknown app's opening window, and the meters that listen to the streams of sessions that
+/// duck others (``StreamLevels``).
+///
+/// It keeps the timers and what was heard; each timer comes back through the inbox as
+/// ``DueWork`` named by what is due, and the coordinator judges it with what it knows then.
+/// Confined to the daemon's loop.
+final class ActivityWatch: @unchecked Sendable {
+    let quietness: StreamQuietness
+    let behaviour: AppBehaviour
+    /// Where meters are started and stopped.
+    private unowned let backend: AudioBackend
+    private let inbox: DueWorkInbox
+    private var levels = StreamLevels()
+    private var idleTimers: [StreamID: ScheduledWork] = [:]
+    /// Playback streams that may still be short sounds.
+    private var longPlayTimers: [StreamID: ScheduledWork] = [:]
+    /// Calls that stopped being one a moment ago, by session.
+    private var holdoverTimers: [SessionID: ScheduledWork] = [:]
+
+    init(quietness: StreamQuietness = .standard, behaviour: AppBehaviour = .standard, backend: AudioBackend, inbox: DueWorkInbox) {
+        self.quietness = quietness
+        self.behaviour = behaviour
+        self.backend = backend
+        self.inbox = inbox
+    }
+
+    // MARK: - Levels
+
+    /// Whether a running stream sounds: an unwatched one is taken at its word (its node runs).
+    func sounds(_ id: StreamID) -> Bool { levels.sounds(id) }
+
+    func isWatched(_ id: StreamID) -> Bool { levels.isWatched(id) }
+
+    /// A meter's report; false (and ignored) for a stream not watched.
+    func heard(_ id: StreamID, audible: Bool) -> Bool {
+        guard levels.isWatched(id) else { return false }
+        levels.heard(id, audible: audible)
+        return true
+    }
+
+    /// Starts a meter on a stream of a session that ducks others; a meter that reports nothing
+    /// within its patience comes back as ``DueWork/meterPatienceOver(_:)``. False when the
+    /// backend cannot listen (the stream is judged by whether it runs).
+    func watchLevel(of id: StreamID) -> Bool {
+        guard !levels.isWatched(id), backend.watchLevel(of: id, threshold: quietness.silenceThreshold) else { return false }
+        levels.watch(id)
+        inbox.later(quietness.meterPatience, .meterPatienceOver(id))
+        return true
+    }
+
+    /// Stops a stream's meter; true when it was watched (it counts by whether it runs from now).
+    @discardableResult
+    func stopWatchingLevel(of id: StreamID) -> Bool {
+        guard levels.unwatch(id) else { return false }
+        backend.stopWatchingLevel(of: id)
+        return true
+    }
+
+    /// Watched, and its meter said nothing in its patience.
+    func meterSaidNothing(_ id: StreamID) -> Bool { levels.awaitsReport(id) }
+
+    // MARK: - Timers
+
+    /// An idle or silent stream stops counting after its grace (shorter for a session that
+    /// ducks or interrupts others): ``DueWork/idleGraceOver(_:)``.
+    func armIdle(_ id: StreamID, classification: Classification?) {
+        cancelIdle(id)
+        let grace = classification.map { quietness.grace(for: $0) } ?? quietness.idleGrace
+        idleTimers[id] = inbox.schedule(after: grace, .idleGraceOver(id))
+    }
+
+    func cancelIdle(_ id: StreamID) {
+        idleTimers.removeValue(forKey: id)?.cancel()
+    }
+
+    /// The idle timer came back: it is no longer pending.
+    func idleGraceOver(_ id: StreamID) {
+        idleTimers[id] = nil
+    }
+
+    /// A stream no rule classifies that runs past the short-sound limit without a stop is no
+    /// short sound: ``DueWork/longPlayOver(_:)``.
+    func awaitLongPlay(_ id: StreamID) {
+        cancelLongPlay(id)
+        longPlayTimers[id] = inbox.schedule(after: behaviour.shortSoundLimit, .longPlayOver(id))
+    }
+
+    func cancelLongPlay(_ id: StreamID) {
+        longPlayTimers.removeValue(forKey: id)?.cancel()
+    }
+
+    func longPlayOver(_ id: StreamID) {
+        longPlayTimers[id] = nil
+    }
+
+    /// A call that stops being one while it still runs is judged again after the holdover
+    /// (``DueWork/holdoverOver(_:)``); false when one is pending already.
+    func holdOver(_ session: SessionID) -> Bool {
+        guard holdoverTimers[session] == nil else { return false }
+        holdoverTimers[session] = inbox.schedule(after: behaviour.callHoldover, .holdoverOver(session))
+        return true
+    }
+
+    func cancelHoldover(_ session: SessionID) {
+        holdoverTimers.removeValue(forKey: session)?.cancel()
+    }
+
+    func holdoverOver(_ session: SessionID) {
+        holdoverTimers[session] = nil
+    }
+
+    /// An app the rules say nothing about is spared while it opens its streams:
+    /// ``DueWork/openingOver(_:)`` after the opening window.
+    func awaitOpening(of session: SessionID) {
+        inbox.later(behaviour.openingWindow, .openingOver(session))
+    }
+
+    // MARK: - Forgetting
+
+    /// A stream is gone: its timers and its meter.
+    func forget(_ id: StreamID) {
+        cancelIdle(id)
+        cancelLongPlay(id)
+        stopWatchingLevel(of: id)
+    }
+
+    /// The graph went away: every timer and what was heard (the backend's meters went with it).
+    func forgetAll() {
+        for timer in idleTimers.values { timer.cancel() }
+        for timer in longPlayTimers.values { timer.cancel() }
+        idleTimers.removeAll()
+        longPlayTimers.removeAll()
+        levels.removeAll()
+    }
+}
