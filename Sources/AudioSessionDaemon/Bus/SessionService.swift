@@ -93,8 +93,8 @@ final class SessionService: @unchecked Sendable {
             for (app, permission) in service.permissions.permissions {
                 coordinator.setRecordPermission(permission, for: app)
             }
-            coordinator.decisionObserver = { [weak service] decision in service?.observe(decision) }
-            coordinator.remoteCommandHandler = { [weak service] command, id in service?.sendRemoteCommand(command, to: id) ?? false }
+            coordinator.hooks.decision = { [weak service] decision in service?.observe(decision) }
+            coordinator.hooks.remoteCommand = { [weak service] command, id in service?.sendRemoteCommand(command, to: id) ?? false }
             service.refresh()
         }
         do {
@@ -111,8 +111,8 @@ final class SessionService: @unchecked Sendable {
     /// Stops serving; pending calls are answered with `Failed` by SessionBus.
     func stop() {
         loop.perform { [self] in
-            coordinator.decisionObserver = nil
-            coordinator.remoteCommandHandler = nil
+            coordinator.hooks.decision = nil
+            coordinator.hooks.remoteCommand = nil
         }
         bus.close()
     }

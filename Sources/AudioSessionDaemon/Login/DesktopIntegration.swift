@@ -60,7 +60,7 @@ enum DesktopIntegration {
             logger.info("watching MPRIS players on the session bus")
             if let player = await NowPlayingPlayer.start(bus: bus, buttons: controller, coordinator: coordinator, logger: logger) {
                 perform {
-                    coordinator.nowPlayingChanged = { player.refresh() }  // the player lives as long as the daemon
+                    coordinator.hooks.nowPlayingChanged = { player.refresh() }  // the player lives as long as the daemon
                     player.refresh()
                 }
             }

@@ -114,7 +114,7 @@ final class NowPlayingPlayer: @unchecked Sendable {
             return call.fail(BusError(name: Self.busName + ".NoPlayer", message: "no app is the current media player"))
         }
         let app = coordinator.engine.snapshot(of: id)?.app ?? "?"
-        if coordinator.remoteCommandHandler?(member, id) == true {
+        if coordinator.hooks.remoteCommand?(member, id) == true {
             logger.info("media control \(member) → \(id) '\(app)' (RemoteCommand)")
             return call.reply()
         }

@@ -28,14 +28,47 @@ struct SessionOwner: Hashable, Sendable {
     var ownership: SessionOwnership.Owner { SessionOwnership.Owner(pid: pid, sandboxAppID: sandboxAppID, appID: appID) }
 }
 
+/// The explicit sessions, with who owns them, and the streams whose claim to one was refused
+/// (each logged once).
+struct ExplicitSessionBook {
+    private(set) var byID: [SessionID: ExplicitSession] = [:]
+    private var nextID: UInt64 = 1
+    private var refusedClaims: Set<StreamID> = []
+
+    subscript(id: SessionID) -> ExplicitSession? { byID[id] }
+    var isEmpty: Bool { byID.isEmpty }
+    var values: Dictionary<SessionID, ExplicitSession>.Values { byID.values }
+    var ids: Dictionary<SessionID, ExplicitSession>.Keys { byID.keys }
+
+    mutating func create(owner: SessionOwner, app: String) -> SessionID {
+        let id = SessionID(nextID)
+        nextID += 1
+        byID[id] = ExplicitSession(id: id, owner: owner, app: app)
+        return id
+    }
+
+    /// False when it was not there.
+    mutating func remove(_ id: SessionID) -> Bool {
+        byID.removeValue(forKey: id) != nil
+    }
+
+    /// A stream's claim to a session was refused; true the first time (it is logged then).
+    mutating func refuseClaim(of stream: StreamID) -> Bool {
+        refusedClaims.insert(stream).inserted
+    }
+
+    /// A stream is gone.
+    mutating func forgetClaim(of stream: StreamID) {
+        refusedClaims.remove(stream)
+    }
+}
+
 extension PolicyCoordinator {
     /// Creates an explicit session owned by `owner`; soloAmbient and inactive, as in AVAudioSession.
     func createExplicitSession(app requested: String, owner: SessionOwner) -> SessionID {
         let app = SessionOwnership.app(named: requested, by: owner.ownership)
         if app != requested { logger.info("a session asked for as '\(requested)' is \(app)'s: its process says so") }
-        let id = SessionID(nextExplicitSession)
-        nextExplicitSession += 1
-        explicitSessions[id] = ExplicitSession(id: id, owner: owner, app: app)
+        let id = explicitSessions.create(owner: owner, app: app)
         submit(.sessionCreated(id, SessionDescriptor(kind: .explicit, app: app, label: requested)))
         logger.info("\(id) created by \(owner.uniqueName) (pid \(owner.pid), '\(app)')")
         return id
@@ -43,9 +76,9 @@ extension PolicyCoordinator {
 
     /// Removes an explicit session (closed by its owner, or its owner left the bus).
     func removeExplicitSession(_ id: SessionID) {
-        guard explicitSessions.removeValue(forKey: id) != nil else { return }
+        guard explicitSessions.remove(id) else { return }
         submit(.sessionRemoved(id))
-        effects[id] = nil
+        effects.remove(id)
         logger.info("\(id) removed")
     }
 
@@ -115,13 +148,13 @@ extension PolicyCoordinator {
     func explicitSession(of stream: BackendStream) -> SessionID? {
         guard !explicitSessions.isEmpty else { return nil }
         // Read once per process (the classification reads the same facts).
-        let facts = appFacts.facts(for: stream)
+        let facts = processFacts(of: stream)
         let ancestors = facts.lineage.map(\.pid)
         if let named = stream.namedSession, let session = explicitSessions[SessionID(named)] {
             if SessionOwnership.mayJoin(streamLineage: ancestors, streamSandboxAppID: facts.sandboxAppID, owner: session.owner.ownership) {
                 return session.id
             }
-            if refusedClaims.insert(stream.id).inserted {
+            if explicitSessions.refuseClaim(of: stream.id) {
                 logger.warning(
                     "stream \(stream.id) of '\(stream.appName)' names \(session.id), which belongs to another app: not joined")
             }

@@ -16,54 +16,29 @@ import SessionPolicy
 /// Confined to the backend's loop thread.
 final class PolicyCoordinator: @unchecked Sendable {
     var engine: PolicyEngine
-    /// Counts the engine's steps (events handled, reconfigurations): what the session API's
-    /// properties derive from cannot have changed while it stays the same.
-    private(set) var engineEvents: UInt64 = 0
-    private(set) var ruleSet: RuleSet
+    /// The rules in force, and who each stream's process is (Policy/StreamClassifier.swift).
+    private var classifier: StreamClassifier
     unowned let backend: AudioBackend
-    /// The loop this runs on, and its clock: the only source of time and timers. Its work
-    /// carries out the decisions left for later first (``steps``).
-    let loop: CatchingUpLoop
     let logger: Logger
     var sessions = ImplicitSessions()
-    /// How an app's streams make its classification (what a call is comes from the rules).
-    private var composition: AppComposition
     /// When idle and silent streams stop counting as running, short sounds, holdovers, meters
     /// (Policy/ActivityWatch.swift).
     let activityWatch: ActivityWatch
     /// Every delay between a decision and its last effect.
     let timing: EnforcementTiming
-    /// Who each stream's process is, read once per process.
-    var appFacts = AppFactsReader()
-    var effects: [SessionID: SessionEffects] = [:]
+    /// What the policy imposes on each session now, carried to its streams (Policy/EffectsTable.swift).
+    let effects: EffectsTable
     /// Everything carried out on the server, and its undoing.
     let enforcement: Enforcement
-    private var graceTimers: [SessionID: ScheduledWork] = [:]
     /// The one queue every decision is carried out from, in order, and what describes a
     /// server event's turn (Policy/StepQueue.swift).
     private var steps = StepQueue()
-    private var attachedBefore = false
-    /// The audio server is there and its streams are known (between `attached` and `lost`).
-    private(set) var isAttached = false
-    /// Called for every decision after it is carried out: the D-Bus service tells explicit
-    /// sessions (interruption, route change, hints) and `monitor` watchers from here. The
-    /// decisions of an audio server event are handed over in the loop's next turn, after what
-    /// the event's step sent to the server has gone out: a call that cuts off a hundred streams
-    /// is heard before the bus thread wakes to announce it (on two cores it took the core the
-    /// loop needed). Order is kept.
-    var decisionObserver: ((PolicyDecision) -> Void)?
-    /// Hands a media control (`Play`, `Next`, ...) to an explicit session's app; false when the
-    /// session is not one (the D-Bus service sets it).
-    var remoteCommandHandler: ((String, SessionID) -> Bool)?
-    /// Tells `org.mpris.MediaPlayer2.audiosession`, which forwards media keys to the current
-    /// media player (MPRIS/NowPlayingPlayer.swift), that what it shows may have changed; nil
-    /// without a session bus.
-    var nowPlayingChanged: (() -> Void)?
+    /// Whether the audio server is there and its streams are known.
+    private var attachment = ServerAttachmentState.never
+    /// What the bus side hears from here (Policy/BusHooks.swift).
+    var hooks = BusHooks()
     /// Explicit sessions (created over the session API), with who owns them.
-    var explicitSessions: [SessionID: ExplicitSession] = [:]
-    var nextExplicitSession: UInt64 = 1
-    /// Streams whose claim to a session was refused (logged once each).
-    var refusedClaims: Set<StreamID> = []
+    var explicitSessions = ExplicitSessionBook()
     /// What the graph's clock accepts, once known: it overrides the rules' hardware limits.
     var graphHardware: GraphHardware?
     /// MPRIS players and the pauses we pressed (MPRIS/PlayerControl.swift); nil without a session bus.
@@ -81,24 +56,31 @@ final class PolicyCoordinator: @unchecked Sendable {
         timing: EnforcementTiming = .standard, logger: Logger
     ) {
         let loop = CatchingUpLoop(loop)
-        self.loop = loop
         self.timing = timing
         enforcement = Enforcement(backend: backend, loop: loop, stateDirectory: stateDirectory, timing: timing, logger: logger)
         self.coexistence = Coexistence(mode: linkingMode)
-        self.ruleSet = ruleSet
+        classifier = StreamClassifier(ruleSet)
         self.engine = PolicyEngine(configuration: ruleSet.configuration)
-        self.composition = ruleSet.appComposition
         self.backend = backend
         self.logger = logger
         inbox = DueWorkInbox(loop: loop)
         routes = RouteExecution(backend: backend, inbox: inbox, timing: timing, logger: logger)
         activityWatch = ActivityWatch(backend: backend, inbox: inbox)
+        effects = EffectsTable(enforcement: enforcement, inbox: inbox, interruptionGrace: timing.interruptionGrace)
         backend.usePortTypeRule { [ruleSet] in ruleSet.portType(properties: $0) }
         loop.catchUp = { [weak self] in self?.catchUp() }
         inbox.handler = { [weak self] in self?.dueWorkArrived($0) }
     }
 
+    /// The loop this runs on, and its clock: the only source of time and timers. Its work
+    /// carries out the decisions left for later first (``steps``).
+    var loop: DaemonLoop { inbox.loop }
     var now: Timestamp { loop.now }
+    /// The audio server is there and its streams are known (between `attached` and `lost`).
+    var isAttached: Bool { attachment == .attached }
+    /// Counts the engine's steps (events handled, reconfigurations): what the session API's
+    /// properties derive from cannot have changed while it stays the same.
+    var engineEvents: UInt64 { steps.engineSteps }
 
     /// Who links streams to devices, and why: the server itself, or us per ``coexistence``.
     var linkingReason: String { backend.routesItself ?? coexistence.reason }
@@ -129,14 +111,13 @@ final class PolicyCoordinator: @unchecked Sendable {
         case .attached(let streams, let ports, let defaultOutput, let defaultInput):
             logger.info("\(linkingReason)")
             enforcement.attached()  // a crashed run's leftovers first
-            if attachedBefore { submit(.graphRestored) }
-            attachedBefore = true
+            if attachment != .never { submit(.graphRestored) }
             submit(.devicesEnumerated(ports, defaultOutput: defaultOutput, defaultInput: defaultInput))
             for stream in streams.sorted(by: { $0.id < $1.id }) { streamAppeared(stream) }
-            isAttached = true
+            attachment = .attached
             follow(playerControl?.mprisGraphAttached(in: playerContext))  // leftover MPRIS pauses: MPRIS/PlayerControl+Leftovers.swift
         case .lost:
-            isAttached = false
+            attachment = .lost
             enforcement.lost()
             routes.forgetAll()
             playerControl?.mprisGraphLost()  // before the sessions go: our MPRIS pauses outlive them
@@ -236,7 +217,7 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     /// What the player control reads of ours, for one call.
     private var playerContext: PlayerControl.Context {
-        PlayerControl.Context(sessions: sessions, effects: effects, explicitSessions: explicitSessions.keys, isAttached: isAttached)
+        PlayerControl.Context(sessions: sessions, effects: effects.bySession, explicitSessions: explicitSessions.ids, isAttached: isAttached)
     }
 
     /// How an implicit session can be interrupted now: what the backend can do, and MPRIS
@@ -254,8 +235,7 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     /// Swaps in a new rule set: the engine is reconfigured and every stream re-classified.
     func reload(_ fresh: RuleSet) {
-        ruleSet = fresh
-        composition = fresh.appComposition
+        classifier.use(fresh)
         routes.devicesChanged = true
         backend.usePortTypeRule { fresh.portType(properties: $0) }
         reconfigure(fresh.configuration)
@@ -269,10 +249,16 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     /// What the rules say of a stream alone, and which app it belongs to.
     private func classify(_ stream: BackendStream) -> ImplicitSessions.StreamClassificationFacts {
-        let facts = appFacts.facts(for: stream)
-        let identity = AppIdentity(facts)
-        return ImplicitSessions.StreamClassificationFacts(
-            classification: ruleSet.classification(of: facts.vouching(stream.properties, as: identity)), identity: identity)
+        classifier.classify(stream)
+    }
+
+    /// The rules in force.
+    var ruleSet: RuleSet { classifier.ruleSet }
+    private var composition: AppComposition { classifier.composition }
+
+    /// Who a stream's process is (read once per process).
+    func processFacts(of stream: BackendStream) -> AppFacts {
+        classifier.processFacts(of: stream)
     }
 
     /// A stream whose facts changed (its properties, its client's, the rules): it moves to its
@@ -367,7 +353,7 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     private func streamRemoved(_ id: StreamID) {
         activityWatch.forget(id)
-        refusedClaims.remove(id)
+        explicitSessions.forgetClaim(of: id)
         enforcement.streamRemoved(id)
         follow(routes.streamRemoved(id))
         guard let (record, sessionEmpty) = sessions.remove(stream: id) else { return }
@@ -376,7 +362,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         if sessionEmpty {
             submit(.sessionRemoved(record.session))
             sessions.removeSession(record.session)
-            effects[record.session] = nil
+            effects.remove(record.session)
         } else {
             recompose(record.session)
         }
@@ -508,9 +494,9 @@ final class PolicyCoordinator: @unchecked Sendable {
             for record in sessions.streams(of: session) { _ = sessions.remove(stream: record.stream.id) }
             submit(.sessionRemoved(session))
             sessions.removeSession(session)
-            effects[session] = nil
+            effects.remove(session)
         }
-        appFacts.forgetAll()
+        classifier.forgetProcesses()
     }
 
     // MARK: - Idle detection
@@ -550,7 +536,7 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     /// Queues an engine step's decisions and runs the queue.
     func carryOut(_ decisions: [PolicyDecision]) {
-        engineEvents &+= 1  // every engine step (events, reconfiguration) ends here
+        steps.countEngineStep()  // every engine step (events, reconfiguration) ends here
         steps.append(decisions)
         run()
     }
@@ -598,7 +584,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// Hands `decision` to the observer: in the loop's next turn when it comes of an audio
     /// server event, else now (after any kept back, in order).
     private func announce(_ decision: PolicyDecision) {
-        guard let decisionObserver else { return }
+        guard let decisionObserver = hooks.decision else { return }
         guard steps.announcesNow(decision) else { return }  // in serverEventsHandled()
         for earlier in steps.takeUnannounced() { decisionObserver(earlier) }
         decisionObserver(decision)
@@ -608,7 +594,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// in the loop's turn when they change with an audio server event, after our reaction to it
     /// has been sent.
     private func refreshNowPlaying() {
-        guard let nowPlayingChanged, steps.refreshesNowPlayingNow() else { return }
+        guard let nowPlayingChanged = hooks.nowPlayingChanged, steps.refreshesNowPlayingNow() else { return }
         nowPlayingChanged()
     }
 
@@ -617,8 +603,8 @@ final class PolicyCoordinator: @unchecked Sendable {
     private func serverEventsHandled() {
         LogOutput.standardError.release()
         let (decisions, nowPlayingStale) = steps.takeTurnEnd()
-        for decision in decisions { decisionObserver?(decision) }
-        if nowPlayingStale { nowPlayingChanged?() }
+        for decision in decisions { hooks.decision?(decision) }
+        if nowPlayingStale { hooks.nowPlayingChanged?() }
     }
 
     /// One open step is done; after the outermost, the journal is written (once, however many
@@ -635,13 +621,10 @@ final class PolicyCoordinator: @unchecked Sendable {
                 $0.interruption = method
                 $0.enforcedAfterGrace = false
             }
-            if method == .sessionAPI {
-                graceTimers[id]?.cancel()
-                graceTimers[id] = inbox.schedule(after: timing.interruptionGrace, .interruptionGraceOver(id))
-            }
+            if method == .sessionAPI { effects.awaitGrace(of: id) }
         case .interruptionEnded(let id, let options, let method):
             logger.info("\(id) interruption ended (\(options.contains(.shouldResume) ? "shouldResume" : "no resume"), was \(method.wireName))")
-            graceTimers.removeValue(forKey: id)?.cancel()
+            effects.cancelGrace(id)
             update(id) {
                 $0.interruption = nil
                 $0.enforcedAfterGrace = false
@@ -668,7 +651,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             if decision == .activated(id) { follow(routes.routeLossEnded(id, effects: effects[id], route: engine.route(for: id))) }
             // Either closes an interruption without an ended: stop holding or muting it.
             if effects[id]?.interruption != nil {
-                graceTimers.removeValue(forKey: id)?.cancel()
+                effects.cancelGrace(id)
                 update(id) {
                     $0.interruption = nil
                     $0.enforcedAfterGrace = false
@@ -704,8 +687,7 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     /// An app told of its interruption over the session API had its grace: its streams are held.
     private func interruptionGraceOver(_ id: SessionID) {
-        guard effects[id]?.interruption == .sessionAPI else { return }
-        graceTimers[id] = nil
+        guard effects.graceOver(id) else { return }
         logger.info("\(id) had its grace: holding its streams")
         update(id) { $0.enforcedAfterGrace = true }
     }
@@ -728,7 +710,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             case .capabilitiesChanged(let id):
                 submit(.capabilitiesChanged(id, interruptionMethods(of: id)))
             case .refreshNowPlaying:
-                nowPlayingChanged?()
+                hooks.nowPlayingChanged?()
             case .then(let work):
                 steps.append(work)  // after what is queued before it
                 run()
@@ -773,23 +755,13 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     /// Changes a session's effects and brings each of its streams in line.
     func update(_ id: SessionID, ramp: Duration = .zero, _ change: (inout SessionEffects) -> Void) {
-        let before = effects[id] ?? SessionEffects()
-        var after = before
-        change(&after)
-        effects[id] = after
-        for record in sessions.streams(of: id) {
-            apply(before: before, after: after, to: record.stream, ramp: ramp)
+        for held in effects.update(id, streams: sessions.streams(of: id), ramp: ramp, change) {
+            activityWatch.cancelIdle(held)  // held is not idle
         }
     }
 
     private func applyEffects(of session: SessionID, to stream: BackendStream) {
-        guard let effects = effects[session] else { return }
-        apply(before: SessionEffects(), after: effects, to: stream, ramp: .zero)
-    }
-
-    private func apply(before: SessionEffects, after: SessionEffects, to stream: BackendStream, ramp: Duration) {
-        enforcement.apply(before: before, after: after, to: stream, ramp: ramp)
-        if after.isHeld && !before.isHeld { activityWatch.cancelIdle(stream.id) }  // held is not idle
+        if effects.applySession(session, to: stream) { activityWatch.cancelIdle(stream.id) }
     }
 
     private func describe(_ composed: AppClassification) -> String {

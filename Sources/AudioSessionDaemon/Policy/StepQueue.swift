@@ -37,8 +37,13 @@ struct StepQueue {
     /// The Now Playing player changed during a server event's turn.
     private var nowPlayingStale = false
 
+    /// Engine steps carried out so far (events, reconfigurations).
+    private(set) var engineSteps: UInt64 = 0
+
     var isEmpty: Bool { head == items.count }
     var inServerEvent: Bool { serverEvents > 0 }
+
+    mutating func countEngineStep() { engineSteps &+= 1 }
 
     mutating func append(_ decisions: [PolicyDecision]) {
         items.reserveCapacity(items.count - head + decisions.count)

@@ -487,7 +487,7 @@ struct RunToCompletionTests {
         fixture.attachGraph([fixture.music(), vlcMusic])
         fixture.clock.runQueued()
         let seen = Seen()
-        fixture.coordinator.decisionObserver = { seen.decisions.append($0) }
+        fixture.coordinator.hooks.decision = { seen.decisions.append($0) }
         fixture.coordinator.handle(.streamAppeared(fixture.call()))
         fixture.clock.runQueued()
         let interruptions = seen.decisions.compactMap { decision -> InterruptionMethod? in
