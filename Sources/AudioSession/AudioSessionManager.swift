@@ -30,6 +30,16 @@ public final class AudioSessionManager: Sendable {
     /// daemon, or without logind): it silences what silent mode does.
     public func screenLocked() async throws -> Bool { (try? await property("ScreenLocked").boolValue) ?? false }
 
+    /// The policy rules in force and how they were last read (nil from an older daemon): whether
+    /// an edit of a rules file, or a SIGHUP, took.
+    public func rules() async throws -> RulesState? {
+        guard let fields = (try? await property("Rules"))?.dictionaryValue else { return nil }
+        return RulesState(
+            files: fields["files"]?.arrayValue?.compactMap(\.stringValue) ?? [], reads: fields["reads"]?.uint64Value ?? 0,
+            reason: fields["reason"]?.stringValue ?? "", outcome: fields["outcome"]?.stringValue ?? "",
+            error: fields["error"]?.stringValue ?? "")
+    }
+
     /// Whether the system is going to sleep (logind's `PrepareForSleep`), until it woke.
     public func isAsleep() async throws -> Bool { (try? await property("Asleep").boolValue) ?? false }
 
@@ -107,5 +117,34 @@ public final class AudioSessionManager: Sendable {
         } catch let error as BusError {
             throw AudioSessionFailure(error)
         }
+    }
+}
+
+/// The policy rules in force and how they were last read (``AudioSessionManager/rules()``).
+public struct RulesState: Sendable, Equatable {
+    /// The files in force.
+    public var files: [String]
+    /// How many times the daemon read them since it started (1: only at start).
+    public var reads: UInt64
+    /// What made the last read: `start`, `SIGHUP`, `a rules file changed`.
+    public var reason: String
+    /// `loaded`, `reloaded`, `unchanged`, or `failed` (the previous rules stay).
+    public var outcome: String
+    /// Why the last read failed: its file, line and what is wrong; empty when it did not.
+    public var error: String
+
+    public init(files: [String], reads: UInt64, reason: String, outcome: String, error: String) {
+        self.files = files
+        self.reads = reads
+        self.reason = reason
+        self.outcome = outcome
+        self.error = error
+    }
+
+    /// `12 files; last read (SIGHUP): unchanged`, or the failure's first line.
+    public var summary: String {
+        let last = outcome == "failed"
+            ? "failed, the previous rules stay: \(error.split(separator: "\n").first.map(String.init) ?? error)" : outcome
+        return "\(files.count) files; last read (\(reason)): \(last)"
     }
 }

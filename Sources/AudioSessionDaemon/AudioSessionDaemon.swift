@@ -120,16 +120,20 @@ public final class AudioSessionDaemon: Sendable {
     /// one is reported and changes nothing.
     public func reloadRules(because reason: String) {
         let previous = rules.ruleSet
+        let outcome: Result<RuleSet, RulesReadFailure>
         switch rules.reload() {
         case .success(let fresh) where fresh == previous:
             logger.debug("rules unchanged (\(reason))")
+            outcome = .success(fresh)
         case .success(let fresh):
             logger.info("rules reloaded (\(reason)): \(fresh.files.count) files")
-            let coordinator = self.coordinator
-            loop.perform { coordinator.reload(fresh) }
+            outcome = .success(fresh)
         case .failure(let error):
             logger.error("rules reload (\(reason)) failed; keeping the previous rules:\n\(error)")
+            outcome = .failure(RulesReadFailure(description: "\(error)"))
         }
+        let coordinator = self.coordinator
+        loop.perform { coordinator.rulesRead(because: reason, outcome) }
     }
 
     /// Undoes everything the daemon changed (media players it paused, then the server), then

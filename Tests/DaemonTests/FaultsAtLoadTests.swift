@@ -151,7 +151,11 @@ struct FaultsAtLoadTests {
         if fault.duringReload {
             let directory = sandbox.directory.appendingPathComponent("config/audiosession/policy-rules.d")
             try Self.reloadedRules.write(to: directory.appendingPathComponent("60-reload.conf"), atomically: true, encoding: .utf8)
-            try await rig.waitForLog("rules reloaded")
+            let oracle = SessionOracle(sandbox: sandbox, busAddress: rig.bus.address)
+            try waitUntil(timeout: .seconds(10), "the daemon reloaded its rules (now \((try? oracle.rules())?.description ?? "no status"))") {
+                let rules = try oracle.rules()
+                return rules.outcome == "reloaded" && rules.files.contains { $0.hasSuffix("60-reload.conf") }
+            }
         }
         let pipeWirePID = try #require(sandbox.daemonPID)
         if fault.killsPipeWire {

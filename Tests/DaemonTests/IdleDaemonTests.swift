@@ -34,10 +34,14 @@ struct IdleDaemonTests {
             #expect(!maps.contains(library), "\(library) is mapped")
         }
 
-        kill(pid, SIGHUP)
-        try daemon.waitForLog("rules unchanged (SIGHUP)")
-        kill(pid, SIGHUP)
-        try daemon.waitForLog("rules unchanged (SIGHUP)", count: 2)
+        let oracle = SessionOracle(sandbox: sandbox, busAddress: bus.address)
+        for reads in 2...3 {
+            kill(pid, SIGHUP)
+            try waitUntil(timeout: .seconds(10), "the daemon read its rules again on SIGHUP (now \((try? oracle.rules())?.description ?? "no status"))") {
+                let rules = try oracle.rules()
+                return rules.reads == reads && rules.reason == "SIGHUP" && rules.outcome == "unchanged"
+            }
+        }
         kill(pid, SIGINT)
         #expect(try daemon.process.waitForExit(timeout: .seconds(5)) == 0)
         #expect(daemon.log.contains("received SIGINT, shutting down"))

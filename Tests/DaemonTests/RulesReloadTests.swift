@@ -38,8 +38,11 @@ struct RulesReloadTests {
         // A broken edit: reported with file and line, the previous rules stay in force.
         try "audiosession.rules = [ { matches = [ { media.role = \"Notification\" } ]\n actions = { classify = { category = loud } } } ]\n"
             .write(to: rules.appendingPathComponent("60-broken.conf"), atomically: true, encoding: .utf8)
-        try daemon.waitForLog("failed; keeping the previous rules")
-        #expect(daemon.log.contains("60-broken.conf:2"), "names file and line: \(daemon.log)")
+        try waitUntil(timeout: .seconds(10), "status says the edit failed, naming file and line (now \((try? oracle.rules())?.description ?? "no status"))") {
+            let rules = try oracle.rules()
+            return rules.outcome == "failed" && rules.reason == "a rules file changed" && rules.error.contains("60-broken.conf:2")
+        }
+        #expect(try oracle.rules().files.contains { $0.hasSuffix("50-quiet.conf") }, "the edited rules stay in force")
         // Still the edited rules: a new notification does not duck the music either.
         try sandbox.play(role: "Notification", file: tone, extraArguments: ["-P", "{ node.name = chime2 }"])
         try sandbox.waitUntilLinked("chime2", to: ["headphones"])

@@ -20,6 +20,7 @@ struct StatusCommand: AsyncParsableCommand {
             let silent = try await manager.silentMode()
             let locked = try await manager.screenLocked()
             let asleep = try await manager.isAsleep()
+            let rules = try await manager.rules()
             let linking = try await manager.linking()
             let headsets = try await manager.headsetSwitching()
             let server = try await manager.audioServer()
@@ -32,6 +33,8 @@ struct StatusCommand: AsyncParsableCommand {
                     "silentMode": silent,
                     "screenLocked": locked,
                     "asleep": asleep,
+                    "rules": rules.map { ["files": $0.files, "reads": $0.reads, "reason": $0.reason, "outcome": $0.outcome, "error": $0.error] }
+                        ?? [String: Any](),
                     "linking": linking,
                     "headsetSwitching": headsets,
                     "audioServer": server,
@@ -51,7 +54,7 @@ struct StatusCommand: AsyncParsableCommand {
             } else {
                 print(Self.table(
                     sessions: sessions, silent: silent, locked: locked, server: server, linking: linking, headsets: headsets,
-                    route: route, available: available, clock: clock))
+                    route: route, available: available, clock: clock, rules: rules))
             }
         }
     }
@@ -82,12 +85,13 @@ struct StatusCommand: AsyncParsableCommand {
     static func table(
         sessions: [[String: BusValue]], silent: Bool, locked: Bool = false, server: String = "", linking: String = "", headsets: String = "",
         route: RouteDescription, available: RouteDescription = RouteDescription(),
-        clock: GraphClock? = nil
+        clock: GraphClock? = nil, rules: RulesState? = nil
     ) -> String {
         var lines = [
             "audio server: \(server.isEmpty ? "unknown (an older daemon)" : server)",
             "hardware: \(clock.map(describe) ?? "unknown (an older daemon)")",
             "silent mode: \(silent ? "on" : "off")\(locked ? " (the screen is locked: silenced as if on)" : "")",
+            "rules: \(rules?.summary ?? "unknown (an older daemon)")",
             "linking: \(linking.isEmpty ? "unknown (an older daemon)" : linking)",
             "headsets: \(headsets.isEmpty ? "unknown (an older daemon)" : headsets)",
             "route: out \(route.outputs.map(\.description).joined(separator: ", ")) · in \(route.inputs.map(\.description).joined(separator: ", "))",

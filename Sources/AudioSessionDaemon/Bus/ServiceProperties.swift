@@ -7,6 +7,15 @@ extension SessionService {
         managerProperties(route: .empty, ports: [])
     }
 
+    /// The rules in force and how they were last read (docs/dbus-api.md, `Rules`).
+    private var rulesState: BusValue {
+        let reading = coordinator.rulesReading
+        return .dictionary([
+            "files": .strings(coordinator.ruleSet.files), "reads": .uint64(reading.reads), "reason": .string(reading.reason),
+            "outcome": .string(reading.outcome.rawValue), "error": .string(reading.error),
+        ])
+    }
+
     func managerProperties(route: RouteDescription) -> [String: BusValue] {
         managerProperties(route: route, ports: coordinator.engine.offeredPorts)
     }
@@ -18,6 +27,7 @@ extension SessionService {
             // What logind said: a locked screen silences what silent mode does; asleep until it woke.
             "ScreenLocked": .bool(coordinator.engine.screenLocked),
             "Asleep": .bool(coordinator.engine.isAsleep),
+            "Rules": rulesState,
             "Linking": .string(coordinator.linkingReason),
             "HeadsetSwitching": .string(coordinator.headsetSwitching),
             "AudioServer": .string(audioServer),

@@ -32,6 +32,7 @@ enum SessionAPI {
             BusProperty("SilentMode", "b"),
             BusProperty("ScreenLocked", "b"),
             BusProperty("Asleep", "b"),
+            BusProperty("Rules", "a{sv}"),
             BusProperty("Linking", "s"),
             BusProperty("HeadsetSwitching", "s"),
             BusProperty("AudioServer", "s"),

@@ -24,10 +24,15 @@ final class Enforcement: @unchecked Sendable {
     private unowned let backend: AudioBackend
     private let loop: DaemonLoop
     private let logger: Logger
-    /// The server is there (between `attached` and `lost`): there is something to undo.
-    private var isAttached = false
+    /// Whether the server is there (between `attached` and `lost`: there is something to undo),
+    /// and whether it was before.
+    private(set) var attachment = ServerAttachmentState.never
+    var isAttached: Bool { attachment == .attached }
+    /// Every delay between a decision and its last effect.
+    let timing: EnforcementTiming
 
     init(backend: AudioBackend, loop: DaemonLoop, stateDirectory: URL, timing: EnforcementTiming, logger: Logger) {
+        self.timing = timing
         self.backend = backend
         self.loop = loop
         self.logger = logger
@@ -61,7 +66,7 @@ final class Enforcement: @unchecked Sendable {
     /// The server is there: what a previous run (crashed, or killed with SIGKILL) left behind
     /// is undone before anything else happens.
     func attached() {
-        isAttached = true
+        attachment = .attached
         let leftovers = journal.readLeftovers()
         guard !leftovers.isEmpty else { return }
         logger.info("undoing what a previous run left behind (\(leftovers.streams.count) streams)")
@@ -75,7 +80,7 @@ final class Enforcement: @unchecked Sendable {
     /// user's mixer settings) may bring ours back with the device, so those entries are kept
     /// and undone at the next attach if the device has our value again.
     func lost() {
-        isAttached = false
+        attachment = .lost
         gain.forgetAll()
         inputGains.forgetAll()
         dataSources.forgetAll()

@@ -5,13 +5,10 @@ extension PolicyCoordinator {
     /// The server's configured defaults are not what a running driver uses, so they are not
     /// reported to the engine as observed values.
     func graphHardwareChanged(_ hardware: GraphHardware) {
-        let before = engine.configuration.hardwareLimits
-        graphHardware = hardware
-        let configuration = withGraphLimits(engine.configuration)
-        if configuration.hardwareLimits != before {
-            logger.info("graph accepts rates \(hardware.allowedSampleRates), quantum \(hardware.quantumRange)")
-            reconfigure(configuration)
-        }
+        let limits = GraphLimits(sampleRates: hardware.allowedSampleRates, quantumRange: hardware.quantumRange)
+        guard let decisions = engine.graphAccepts(limits, at: now) else { return }
+        logger.info("graph accepts rates \(hardware.allowedSampleRates), quantum \(hardware.quantumRange)")
+        carryOut(decisions)
     }
 
     /// What the graph's clock runs at now (nil: nothing runs): what sessions are told, as the
@@ -26,13 +23,8 @@ extension PolicyCoordinator {
         }
     }
 
-    /// Swaps the engine's configuration (rules reload, graph limits), keeping the graph's limits.
+    /// Swaps the rules' configuration (a rules reload); the engine keeps the graph's limits.
     func reconfigure(_ configuration: PolicyConfiguration) {
-        carryOut(engine.reconfigure(withGraphLimits(configuration), at: now))
-    }
-
-    private func withGraphLimits(_ configuration: PolicyConfiguration) -> PolicyConfiguration {
-        guard let graphHardware else { return configuration }
-        return configuration.accepting(sampleRates: graphHardware.allowedSampleRates, quantumRange: graphHardware.quantumRange)
+        carryOut(engine.reconfigure(configuration, at: now))
     }
 }

@@ -24,8 +24,6 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// When idle and silent streams stop counting as running, short sounds, holdovers, meters
     /// (Policy/ActivityWatch.swift).
     let activityWatch: ActivityWatch
-    /// Every delay between a decision and its last effect.
-    let timing: EnforcementTiming
     /// What the policy imposes on each session now, carried to its streams (Policy/EffectsTable.swift).
     let effects: EffectsTable
     /// Everything carried out on the server, and its undoing.
@@ -33,14 +31,10 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// The one queue every decision is carried out from, in order, and what describes a
     /// server event's turn (Policy/StepQueue.swift).
     private var steps = StepQueue()
-    /// Whether the audio server is there and its streams are known.
-    private var attachment = ServerAttachmentState.never
     /// What the bus side hears from here (Policy/BusHooks.swift).
     var hooks = BusHooks()
     /// Explicit sessions (created over the session API), with who owns them.
     var explicitSessions = ExplicitSessionBook()
-    /// What the graph's clock accepts, once known: it overrides the rules' hardware limits.
-    var graphHardware: GraphHardware?
     /// MPRIS players and the pauses we pressed (MPRIS/PlayerControl.swift); nil without a session bus.
     private(set) var playerControl: PlayerControl?
     var mpris: MPRISPauses? { playerControl?.mpris }
@@ -56,7 +50,6 @@ final class PolicyCoordinator: @unchecked Sendable {
         timing: EnforcementTiming = .standard, logger: Logger
     ) {
         let loop = CatchingUpLoop(loop)
-        self.timing = timing
         enforcement = Enforcement(backend: backend, loop: loop, stateDirectory: stateDirectory, timing: timing, logger: logger)
         self.coexistence = Coexistence(mode: linkingMode)
         classifier = StreamClassifier(ruleSet)
@@ -76,8 +69,11 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// carries out the decisions left for later first (``steps``).
     var loop: DaemonLoop { inbox.loop }
     var now: Timestamp { loop.now }
-    /// The audio server is there and its streams are known (between `attached` and `lost`).
-    var isAttached: Bool { attachment == .attached }
+    /// The audio server is there (between `attached` and `lost`; kept by enforcement, which
+    /// undoes what it changed there).
+    var isAttached: Bool { enforcement.isAttached }
+    /// Every delay between a decision and its last effect.
+    var timing: EnforcementTiming { enforcement.timing }
     /// Counts the engine's steps (events handled, reconfigurations): what the session API's
     /// properties derive from cannot have changed while it stays the same.
     var engineEvents: UInt64 { steps.engineSteps }
@@ -110,14 +106,13 @@ final class PolicyCoordinator: @unchecked Sendable {
         switch event {
         case .attached(let streams, let ports, let defaultOutput, let defaultInput):
             logger.info("\(linkingReason)")
+            let restored = enforcement.attachment != .never
             enforcement.attached()  // a crashed run's leftovers first
-            if attachment != .never { submit(.graphRestored) }
+            if restored { submit(.graphRestored) }
             submit(.devicesEnumerated(ports, defaultOutput: defaultOutput, defaultInput: defaultInput))
             for stream in streams.sorted(by: { $0.id < $1.id }) { streamAppeared(stream) }
-            attachment = .attached
             follow(playerControl?.mprisGraphAttached(in: playerContext))  // leftover MPRIS pauses: MPRIS/PlayerControl+Leftovers.swift
         case .lost:
-            attachment = .lost
             enforcement.lost()
             routes.forgetAll()
             playerControl?.mprisGraphLost()  // before the sessions go: our MPRIS pauses outlive them
@@ -254,6 +249,24 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     /// The rules in force.
     var ruleSet: RuleSet { classifier.ruleSet }
+    /// How they were last read.
+    var rulesReading: RulesReading { classifier.lastRead }
+
+    /// The rules were read again (a file changed, SIGHUP): a changed valid set is swapped in
+    /// (``reload(_:)``); either way the session API shows how it went.
+    func rulesRead(because reason: String, _ outcome: Result<RuleSet, RulesReadFailure>) {
+        switch outcome {
+        case .success(let fresh) where fresh == ruleSet:
+            classifier.lastRead = classifier.lastRead.next(because: reason, .unchanged)
+            carryOut([])  // an empty step: the session API shows it
+        case .success(let fresh):
+            classifier.lastRead = classifier.lastRead.next(because: reason, .reloaded)
+            reload(fresh)
+        case .failure(let failure):
+            classifier.lastRead = classifier.lastRead.next(because: reason, .failed, error: failure.description)
+            carryOut([])
+        }
+    }
     private var composition: AppComposition { classifier.composition }
 
     /// Who a stream's process is (read once per process).

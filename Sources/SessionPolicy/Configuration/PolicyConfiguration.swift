@@ -169,6 +169,17 @@ public struct PolicyConfiguration: Hashable, Sendable {
     }
 }
 
+/// What a running graph's clock accepts: its sample rates (empty: any) and quantum range.
+public struct GraphLimits: Hashable, Sendable {
+    public var sampleRates: [Int]
+    public var quantumRange: ClosedRange<Int>
+
+    public init(sampleRates: [Int], quantumRange: ClosedRange<Int>) {
+        self.sampleRates = sampleRates
+        self.quantumRange = quantumRange
+    }
+}
+
 extension PolicyConfiguration {
     /// This configuration within what the running graph accepts: the engine arbitrates only
     /// among values the hardware takes (a wish for 192 kHz on a graph that allows up to 96 kHz

@@ -8,7 +8,12 @@
 /// logarithmic index updates; inactive sessions cost nothing except for events that
 /// concern every session (silent mode, device changes).
 public struct PolicyEngine: Sendable {
+    /// The configuration in force: the rules', within what the running graph accepts.
     public internal(set) var configuration: PolicyConfiguration
+    /// The configuration the rules gave (``reconfigure(_:at:)``), before the graph's limits.
+    private var rulesConfiguration: PolicyConfiguration
+    /// What the running graph's clock accepts, once known (``graphAccepts(_:at:)``).
+    public private(set) var graphLimits: GraphLimits?
 
     var sessions = SessionTable()
     /// All session ids, sorted: the deterministic order of "for every session" work.
@@ -84,6 +89,7 @@ public struct PolicyEngine: Sendable {
 
     public init(configuration: PolicyConfiguration = .desktop) {
         self.configuration = configuration
+        rulesConfiguration = configuration
     }
 
     /// Handles one event and returns what to do, in order.
@@ -140,8 +146,29 @@ public struct PolicyEngine: Sendable {
         return output
     }
 
-    /// Replaces the configuration (a rules reload) and re-derives every session's effects.
+    /// Replaces the rules' configuration (a rules reload) and re-derives every session's effects.
+    /// What the graph accepts still narrows it.
     public mutating func reconfigure(_ configuration: PolicyConfiguration, at time: Timestamp) -> [PolicyDecision] {
+        rulesConfiguration = configuration
+        return apply(inForce(configuration), at: time)
+    }
+
+    /// What the running graph's clock accepts (its rates and quantum range) became known or
+    /// changed: the rules' hardware limits are narrowed to it (always the rules', so a graph that
+    /// later accepts more gets the rules' defaults back). Nil when the limits in force stay.
+    public mutating func graphAccepts(_ limits: GraphLimits, at time: Timestamp) -> [PolicyDecision]? {
+        graphLimits = limits
+        let fresh = inForce(rulesConfiguration)
+        guard fresh.hardwareLimits != configuration.hardwareLimits else { return nil }
+        return apply(fresh, at: time)
+    }
+
+    private func inForce(_ rules: PolicyConfiguration) -> PolicyConfiguration {
+        guard let graphLimits else { return rules }
+        return rules.accepting(sampleRates: graphLimits.sampleRates, quantumRange: graphLimits.quantumRange)
+    }
+
+    private mutating func apply(_ configuration: PolicyConfiguration, at time: Timestamp) -> [PolicyDecision] {
         now = time
         output.removeAll(keepingCapacity: true)
         self.configuration = configuration

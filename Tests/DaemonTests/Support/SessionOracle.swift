@@ -53,6 +53,22 @@ struct SessionOracle {
         return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]
     }
 
+    /// The rules in force and how they were last read, as `status --json` says.
+    struct RulesReading: CustomStringConvertible {
+        let fields: [String: Any]
+        var files: [String] { fields["files"] as? [String] ?? [] }
+        var reads: Int { (fields["reads"] as? NSNumber)?.intValue ?? 0 }
+        var reason: String { fields["reason"] as? String ?? "" }
+        /// `loaded`, `reloaded`, `unchanged` or `failed`.
+        var outcome: String { fields["outcome"] as? String ?? "" }
+        var error: String { fields["error"] as? String ?? "" }
+        var description: String { "read \(reads) times, last (\(reason)) \(outcome) \(error)" }
+    }
+
+    func rules() throws -> RulesReading {
+        RulesReading(fields: try status()["rules"] as? [String: Any] ?? [:])
+    }
+
     func sessions() throws -> [Session] {
         (try status()["sessions"] as? [[String: Any]] ?? []).map(Session.init)
     }
