@@ -43,6 +43,9 @@ struct RulesReloadTests {
             return rules.outcome == "failed" && rules.reason == "a rules file changed" && rules.error.contains("60-broken.conf:2")
         }
         #expect(try oracle.rules().files.contains { $0.hasSuffix("50-quiet.conf") }, "the edited rules stay in force")
+        let status = try oracle.ctl(["status"])
+        #expect(status.contains("last read (a rules file changed): failed, the previous rules stay: ") && status.contains("60-broken.conf:2"),
+                "status tells the user: \(status)")
         // Still the edited rules: a new notification does not duck the music either.
         try sandbox.play(role: "Notification", file: tone, extraArguments: ["-P", "{ node.name = chime2 }"])
         try sandbox.waitUntilLinked("chime2", to: ["headphones"])
