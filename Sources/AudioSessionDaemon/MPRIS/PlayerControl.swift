@@ -27,8 +27,6 @@ final class PlayerControl: @unchecked Sendable {
     struct Context {
         var sessions: ImplicitSessions
         var effects: [SessionID: SessionEffects]
-        /// Sessions created over the session API (their pauses outlive their streams).
-        var explicitSessions: Dictionary<SessionID, ExplicitSession>.Keys
         /// The audio server is there and its streams are known.
         var isAttached: Bool
     }
@@ -186,7 +184,7 @@ final class PlayerControl: @unchecked Sendable {
     private func mprisRefreshPlayerCapabilities(in context: Context) -> [FollowUp] {
         let live = Set(context.sessions.apps.keys)
         mpris.sessionsWithPlayers.formIntersection(live)
-        for id in mpris.pauses.keys where context.sessions.streams(of: id).isEmpty && !context.explicitSessions.contains(id) {
+        for id in mpris.pauses.keys where context.sessions.streams(of: id).isEmpty && context.sessions.explicit[id] == nil {
             mpris.pauses.removeValue(forKey: id)?.timer?.cancel()
         }
         return live.sorted().flatMap { mprisRefreshPlayerCapability(of: $0, in: context) }

@@ -68,7 +68,7 @@ extension PolicyCoordinator {
     func createExplicitSession(app requested: String, owner: SessionOwner) -> SessionID {
         let app = SessionOwnership.app(named: requested, by: owner.ownership)
         if app != requested { logger.info("a session asked for as '\(requested)' is \(app)'s: its process says so") }
-        let id = explicitSessions.create(owner: owner, app: app)
+        let id = sessions.explicit.create(owner: owner, app: app)
         submit(.sessionCreated(id, SessionDescriptor(kind: .explicit, app: app, label: requested)))
         logger.info("\(id) created by \(owner.uniqueName) (pid \(owner.pid), '\(app)')")
         return id
@@ -76,7 +76,7 @@ extension PolicyCoordinator {
 
     /// Removes an explicit session (closed by its owner, or its owner left the bus).
     func removeExplicitSession(_ id: SessionID) {
-        guard explicitSessions.remove(id) else { return }
+        guard sessions.explicit.remove(id) else { return }
         submit(.sessionRemoved(id))
         effects.remove(id)
         logger.info("\(id) removed")
@@ -154,7 +154,7 @@ extension PolicyCoordinator {
             if SessionOwnership.mayJoin(streamLineage: ancestors, streamSandboxAppID: facts.sandboxAppID, owner: session.owner.ownership) {
                 return session.id
             }
-            if explicitSessions.refuseClaim(of: stream.id) {
+            if sessions.explicit.refuseClaim(of: stream.id) {
                 logger.warning(
                     "stream \(stream.id) of '\(stream.appName)' names \(session.id), which belongs to another app: not joined")
             }

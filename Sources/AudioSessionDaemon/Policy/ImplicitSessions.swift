@@ -1,7 +1,8 @@
 import SessionPolicy
 
-/// The daemon's book of implicit sessions: which streams exist, which app (and so which
-/// session) each belongs to, and what the engine has been told about each stream.
+/// The daemon's book of sessions: which streams exist, which app (and so which implicit
+/// session) each belongs to, what the engine has been told about each stream, and the explicit
+/// sessions apps created (``explicit``).
 ///
 /// An implicit session is one app, however many connections it opens (``AppIdentity``): an
 /// app's own streams never interrupt, duck or hold each other. Its classification comes from
@@ -31,6 +32,9 @@ struct ImplicitSessions {
     private(set) var composed: [SessionID: AppClassification] = [:]
     private var sessionsByApp: [AppIdentity: SessionID] = [:]
     private var nextSession: UInt64
+    /// The explicit sessions (created over the session API), with who owns them: their streams
+    /// are booked here too.
+    var explicit = ExplicitSessionBook()
 
     /// Session ids of implicit sessions start high so they never collide with explicit ones.
     init(firstSessionID: UInt64 = 1 << 32) {

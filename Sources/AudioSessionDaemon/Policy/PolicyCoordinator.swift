@@ -30,18 +30,14 @@ final class PolicyCoordinator: @unchecked Sendable {
     let enforcement: Enforcement
     /// The one queue every decision is carried out from, in order, and what describes a
     /// server event's turn (Policy/StepQueue.swift).
-    private var steps = StepQueue()
+    private var steps: StepQueue
     /// What the bus side hears from here (Policy/BusHooks.swift).
-    var hooks = BusHooks()
-    /// Explicit sessions (created over the session API), with who owns them.
-    var explicitSessions = ExplicitSessionBook()
     /// MPRIS players and the pauses we pressed (MPRIS/PlayerControl.swift); nil without a session bus.
     private(set) var playerControl: PlayerControl?
     var mpris: MPRISPauses? { playerControl?.mpris }
     /// Route decisions carried out, and the defaults kept on the system route (Routes/).
     let routes: RouteExecution
     /// Where the components' timers and answers come back (``dueWorkArrived(_:)``).
-    private let inbox: DueWorkInbox
     /// Whether we link, beside whichever other session manager (PolicyCoordinator+Coexistence.swift).
     var coexistence: Coexistence
 
@@ -56,7 +52,8 @@ final class PolicyCoordinator: @unchecked Sendable {
         self.engine = PolicyEngine(configuration: ruleSet.configuration)
         self.backend = backend
         self.logger = logger
-        inbox = DueWorkInbox(loop: loop)
+        let inbox = DueWorkInbox(loop: loop)
+        steps = StepQueue(inbox: inbox)
         routes = RouteExecution(backend: backend, inbox: inbox, timing: timing, logger: logger)
         activityWatch = ActivityWatch(backend: backend, inbox: inbox)
         effects = EffectsTable(enforcement: enforcement, inbox: inbox, interruptionGrace: timing.interruptionGrace)
@@ -68,6 +65,13 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// The loop this runs on, and its clock: the only source of time and timers. Its work
     /// carries out the decisions left for later first (``steps``).
     var loop: DaemonLoop { inbox.loop }
+    /// Where the components' timers and answers come back (the queue's entrance).
+    private var inbox: DueWorkInbox { steps.inbox }
+    /// What the bus side hears from here (Policy/BusHooks.swift): the queue's exit.
+    var hooks: BusHooks {
+        get { steps.hooks }
+        set { steps.hooks = newValue }
+    }
     var now: Timestamp { loop.now }
     /// The audio server is there (between `attached` and `lost`; kept by enforcement, which
     /// undoes what it changed there).
@@ -212,7 +216,7 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     /// What the player control reads of ours, for one call.
     private var playerContext: PlayerControl.Context {
-        PlayerControl.Context(sessions: sessions, effects: effects.bySession, explicitSessions: explicitSessions.ids, isAttached: isAttached)
+        PlayerControl.Context(sessions: sessions, effects: effects.bySession, isAttached: isAttached)
     }
 
     /// How an implicit session can be interrupted now: what the backend can do, and MPRIS
@@ -246,6 +250,9 @@ final class PolicyCoordinator: @unchecked Sendable {
     private func classify(_ stream: BackendStream) -> ImplicitSessions.StreamClassificationFacts {
         classifier.classify(stream)
     }
+
+    /// Explicit sessions (created over the session API), with who owns them.
+    var explicitSessions: ExplicitSessionBook { sessions.explicit }
 
     /// The rules in force.
     var ruleSet: RuleSet { classifier.ruleSet }
@@ -366,7 +373,7 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     private func streamRemoved(_ id: StreamID) {
         activityWatch.forget(id)
-        explicitSessions.forgetClaim(of: id)
+        sessions.explicit.forgetClaim(of: id)
         enforcement.streamRemoved(id)
         follow(routes.streamRemoved(id))
         guard let (record, sessionEmpty) = sessions.remove(stream: id) else { return }
@@ -597,7 +604,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// Hands `decision` to the observer: in the loop's next turn when it comes of an audio
     /// server event, else now (after any kept back, in order).
     private func announce(_ decision: PolicyDecision) {
-        guard let decisionObserver = hooks.decision else { return }
+        guard let decisionObserver = steps.hooks.decision else { return }
         guard steps.announcesNow(decision) else { return }  // in serverEventsHandled()
         for earlier in steps.takeUnannounced() { decisionObserver(earlier) }
         decisionObserver(decision)
@@ -607,7 +614,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// in the loop's turn when they change with an audio server event, after our reaction to it
     /// has been sent.
     private func refreshNowPlaying() {
-        guard let nowPlayingChanged = hooks.nowPlayingChanged, steps.refreshesNowPlayingNow() else { return }
+        guard let nowPlayingChanged = steps.hooks.nowPlayingChanged, steps.refreshesNowPlayingNow() else { return }
         nowPlayingChanged()
     }
 
@@ -616,6 +623,7 @@ final class PolicyCoordinator: @unchecked Sendable {
     private func serverEventsHandled() {
         LogOutput.standardError.release()
         let (decisions, nowPlayingStale) = steps.takeTurnEnd()
+        let hooks = steps.hooks
         for decision in decisions { hooks.decision?(decision) }
         if nowPlayingStale { hooks.nowPlayingChanged?() }
     }
@@ -723,7 +731,8 @@ final class PolicyCoordinator: @unchecked Sendable {
             case .capabilitiesChanged(let id):
                 submit(.capabilitiesChanged(id, interruptionMethods(of: id)))
             case .refreshNowPlaying:
-                hooks.nowPlayingChanged?()
+                let nowPlayingChanged = steps.hooks.nowPlayingChanged
+                nowPlayingChanged?()
             case .then(let work):
                 steps.append(work)  // after what is queued before it
                 run()

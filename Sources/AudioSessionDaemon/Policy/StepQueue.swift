@@ -15,13 +15,18 @@ import SessionPolicy
 /// (``CatchingUpLoop``). What describes a server event's turn — its decisions on the bus, the
 /// Now Playing player — goes out after what it sent (``takeTurnEnd()``).
 ///
-/// A value: the coordinator runs it (``PolicyCoordinator``'s `run()`), one item at a time.
+/// A value (beside its entrance, ``inbox``, and its exit, ``hooks``): the coordinator runs it
+/// (``PolicyCoordinator``'s `run()`), one item at a time.
 struct StepQueue {
     enum Item: Equatable {
         case decision(PolicyDecision)
         case due(DueWork)
     }
 
+    /// The queue's entrance for due work: where the components' timers and answers come back.
+    let inbox: DueWorkInbox
+    /// The queue's exit to the bus side: where decisions are announced, now or at a turn's end.
+    var hooks = BusHooks()
     private var items: [Item] = []
     private var head = 0
     /// An item is being carried out: what it causes is queued, not carried out inside it.
@@ -39,6 +44,10 @@ struct StepQueue {
 
     /// Engine steps carried out so far (events, reconfigurations).
     private(set) var engineSteps: UInt64 = 0
+
+    init(inbox: DueWorkInbox) {
+        self.inbox = inbox
+    }
 
     var isEmpty: Bool { head == items.count }
     var inServerEvent: Bool { serverEvents > 0 }

@@ -95,7 +95,7 @@ struct ComponentFollowUpTests {
     }
 
     func context(_ sessions: ImplicitSessions, effects: [SessionID: SessionEffects] = [:]) -> PlayerControl.Context {
-        PlayerControl.Context(sessions: sessions, effects: effects, explicitSessions: [SessionID: ExplicitSession]().keys, isAttached: true)
+        PlayerControl.Context(sessions: sessions, effects: effects, isAttached: true)
     }
 
     func player(_ status: PlaybackStatus) -> MPRISPlayer {

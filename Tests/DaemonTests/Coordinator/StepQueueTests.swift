@@ -11,7 +11,7 @@ struct StepQueueTests {
     let b = SessionID(2)
 
     @Test func itemsComeOutInTheOrderTheyWereQueuedDecisionsAndDueWorkAlike() {
-        var queue = StepQueue()
+        var queue = StepQueue(inbox: DueWorkInbox(loop: VirtualLoop()))
         queue.append([.activated(a), .deactivated(a)])
         queue.append(.withheldActivity(b))
         queue.append([.activated(b)])
@@ -23,7 +23,7 @@ struct StepQueueTests {
     }
 
     @Test func aRunDoesNotBeginInsideAnother() {
-        var queue = StepQueue()
+        var queue = StepQueue(inbox: DueWorkInbox(loop: VirtualLoop()))
         let first = queue.beginRun()
         let nested = queue.beginRun()
         queue.endRun()
@@ -33,7 +33,7 @@ struct StepQueueTests {
     }
 
     @Test func onlyAServerEventsTurnWithHoldsWaitingAndMoreToDoYields() {
-        var queue = StepQueue()
+        var queue = StepQueue(inbox: DueWorkInbox(loop: VirtualLoop()))
         queue.append([.activated(a), .activated(b)])
         #expect(!queue.yields(holdsWaiting: true), "not a server event: everything now")
         _ = queue.beginServerEvent()
@@ -45,7 +45,7 @@ struct StepQueueTests {
     }
 
     @Test func aServerEventsDecisionsAreAnnouncedAtItsTurnsEndInOrder() {
-        var queue = StepQueue()
+        var queue = StepQueue(inbox: DueWorkInbox(loop: VirtualLoop()))
         let outer = queue.beginServerEvent()
         let nested = queue.beginServerEvent()
         #expect(outer, "the first event of the turn queues its end")
@@ -64,7 +64,7 @@ struct StepQueueTests {
     }
 
     @Test func aDecisionOutsideAServerEventGoesAfterThoseKeptBack() {
-        var queue = StepQueue()
+        var queue = StepQueue(inbox: DueWorkInbox(loop: VirtualLoop()))
         _ = queue.beginServerEvent()
         _ = queue.announcesNow(.activated(a))
         queue.endServerEvent()
@@ -77,7 +77,7 @@ struct StepQueueTests {
     }
 
     @Test func onlyTheOutermostStepsEndIsJournalled() {
-        var queue = StepQueue()
+        var queue = StepQueue(inbox: DueWorkInbox(loop: VirtualLoop()))
         queue.openStep()
         queue.openStep()
         let inner = queue.closeStep()
