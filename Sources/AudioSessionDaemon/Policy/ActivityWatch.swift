@@ -44,13 +44,12 @@ final class ActivityWatch: @unchecked Sendable {
     }
 
     /// Starts a meter on a stream of a session that ducks others; a meter that reports nothing
-    /// within its patience comes back as ``DueWork/meterPatienceOver(_:)``. False when the
-    /// backend cannot listen (the stream is judged by whether it runs).
-    func watchLevel(of id: StreamID) -> Bool {
-        guard !levels.isWatched(id), backend.watchLevel(of: id, threshold: quietness.silenceThreshold) else { return false }
+    /// within its patience comes back as ``DueWork/meterPatienceOver(_:)``. A backend that cannot
+    /// listen leaves it unwatched (the stream is judged by whether it runs).
+    func watchLevel(of id: StreamID) {
+        guard !levels.isWatched(id), backend.watchLevel(of: id, threshold: quietness.silenceThreshold) else { return }
         levels.watch(id)
         inbox.later(quietness.meterPatience, .meterPatienceOver(id))
-        return true
     }
 
     /// Stops a stream's meter; true when it was watched (it counts by whether it runs from now).
@@ -99,11 +98,10 @@ final class ActivityWatch: @unchecked Sendable {
     }
 
     /// A call that stops being one while it still runs is judged again after the holdover
-    /// (``DueWork/holdoverOver(_:)``); false when one is pending already.
-    func holdOver(_ session: SessionID) -> Bool {
-        guard holdoverTimers[session] == nil else { return false }
+    /// (``DueWork/holdoverOver(_:)``); one pending already runs on.
+    func holdOver(_ session: SessionID) {
+        guard holdoverTimers[session] == nil else { return }
         holdoverTimers[session] = inbox.schedule(after: behaviour.callHoldover, .holdoverOver(session))
-        return true
     }
 
     func cancelHoldover(_ session: SessionID) {

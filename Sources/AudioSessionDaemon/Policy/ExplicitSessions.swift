@@ -38,7 +38,6 @@ struct ExplicitSessionBook {
     subscript(id: SessionID) -> ExplicitSession? { byID[id] }
     var isEmpty: Bool { byID.isEmpty }
     var values: Dictionary<SessionID, ExplicitSession>.Values { byID.values }
-    var ids: Dictionary<SessionID, ExplicitSession>.Keys { byID.keys }
 
     mutating func create(owner: SessionOwner, app: String) -> SessionID {
         let id = SessionID(nextID)

@@ -31,13 +31,11 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// The one queue every decision is carried out from, in order, and what describes a
     /// server event's turn (Policy/StepQueue.swift).
     private var steps: StepQueue
-    /// What the bus side hears from here (Policy/BusHooks.swift).
     /// MPRIS players and the pauses we pressed (MPRIS/PlayerControl.swift); nil without a session bus.
     private(set) var playerControl: PlayerControl?
     var mpris: MPRISPauses? { playerControl?.mpris }
     /// Route decisions carried out, and the defaults kept on the system route (Routes/).
     let routes: RouteExecution
-    /// Where the components' timers and answers come back (``dueWorkArrived(_:)``).
     /// Whether we link, beside whichever other session manager (PolicyCoordinator+Coexistence.swift).
     var coexistence: Coexistence
 
@@ -274,6 +272,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             carryOut([])
         }
     }
+
     private var composition: AppComposition { classifier.composition }
 
     /// Who a stream's process is (read once per process).
@@ -437,7 +436,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         let composed = composition.classify(streams)
         guard composed != current else { return }
         if holdingOver, AppComposition.holdsOver(from: current, to: composed, streams: streams) {
-            _ = activityWatch.holdOver(session)  // judged again once it is over (``DueWork/holdoverOver(_:)``)
+            activityWatch.holdOver(session)  // judged again once it is over (``DueWork/holdoverOver(_:)``)
             return
         }
         activityWatch.cancelHoldover(session)
@@ -464,7 +463,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         for record in sessions.streams(of: session) where record.stream.direction == .playback {
             let id = record.stream.id
             if watch {
-                _ = activityWatch.watchLevel(of: id)
+                activityWatch.watchLevel(of: id)
             } else if activityWatch.stopWatchingLevel(of: id) {
                 if record.stream.activity == .playing, !record.reportedActive { start(record.stream) }
             }
@@ -715,7 +714,9 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     // MARK: - Follow-ups
 
-    /// Carries out what a component returned, in order (each one's engine decisions before the next).
+    /// Carries out what a component returned, in order. An engine event's decisions, and work
+    /// that must come after, join the queue: inside a run they are carried out after what it
+    /// holds, outside one at once.
     private func follow(_ followUps: [FollowUp]?) {
         guard let followUps else { return }
         for followUp in followUps {
@@ -734,8 +735,7 @@ final class PolicyCoordinator: @unchecked Sendable {
                 let nowPlayingChanged = steps.hooks.nowPlayingChanged
                 nowPlayingChanged?()
             case .then(let work):
-                steps.append(work)  // after what is queued before it
-                run()
+                enqueue(work)
             }
         }
     }
@@ -743,6 +743,11 @@ final class PolicyCoordinator: @unchecked Sendable {
     /// A component's timer or answer, back on the loop: one step, like an event.
     private func dueWorkArrived(_ work: DueWork) {
         loop.assertConfined("the policy coordinator")
+        enqueue(work)
+    }
+
+    /// Queues `work` behind what is queued, and runs the queue.
+    private func enqueue(_ work: DueWork) {
         steps.append(work)
         run()
     }

@@ -55,7 +55,6 @@ struct StepQueue {
     mutating func countEngineStep() { engineSteps &+= 1 }
 
     mutating func append(_ decisions: [PolicyDecision]) {
-        items.reserveCapacity(items.count - head + decisions.count)
         for decision in decisions { items.append(.decision(decision)) }
     }
 
