@@ -16,8 +16,9 @@ PACKAGES=(
   # Command-line players that set no role: mpg123 (pulse), ffplay (SDL), gst-launch-1.0
   # (pulsesink, pipewiresink), sox's play and rec
   mpg123 ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-pipewire sox
-  # Speech: speech-dispatcher with espeak-ng (its output module and a dummy one), spd-say
-  speech-dispatcher speech-dispatcher-espeak-ng espeak-ng
+  # Speech: speech-dispatcher with espeak-ng (its output module and a dummy one), spd-say;
+  # Festival with a voice, which plays each sentence with an aplay of its own
+  speech-dispatcher speech-dispatcher-espeak-ng espeak-ng festival festvox-kallpc16k
   # SIP clients: two instances call each other on loopback (baresip; Twinkle's console mode;
   # linphone's console client linphonec, which opens its microphone before its speaker)
   baresip-core twinkle linphone-cli

@@ -21,28 +21,48 @@ public enum ProcessAncestry {
         return chain
     }
 
-    /// The chain with each process's executable: what an app's identity is made of.
-    public static func lineage(from pid: Int32) -> [ProcessEntry] {
-        chain(from: pid).map { ProcessEntry(pid: $0, executable: executable(of: $0) ?? "") }
+    /// The chain with each process's executable and process group: what an app's identity is
+    /// made of.
+    public static func lineage(from pid: Int32, limit: Int = 64) -> [ProcessEntry] {
+        var lineage: [ProcessEntry] = []
+        var current = pid
+        while current > 1, lineage.count < limit {
+            let status = status(of: current)
+            lineage.append(ProcessEntry(pid: current, executable: executable(of: current) ?? "", processGroup: status?.processGroup))
+            guard let parent = status?.parent, parent != current else { break }
+            current = parent
+        }
+        return lineage
     }
 
     /// The parent pid from `/proc/<pid>/stat`.
     public static func parent(of pid: Int32) -> Int32? { status(of: pid)?.parent }
 
-    /// A process's parent and start time (clock ticks after boot): a pid the kernel gave to
-    /// another process since has another start time.
+    /// A process's parent, process group and start time (clock ticks after boot): a pid the
+    /// kernel gave to another process since has another start time.
     public struct Status: Equatable, Sendable {
         public var parent: Int32
         public var startTime: UInt64
+        /// The job it belongs to: a shell, a terminal or a launcher that detaches gives each
+        /// program it starts a group of its own; what that program runs stays in it.
+        public var processGroup: Int32
+
+        public init(parent: Int32, startTime: UInt64, processGroup: Int32 = 0) {
+            self.parent = parent
+            self.startTime = startTime
+            self.processGroup = processGroup
+        }
     }
 
-    /// Fields 4 (ppid) and 22 (starttime) of `/proc/<pid>/stat`, after the parenthesised command
-    /// name (which may hold spaces and parentheses itself).
+    /// Fields 4 (ppid), 5 (pgrp) and 22 (starttime) of `/proc/<pid>/stat`, after the
+    /// parenthesised command name (which may hold spaces and parentheses itself).
     public static func status(of pid: Int32) -> Status? {
         guard let stat = ProcFile.text("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 19, let parent = Int32(fields[1]), let start = UInt64(fields[19]) else { return nil }
-        return Status(parent: parent, startTime: start)
+        guard fields.count > 19, let parent = Int32(fields[1]), let group = Int32(fields[2]), let start = UInt64(fields[19]) else {
+            return nil
+        }
+        return Status(parent: parent, startTime: start, processGroup: group)
     }
 
     /// The target of `/proc/<pid>/exe` (another user's process: nil).

@@ -101,7 +101,7 @@ public final class AudioSessionDaemon: Sendable {
         if options.servesBus {
             let sessionAPI = self.sessionAPI
             sessionAPI.start(
-                coordinator: coordinator, audioServer: attachment.server.displayName, stateDirectory: options.stateDirectory,
+                coordinator: coordinator, rules: rules, audioServer: attachment.server.displayName, stateDirectory: options.stateDirectory,
                 logger: logger, started: { readiness.done(.sessionAPI) })
         }
         // --- end D-Bus session API ---
@@ -119,21 +119,17 @@ public final class AudioSessionDaemon: Sendable {
     /// Re-reads the rules; a valid set is swapped in and every stream re-classified, an invalid
     /// one is reported and changes nothing.
     public func reloadRules(because reason: String) {
-        let previous = rules.ruleSet
-        let outcome: Result<RuleSet, RulesReadFailure>
-        switch rules.reload() {
-        case .success(let fresh) where fresh == previous:
+        let read = rules.reload(because: reason)
+        switch read.reading.outcome {
+        case .unchanged, .loaded:
             logger.debug("rules unchanged (\(reason))")
-            outcome = .success(fresh)
-        case .success(let fresh):
-            logger.info("rules reloaded (\(reason)): \(fresh.files.count) files")
-            outcome = .success(fresh)
-        case .failure(let error):
-            logger.error("rules reload (\(reason)) failed; keeping the previous rules:\n\(error)")
-            outcome = .failure(RulesReadFailure(description: "\(error)"))
+        case .reloaded:
+            logger.info("rules reloaded (\(reason)): \(read.ruleSet.files.count) files")
+        case .failed:
+            logger.error("rules reload (\(reason)) failed; keeping the previous rules:\n\(read.reading.error.map { "\($0)" } ?? "")")
         }
         let coordinator = self.coordinator
-        loop.perform { coordinator.rulesRead(because: reason, outcome) }
+        loop.perform { coordinator.rulesRead(read.ruleSet) }
     }
 
     /// Undoes everything the daemon changed (media players it paused, then the server), then

@@ -205,6 +205,52 @@ struct PulseAudioMoreRealAppTests {
         #expect(try rig.daemon.terminate() == 0, "the daemon's log:\n\(rig.daemon.log)")
     }
 
+    // MARK: - Festival
+
+    /// Festival saying three sentences with the audio command its manual gives (one `aplay` per
+    /// sentence through a shell, ALSA's pulse plugin): each aplay is festival's helper, so every
+    /// sentence is festival's session, voicePrompt by the rules' speech engines, never an app of
+    /// its own; the music (a `music`-role paplay, its sink input's volume read from the server)
+    /// is ducked while festival speaks and given back after.
+    @Test func festivalsAplayPerSentenceIsFestivalsSpeech() async throws {
+        let rig = try Rig()
+        defer { rig.stop() }
+        let alsa = try PulseAudioWithALSA(rig.pulse)
+        let music = try rig.pulse.play(rig.tone, properties: ["media.role": "music"])
+        defer { music.terminate() }
+        func musicVolume() -> UInt32? {
+            let plays = Apps.pid(music.pid, plays: rig)
+            return plays.count == 1 ? plays[0].volume : nil
+        }
+        try await eventually("the music plays at full volume: \(Apps.pid(music.pid, plays: rig))") { musicVolume() == 65536 }
+
+        let festival = try alsa.spawn("festival", RealFestival.arguments)
+        defer { festival.terminate() }
+        // The aplays seen playing while festival's session had a stream.
+        var helpersHeard: Set<Int32> = []
+        var notSpeech: Set<String> = []
+        var aplayApps: Set<String> = []
+        var lowestWhileSpoken: UInt32 = 65536
+        try await eventually("festival said its three sentences; its output: \(festival.errorOutput.suffix(300)); daemon:\n\(rig.daemon.log)", timeout: .seconds(60)) {
+            let helpers = RealBrowser.descendants(of: festival.pid).filter { !Apps.pid($0, plays: rig).isEmpty }
+            let sessions = try Apps.sessions(rig)
+            aplayApps.formUnion(sessions.filter { ($0.fields["app"] as? String) == "aplay" }.map(\.summary))
+            if let session = sessions.first(where: { $0.appIdentity == "process:\(festival.pid)" }), !session.streams.isEmpty {
+                helpersHeard.formUnion(helpers)
+                if session.mode != "voicePrompt" || session.fields["app"] as? String != "festival" { notSpeech.insert(session.summary) }
+                if let volume = musicVolume() { lowestWhileSpoken = min(lowestWhileSpoken, volume) }
+            }
+            return !festival.isRunning
+        }
+        #expect(festival.exitStatus == 0, "festival spoke to the end: \(festival.errorOutput.suffix(300))")
+        #expect(helpersHeard.count >= 2, "the sentences, each its own aplay, were festival's session: aplays \(helpersHeard)")
+        #expect(aplayApps.isEmpty, "no sentence is an app of its own: \(aplayApps)")
+        #expect(notSpeech.isEmpty, "festival's session is speech: \(notSpeech)")
+        #expect(lowestWhileSpoken < 50_000, "the music was ducked while festival spoke (lowest \(lowestWhileSpoken))")
+        try await eventually("the music is back at full volume after festival") { musicVolume() == 65536 }
+        #expect(try rig.daemon.terminate() == 0, "the daemon's log:\n\(rig.daemon.log)")
+    }
+
     // MARK: - Two baresip
 
     /// Two baresip (its ALSA module, through ALSA's pulse plugin) call each other on loopback:

@@ -515,8 +515,11 @@ extension RealAppPolicyTests {
     /// speech-dispatcher's generic module runs a command per message; here espeak-ng piped to
     /// one `aplay` per chunk, an ALSA client whose stream says nothing of speech. Each aplay was
     /// an app of its own, "no role": it never ducked the music, and silent mode muted the
-    /// speech. The rules now see what started it (`audiosession.ancestors`, read from the
-    /// process tree): speech, which ducks the music while heard.
+    /// speech. A sound tool a program runs in its own job is now that program's helper: the
+    /// chunks are the generic module's app (`sd_generic`, which speech-dispatcher starts in a
+    /// process group of its own), which the rules name (and which they would see as what started
+    /// them, `audiosession.ancestors`, in a desktop's app unit): speech, which ducks the music
+    /// while heard.
     @Test func speechPlayedByAHelperPerChunkIsSpeech() async throws {
         let rig = try await Rig().ready()
         defer { rig.stop() }
@@ -526,15 +529,60 @@ extension RealAppPolicyTests {
         defer { speech.stop() }
         let saying = Task.detached { try speech.say("The quick brown fox jumps over the lazy dog, and over the lazy dog again.") }
         var session: SessionOracle.Session?
-        try await eventually("aplay's session is speech; log:\n\(rig.log)", timeout: .seconds(20)) {
-            session = try oracle.sessions().first { ($0.fields["app"] as? String) == "aplay" }
+        var aplayApps: [String] = []
+        try await eventually("the chunks' session is the speech module's speech; log:\n\(rig.log)", timeout: .seconds(20)) {
+            let sessions = try oracle.sessions()
+            aplayApps += sessions.filter { ($0.fields["app"] as? String) == "aplay" }.map(\.summary)
+            session = sessions.first { ($0.fields["app"] as? String) == "sd_generic" && !$0.streams.isEmpty }
             return session?.mode == "voicePrompt"
         }
+        let module = try #require(session).appIdentity.split(separator: ":").last.flatMap { Int32($0) }
+        #expect(module.map { RealBrowser.descendants(of: speech.process.pid).contains($0) } == true, "the module is speech-dispatcher's: \(session?.fields ?? [:])")
         #expect(session?.priorityClass == "navigation", "\(session?.summary ?? "")")
+        #expect(aplayApps.isEmpty, "no chunk is an app of its own: \(aplayApps)")
         try await eventually("the music is ducked while the words are heard") {
             volumes.volumes(of: "music").contains { abs($0 - 0.3) < 1e-4 }
         }
         try await saying.value
+        try await eventually("the music is back after the words") { volumes.volume(of: "music") == 1.0 }
+    }
+}
+
+extension RealAppPolicyTests {
+    /// Festival says three sentences with the audio command its manual gives (`aplay` through a
+    /// shell, once a sentence). No rule names aplay, and its stream says nothing of speech: each
+    /// sentence was an app of its own, "no role", which never ducked the music and which silent
+    /// mode muted. The sentences are festival's helpers now, one app, which the rules name
+    /// among speech engines (`audiosession.app`): speech that ducks the music while heard.
+    @Test func festivalsAplayPerSentenceIsFestivalsSpeech() async throws {
+        let rig = try await Rig().ready()
+        defer { rig.stop() }
+        let oracle = Self.oracle(rig)
+        let volumes = try await Self.playMusic(in: rig)
+        let festival = try rig.sandbox.spawn("festival", RealFestival.arguments)
+        defer { festival.terminate() }
+        // The aplays seen while festival's session had a stream (the server may give each the
+        // node id the one before had, so the helpers are told apart by their processes).
+        var helpersHeard: Set<Int32> = []
+        var notSpeech: Set<String> = []
+        var aplayApps: Set<String> = []
+        var ducked = false
+        try await eventually("festival said its three sentences; its output: \(festival.errorOutput.suffix(300)); log:\n\(rig.log)", timeout: .seconds(60)) {
+            let helpers = RealBrowser.descendants(of: festival.pid).filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\($0)/exe"))?.hasSuffix("/aplay") == true }
+            let sessions = try oracle.sessions()
+            aplayApps.formUnion(sessions.filter { ($0.fields["app"] as? String) == "aplay" }.map(\.summary))
+            if let session = sessions.first(where: { $0.appIdentity == "process:\(festival.pid)" }) {
+                if !session.streams.isEmpty { helpersHeard.formUnion(helpers) }
+                if session.mode != "voicePrompt" || session.fields["app"] as? String != "festival" { notSpeech.insert(session.summary) }
+            }
+            if volumes.volumes(of: "music").contains(where: { abs($0 - 0.3) < 1e-4 }) { ducked = true }
+            return !festival.isRunning
+        }
+        #expect(festival.exitStatus == 0, "festival spoke to the end: \(festival.errorOutput.suffix(300))")
+        #expect(helpersHeard.count >= 2, "the sentences, each its own aplay, were festival's session: aplays \(helpersHeard)")
+        #expect(aplayApps.isEmpty, "no sentence is an app of its own: \(aplayApps)")
+        #expect(notSpeech.isEmpty, "festival's session is speech: \(notSpeech)")
+        #expect(ducked, "the music was ducked while festival spoke")
         try await eventually("the music is back after the words") { volumes.volume(of: "music") == 1.0 }
     }
 }

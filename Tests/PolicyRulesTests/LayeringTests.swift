@@ -166,24 +166,26 @@ struct LiveRulesTests {
         let loader = RuleSetLoader(locations: RuleLocations(shipped: root.path + "/shipped", system: root.path + "/etc", user: root.path + "/user"))
         let live = try LiveRules(loader: loader)
         #expect(live.ruleSet.configuration.duckLevel == 0.1)
-        #expect(live.current.generation == 1)
+        #expect(live.current.reading.reads == 1 && live.current.reading.outcome == .loaded)
 
         try root.write("user/50.conf", "audiosession.settings = { duck.level = 0.4 }")
-        #expect(throws: Never.self) { try live.reload().get() }
+        let reloaded = live.reload(because: "SIGHUP")
+        #expect(reloaded.reading.outcome == .reloaded && reloaded.reading.reason == "SIGHUP" && reloaded.reading.reads == 2)
         #expect(live.ruleSet.configuration.duckLevel == 0.4)
-        #expect(live.current.generation == 2)
+
+        #expect(live.reload().reading.outcome == .unchanged)
+        #expect(live.current.reading.reads == 3)
 
         try root.write("user/50.conf", "audiosession.settings = { duck.level = 0.6 ")
-        let failed = live.reload()
-        #expect(throws: RulesError.self) { try failed.get() }
+        let failed = live.reload(because: "a rules file changed")
+        #expect(failed.reading.outcome == .failed)
         #expect(live.ruleSet.configuration.duckLevel == 0.4)
-        #expect(live.current.generation == 2)
-        #expect(live.current.lastError?.diagnostics.first?.file == root.path + "/user/50.conf")
+        #expect(live.current.reading.error?.diagnostics.first?.file == root.path + "/user/50.conf")
 
         try root.write("user/50.conf", "audiosession.settings = { duck.level = 0.6 }")
         live.reload()
         #expect(live.ruleSet.configuration.duckLevel == 0.6)
-        #expect(live.current.lastError == nil)
+        #expect(live.current.reading.error == nil && live.current.reading.outcome == .reloaded)
     }
 
     @Test("the daemon cannot start without a valid set")
@@ -199,7 +201,7 @@ struct LiveRulesTests {
 
 @Suite("Live rules under concurrent reloads")
 struct ConcurrentReloadTests {
-    @Test("reloads from many tasks at once all succeed and the generation counts each")
+    @Test("reloads from many tasks at once all succeed and each is counted")
     func concurrentReloads() async throws {
         let root = try TemporaryDirectory()
         defer { root.remove() }
@@ -208,7 +210,7 @@ struct ConcurrentReloadTests {
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<16 { group.addTask { live.reload() } }
         }
-        #expect(live.current.generation == 17)
+        #expect(live.current.reading.reads == 17)
         #expect(live.ruleSet.configuration.duckLevel == 0.1)
     }
 }

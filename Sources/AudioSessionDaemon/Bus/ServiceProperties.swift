@@ -9,10 +9,10 @@ extension SessionService {
 
     /// The rules in force and how they were last read (docs/dbus-api.md, `Rules`).
     private var rulesState: BusValue {
-        let reading = coordinator.rulesReading
+        let read = rules.current
         return .dictionary([
-            "files": .strings(coordinator.ruleSet.files), "reads": .uint64(reading.reads), "reason": .string(reading.reason),
-            "outcome": .string(reading.outcome.rawValue), "error": .string(reading.error),
+            "files": .strings(read.ruleSet.files), "reads": .uint64(read.reading.reads), "reason": .string(read.reading.reason),
+            "outcome": .string(read.reading.outcome.rawValue), "error": .string(read.reading.error.map { "\($0)" } ?? ""),
         ])
     }
 

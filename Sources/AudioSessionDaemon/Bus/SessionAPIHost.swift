@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Logging
+import PolicyRules
 import Synchronization
 
 /// Owns the D-Bus session API for the daemon: starts it beside PipeWire, stops it first on the
@@ -19,13 +20,13 @@ final class SessionAPIHost: Sendable {
     /// Starts serving unless `--no-bus`; with no session bus it logs one line and does nothing.
     /// `started` runs once the name is taken, or once that failed.
     func start(
-        coordinator: PolicyCoordinator, audioServer: String, stateDirectory: URL, logger: Logger,
+        coordinator: PolicyCoordinator, rules: LiveRules, audioServer: String, stateDirectory: URL, logger: Logger,
         started done: @escaping @Sendable () -> Void = {}
     ) {
         let task = Task.detached { [self] in
             defer { done() }
             guard let started = await SessionService.start(
-                coordinator: coordinator, audioServer: audioServer, stateDirectory: stateDirectory, logger: logger)
+                coordinator: coordinator, rules: rules, audioServer: audioServer, stateDirectory: stateDirectory, logger: logger)
             else { return }
             let keep = stopped.withLock { stopped in
                 if !stopped { service.withLock { $0 = started } }

@@ -8,6 +8,7 @@ import Foundation
 #endif
 import Logging
 import PipeWireGraph
+import PolicyRules
 import SessionBus
 import SessionPolicy
 
@@ -47,11 +48,15 @@ final class SessionService: @unchecked Sendable {
 
     /// Which audio server the daemon attached to (`AudioServer`).
     let audioServer: String
+    /// The rules and how they were last read (`Rules`).
+    let rules: LiveRules
 
     private init(
-        bus: BusConnection, coordinator: PolicyCoordinator, audioServer: String, permissions: PermissionStore, logger: Logger
+        bus: BusConnection, coordinator: PolicyCoordinator, rules: LiveRules, audioServer: String, permissions: PermissionStore,
+        logger: Logger
     ) {
         self.bus = bus
+        self.rules = rules
         self.audioServer = audioServer
         self.loop = coordinator.loop
         self.coordinator = coordinator
@@ -63,7 +68,7 @@ final class SessionService: @unchecked Sendable {
     /// takes the well-known name. Returns nil after logging one line when there is no session
     /// bus or another daemon owns the name: the daemon then runs without the API.
     static func start(
-        coordinator: PolicyCoordinator, audioServer: String, stateDirectory: URL, logger: Logger
+        coordinator: PolicyCoordinator, rules: LiveRules, audioServer: String, stateDirectory: URL, logger: Logger
     ) async -> SessionService? {
         let bus: BusConnection
         do {
@@ -74,7 +79,7 @@ final class SessionService: @unchecked Sendable {
         }
         let permissions = PermissionStore(directory: stateDirectory) { logger.warning("\($0)") }
         let service = SessionService(
-            bus: bus, coordinator: coordinator, audioServer: audioServer, permissions: permissions, logger: logger)
+            bus: bus, coordinator: coordinator, rules: rules, audioServer: audioServer, permissions: permissions, logger: logger)
         do {
             service.manager = try bus.export(
                 path: SessionAPI.managerPath, interfaces: [SessionAPI.manager],

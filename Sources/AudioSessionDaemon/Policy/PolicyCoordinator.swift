@@ -254,22 +254,14 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     /// The rules in force.
     var ruleSet: RuleSet { classifier.ruleSet }
-    /// How they were last read.
-    var rulesReading: RulesReading { classifier.lastRead }
-
-    /// The rules were read again (a file changed, SIGHUP): a changed valid set is swapped in
-    /// (``reload(_:)``); either way the session API shows how it went.
-    func rulesRead(because reason: String, _ outcome: Result<RuleSet, RulesReadFailure>) {
-        switch outcome {
-        case .success(let fresh) where fresh == ruleSet:
-            classifier.lastRead = classifier.lastRead.next(because: reason, .unchanged)
+    /// The rules were read again (a file changed, SIGHUP): a changed set is swapped in
+    /// (``reload(_:)``); either way the session API shows how the read went (`Rules`, from
+    /// `LiveRules`, which keeps that record).
+    func rulesRead(_ ruleSet: RuleSet) {
+        if ruleSet == self.ruleSet {
             carryOut([])  // an empty step: the session API shows it
-        case .success(let fresh):
-            classifier.lastRead = classifier.lastRead.next(because: reason, .reloaded)
-            reload(fresh)
-        case .failure(let failure):
-            classifier.lastRead = classifier.lastRead.next(because: reason, .failed, error: failure.description)
-            carryOut([])
+        } else {
+            reload(ruleSet)
         }
     }
 

@@ -2,12 +2,10 @@ import PolicyRules
 import SessionPolicy
 
 /// How a stream is classified and its app composed by the rules in force: the rules, the app
-/// composition they give (worked out from them once), how they were last read, and who each
-/// stream's process is (read once per process).
+/// composition they give (worked out from them once), and who each stream's process is (read
+/// once per process). How the rules were last read is `LiveRules`' record, not kept here.
 struct StreamClassifier {
     private(set) var ruleSet: RuleSet
-    /// How the rules were last read (a failed read leaves ``ruleSet`` as it was).
-    var lastRead = RulesReading()
     /// How an app's streams make its classification (what a call is comes from the rules).
     private(set) var composition: AppComposition
     private var appFacts = AppFactsReader()

@@ -3,10 +3,13 @@ public struct ProcessEntry: Hashable, Sendable {
     public var pid: Int32
     /// The executable's path (`/proc/PID/exe`); empty when it cannot be read.
     public var executable: String
+    /// Its process group (the job a shell or a launcher started it in); nil when unknown.
+    public var processGroup: Int32?
 
-    public init(pid: Int32, executable: String) {
+    public init(pid: Int32, executable: String, processGroup: Int32? = nil) {
         self.pid = pid
         self.executable = executable
+        self.processGroup = processGroup
     }
 
     /// The executable's file name (`python3`, `aplay`); empty when it cannot be read.
@@ -65,6 +68,8 @@ public struct AppIdentity: Hashable, Sendable, CustomStringConvertible {
     /// - Otherwise the topmost ancestor running the same executable as the stream's process:
     ///   a browser's audio and content processes are children of its main process, while two
     ///   instances started side by side (from a shell, a launcher, a test) stay two apps.
+    /// - A sound tool (``ProgramKind/soundTool``: `aplay`, `paplay`) that a program ran in its
+    ///   own job is that program's helper: it counts from that program (``helperOwner(_:)``).
     /// - Without a process, its connection.
     public init(_ facts: AppFacts) {
         if let appID = facts.sandboxAppID, !appID.isEmpty {
@@ -79,15 +84,41 @@ public struct AppIdentity: Hashable, Sendable, CustomStringConvertible {
             self.init(key: "connection:\(facts.connection)")
             return
         }
-        var root = first
-        if !first.executable.isEmpty {
-            for ancestor in facts.lineage.dropFirst() {
-                guard ancestor.executable == first.executable else { break }
+        let start = Self.helperOwner(facts.lineage) ?? 0
+        var root = facts.lineage[start]
+        if !root.executable.isEmpty {
+            for ancestor in facts.lineage.dropFirst(start + 1) {
+                guard ancestor.executable == root.executable else { break }
                 root = ancestor
             }
         }
         let name = root.programName
         self.init(key: "process:\(root.pid)", appID: name.isEmpty ? "pid-\(root.pid)" : name)
+    }
+}
+
+extension AppIdentity {
+    /// Where in `lineage` the program is that ran its first process as a helper, when that
+    /// process is a sound tool another process of its job started: the topmost ancestor in the
+    /// tool's process group that is a program (a speech module's `sh -c "… | aplay"` counts
+    /// from the speech server that runs the module; a script's `aplay` from the interpreter),
+    /// else the topmost shell there (a shell loop playing one file after another).
+    ///
+    /// A tool that leads its own group was started as a job of its own — from a terminal, a
+    /// launcher that detaches, a test — and is its own app. A group is a job's, so the walk
+    /// never leaves it for whoever started the job. nil when the first process is no helper.
+    public static func helperOwner(_ lineage: [ProcessEntry]) -> Int? {
+        guard let tool = lineage.first, ProgramKind(programName: tool.programName) == .soundTool,
+              let group = tool.processGroup, group != tool.pid
+        else { return nil }
+        var program: Int?
+        var topmost: Int?
+        for (index, ancestor) in lineage.enumerated().dropFirst() {
+            guard ancestor.processGroup == group else { break }
+            topmost = index
+            if ProgramKind(programName: ancestor.programName) == .program { program = index }
+        }
+        return program ?? topmost
     }
 }
 

@@ -94,3 +94,19 @@ final class RealSpeech: @unchecked Sendable {
         for pid in modules where kill(pid, 0) == 0 { kill(pid, SIGKILL) }
     }
 }
+
+/// Festival (festival, festvox-kallpc16k) speaking with the audio command its manual gives: it
+/// runs the command, through a shell, for each thing it says — one `aplay` per sentence, an ALSA
+/// client whose stream says nothing of speech or of festival.
+enum RealFestival {
+    /// The arguments that make festival say three sentences, one after another, and exit.
+    static let arguments = [
+        "--batch",
+        "(Parameter.set 'Audio_Method 'Audio_Command)",
+        "(Parameter.set 'Audio_Required_Format 'riff)",
+        "(Parameter.set 'Audio_Command \"aplay -q $FILE\")",
+        "(SayText \"The quick brown fox jumps over the lazy dog.\")",
+        "(SayText \"It jumps over it again.\")",
+        "(SayText \"Then it rests.\")",
+    ]
+}
