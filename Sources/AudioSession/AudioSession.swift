@@ -195,6 +195,9 @@ public actor AudioSession {
     public var outputVolume: Double { get async throws { try await property("OutputVolume").doubleValue ?? 0 } }
     /// `inputGain`: the volume of the session's input device, 0…1 as its volume control shows it.
     public var inputGain: Double { get async throws { try await property("InputGain").doubleValue ?? 1 } }
+    /// Whether every input the session records from is muted by its user (the mute key): what
+    /// it records is silence (false for a session without input, or from an older daemon).
+    public var isInputMuted: Bool { get async throws { (try? await property("InputMuted").boolValue) ?? false } }
     /// `isInputGainSettable`: the session records (its category has input) from a device with a
     /// volume control.
     public var isInputGainSettable: Bool {

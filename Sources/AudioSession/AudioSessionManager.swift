@@ -51,6 +51,13 @@ public final class AudioSessionManager: Sendable {
     /// daemon).
     public func headsetSwitching() async throws -> String { (try? await property("HeadsetSwitching").stringValue) ?? "" }
 
+    /// What works against the daemon now, one sentence each with what to do about it (another
+    /// session manager's role-based policy ducking and corking the same streams); empty when
+    /// nothing does, or from an older daemon.
+    public func conflicts() async throws -> [String] {
+        (try? await property("Conflicts"))?.arrayValue?.compactMap(\.stringValue) ?? []
+    }
+
     /// The audio server the daemon is attached to: "PipeWire" or "PulseAudio" (empty from an
     /// older daemon).
     public func audioServer() async throws -> String { (try? await property("AudioServer").stringValue) ?? "" }

@@ -48,8 +48,7 @@ struct ConnectionLifecycleTests {
         try daemon.waitUntilReady()
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music }"])
         try waitUntil(timeout: .seconds(5), "music is linked") { try !sandbox.linkedDevices(of: "music").isEmpty }
-        #expect(try daemon.terminate() == 0)
-        #expect(daemon.log.contains("received SIGTERM"))
+        #expect(try daemon.terminate() == 0, "SIGTERM is a shutdown, not a death (143)")
         try waitUntil(timeout: .seconds(5), "the daemon's links are gone with it") {
             try sandbox.linkedDevices(of: "music").isEmpty
         }

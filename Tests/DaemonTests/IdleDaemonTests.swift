@@ -43,8 +43,7 @@ struct IdleDaemonTests {
             }
         }
         kill(pid, SIGINT)
-        #expect(try daemon.process.waitForExit(timeout: .seconds(5)) == 0)
-        #expect(daemon.log.contains("received SIGINT, shutting down"))
+        #expect(try daemon.process.waitForExit(timeout: .seconds(5)) == 0, "SIGINT is a shutdown, not a death (130)")
     }
 
     /// The daemon's code is unmapped a second after the first attach (QuietCodeRelease), with

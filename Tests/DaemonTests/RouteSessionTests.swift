@@ -100,10 +100,11 @@ struct RouteWakeTests {
         let daemon = try DaemonProcess(
             in: sandbox, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "c7"].merging(bus.environment) { $1 })
         try daemon.waitUntilReady()
-        // The logind watcher is no part of readiness (a desktop may have no logind): its own word.
-        try await waitUntil(timeout: .seconds(10), "the daemon watches logind; log:\n\(daemon.log)") { () async -> Bool in
+        // The logind watcher is no part of readiness (a desktop may have no logind): what logind
+        // saw says it. The daemon subscribes to PrepareForSleep before it asks for its session.
+        try await waitUntil(timeout: .seconds(10), "the daemon asked logind for its session (calls \(login.calls)); log:\n\(daemon.log)") { () async -> Bool in
             await Task.yield()
-            return daemon.log.contains("watching logind session")
+            return login.calls.contains { $0.hasPrefix("GetSession(") }
         }
         let decisions = try BusDecisions(in: sandbox, bus: bus)
         defer { decisions.terminate() }

@@ -128,8 +128,23 @@ struct CoexistenceTests {
 
     @Test func theRolePolicyConflictIsReportedOnce() {
         var coexistence = Coexistence(mode: .auto)
+        _ = coexistence.peersChanged([wirePlumber])
+        #expect(coexistence.conflicts.isEmpty)
         let warning = coexistence.rolePolicySeen(stream: "music", target: "loopback.sink.role.multimedia")
         #expect(warning?.contains("contrib/wireplumber/wireplumber.conf.d/90-audiosession.conf") == true)
         #expect(coexistence.rolePolicySeen(stream: "chime", target: "loopback.sink.role.notification") == nil)
+        #expect(coexistence.conflicts == [warning], "the first sighting holds for status")
+    }
+
+    @Test func theConflictGoesWithTheOtherManager() {
+        var coexistence = Coexistence(mode: .auto)
+        _ = coexistence.peersChanged([wirePlumber, wirePlumberExport])
+        _ = coexistence.rolePolicySeen(stream: "music", target: "loopback.sink.role.multimedia")
+        _ = coexistence.peersChanged([wirePlumberExport])
+        #expect(coexistence.conflicts.count == 1, "one of its connections remains")
+        _ = coexistence.peersChanged([])
+        #expect(coexistence.conflicts.isEmpty, "WirePlumber left (restarted with the drop-in, or stopped)")
+        _ = coexistence.peersChanged([wirePlumber])
+        #expect(coexistence.rolePolicySeen(stream: "music", target: "loopback.sink.role.multimedia") != nil, "said again if it comes back with the policy")
     }
 }

@@ -23,6 +23,7 @@ struct StatusCommand: AsyncParsableCommand {
             let rules = try await manager.rules()
             let linking = try await manager.linking()
             let headsets = try await manager.headsetSwitching()
+            let conflicts = try await manager.conflicts()
             let server = try await manager.audioServer()
             let route = try await manager.currentRoute()
             let available = try await manager.availablePorts()
@@ -37,6 +38,7 @@ struct StatusCommand: AsyncParsableCommand {
                         ?? [String: Any](),
                     "linking": linking,
                     "headsetSwitching": headsets,
+                    "conflicts": conflicts,
                     "audioServer": server,
                     "currentRoute": ["inputs": route.inputs.map(Self.port), "outputs": route.outputs.map(Self.port)],
                     "availableInputs": available.inputs.map(Self.port),
@@ -54,7 +56,7 @@ struct StatusCommand: AsyncParsableCommand {
             } else {
                 print(Self.table(
                     sessions: sessions, silent: silent, locked: locked, server: server, linking: linking, headsets: headsets,
-                    route: route, available: available, clock: clock, rules: rules))
+                    conflicts: conflicts, route: route, available: available, clock: clock, rules: rules))
             }
         }
     }
@@ -84,7 +86,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     static func table(
         sessions: [[String: BusValue]], silent: Bool, locked: Bool = false, server: String = "", linking: String = "", headsets: String = "",
-        route: RouteDescription, available: RouteDescription = RouteDescription(),
+        conflicts: [String] = [], route: RouteDescription, available: RouteDescription = RouteDescription(),
         clock: GraphClock? = nil, rules: RulesState? = nil
     ) -> String {
         var lines = [
@@ -94,6 +96,7 @@ struct StatusCommand: AsyncParsableCommand {
             "rules: \(rules?.summary ?? "unknown (an older daemon)")",
             "linking: \(linking.isEmpty ? "unknown (an older daemon)" : linking)",
             "headsets: \(headsets.isEmpty ? "unknown (an older daemon)" : headsets)",
+        ] + conflicts.map { "conflict: \($0)" } + [
             "route: out \(route.outputs.map(\.description).joined(separator: ", ")) · in \(route.inputs.map(\.description).joined(separator: ", "))",
             "ports: out \(available.outputs.map(\.description).joined(separator: ", ")) · in \(available.inputs.map(\.description).joined(separator: ", "))",
             "now playing: " + (nowPlaying(in: sessions).map {

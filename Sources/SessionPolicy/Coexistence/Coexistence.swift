@@ -27,8 +27,10 @@ public struct Coexistence: Hashable, Sendable {
     /// remains: WirePlumber leaving closes its main connection (the one that said it) before
     /// its second, which alone would count as a linking manager for a moment.
     private var declaredServices: [Int32: Set<String>] = [:]
-    /// The role-based policy conflict was reported already (once per run).
+    /// The role-based policy conflict was reported already (once while other managers stay).
     private var rolePolicyReported = false
+    /// The conflict's warning, from its first sighting until every other manager is gone.
+    private var rolePolicyConflict: String?
     /// WirePlumber's `bluetooth.autoswitch-to-headset-profile`, as its `sm-settings` metadata
     /// says it (0.5); nil: not said.
     private var headsetAutoswitch: Bool?
@@ -105,7 +107,12 @@ public struct Coexistence: Hashable, Sendable {
         case .auto: links = linkingManagers.isEmpty
         }
         let ports = links && managers.isEmpty
-        if managers.isEmpty { defaultMetadataWithdrawalPending = false }
+        if managers.isEmpty {
+            defaultMetadataWithdrawalPending = false
+            // The policy went with its manager (a restart with the shipped drop-in ends it).
+            rolePolicyReported = false
+            rolePolicyConflict = nil
+        }
         guard links != linksStreams || ports != configuresDevicePorts else { return nil }
         if linksStreams, !links {
             defaultMetadataWithdrawalPending = true
@@ -202,7 +209,16 @@ public struct Coexistence: Hashable, Sendable {
     public mutating func rolePolicySeen(stream: String, target: String) -> String? {
         guard !rolePolicyReported else { return nil }
         rolePolicyReported = true
-        return """
+        rolePolicyConflict = Self.rolePolicyWarning(stream: stream, target: target)
+        return rolePolicyConflict
+    }
+
+    /// What works against the daemon now, one sentence each with what to do about it, for the
+    /// log (once) and `status` (for as long as it holds): another manager's role-based policy.
+    public var conflicts: [String] { rolePolicyConflict.map { [$0] } ?? [] }
+
+    private static func rolePolicyWarning(stream: String, target: String) -> String {
+        """
             another session manager's role-based policy is on: stream '\(stream)' plays through its role node \
             '\(target)', which ducks and corks by media role as audiosessiond does, so streams would be ducked \
             twice and interrupted by both. Turn it off: copy contrib/wireplumber/wireplumber.conf.d/\

@@ -13,6 +13,13 @@ extension PolicyEngine {
             && !state.route.inputs.isEmpty && state.route.inputs.allSatisfy { mutedInputs.contains($0.device) }
     }
 
+    /// Whether the session records, and every input it records from is muted by its user (the
+    /// mute key, a headset's switch): what it records is silence, whatever it asked for.
+    public func isInputMuted(for id: SessionID) -> Bool {
+        guard let state = sessions[id], state.configuration.category.hasInput else { return false }
+        return !state.route.inputs.isEmpty && state.route.inputs.allSatisfy { mutedInputs.contains($0.device) }
+    }
+
     mutating func changeInputMute(_ device: DeviceID, _ muted: Bool) {
         if muted { mutedInputs.insert(device) } else { mutedInputs.remove(device) }
     }

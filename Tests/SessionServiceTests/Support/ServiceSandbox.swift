@@ -125,6 +125,13 @@ struct SessionClient {
         try await connection.property(name, of: ServiceSandbox.sessionInterface, at: path, on: ServiceSandbox.busName, timeout: .seconds(5))
     }
 
+    /// Waits until the property reads `expected`.
+    func eventually(_ name: String, is expected: BusValue, timeout: Duration = .seconds(5)) async throws {
+        try await waitUntil(timeout: timeout, "\(name) is \(expected)") { () async throws -> Bool in
+            try await property(name) == expected
+        }
+    }
+
     func setCategory(_ category: String, mode: String = "default", options: UInt32 = 0) async throws {
         try await call("SetCategory", [.string(category), .string(mode), .uint32(options)])
     }
