@@ -148,13 +148,8 @@ struct PulseAudioMoreRealAppTests {
         let rig = try Rig()
         defer { rig.stop() }
         let alsa = try PulseAudioWithALSA(rig.pulse)
-        let music = try rig.pulse.play(rig.tone, properties: ["media.role": "music"])
+        let (music, musicVolume) = try await Self.musicAtFullVolume(rig)
         defer { music.terminate() }
-        func musicVolume() -> UInt32? {
-            let plays = Apps.pid(music.pid, plays: rig)
-            return plays.count == 1 ? plays[0].volume : nil
-        }
-        try await eventually("the music plays at full volume: \(Apps.pid(music.pid, plays: rig))") { musicVolume() == 65536 }
         let musicSession = try #require(try Apps.session(rig, ofProcess: music.pid))
 
         let flite = try alsa.spawn("flite", ["-t", "The quick brown fox jumps over the lazy dog, and over the lazy dog again, twice."])
@@ -205,6 +200,18 @@ struct PulseAudioMoreRealAppTests {
         #expect(try rig.daemon.terminate() == 0, "the daemon's log:\n\(rig.daemon.log)")
     }
 
+    /// A `music`-role paplay playing at full volume, and its sink input's volume as the server
+    /// has it (nil unless it has exactly one).
+    static func musicAtFullVolume(_ rig: Rig) async throws -> (ManagedProcess, () -> UInt32?) {
+        let music = try rig.pulse.play(rig.tone, properties: ["media.role": "music"])
+        let volume = { () -> UInt32? in
+            let plays = Apps.pid(music.pid, plays: rig)
+            return plays.count == 1 ? plays[0].volume : nil
+        }
+        try await eventually("the music plays at full volume: \(Apps.pid(music.pid, plays: rig))") { volume() == 65536 }
+        return (music, volume)
+    }
+
     // MARK: - Festival
 
     /// Festival saying three sentences with the audio command its manual gives (one `aplay` per
@@ -216,13 +223,8 @@ struct PulseAudioMoreRealAppTests {
         let rig = try Rig()
         defer { rig.stop() }
         let alsa = try PulseAudioWithALSA(rig.pulse)
-        let music = try rig.pulse.play(rig.tone, properties: ["media.role": "music"])
+        let (music, musicVolume) = try await Self.musicAtFullVolume(rig)
         defer { music.terminate() }
-        func musicVolume() -> UInt32? {
-            let plays = Apps.pid(music.pid, plays: rig)
-            return plays.count == 1 ? plays[0].volume : nil
-        }
-        try await eventually("the music plays at full volume: \(Apps.pid(music.pid, plays: rig))") { musicVolume() == 65536 }
 
         let festival = try alsa.spawn("festival", RealFestival.arguments)
         defer { festival.terminate() }

@@ -19,4 +19,19 @@ final class TwoPartyCall {
     func isHeard() throws -> Bool {
         try RealAppPolicyTests.callEndsHeard(ends, in: rig, oracle: oracle, sessions: &sessions)
     }
+
+    /// Each end's session and its streams as the daemon and the graph have them now: what a
+    /// call that never came up shows (for a failure's message).
+    func state() -> String {
+        let dump = try? rig.sandbox.dump()
+        return ends.map { end in
+            guard let session = try? oracle.session(ofProcess: end) else { return "pid \(end): no session" }
+            let streams = session.streams.map { id in
+                guard let node = dump?.nodes.first(where: { $0.id == id }) else { return "\(id) gone" }
+                let linked = node.name.flatMap { try? rig.sandbox.linkedDevices(of: $0) }.map { $0.sorted().joined(separator: "+") } ?? "?"
+                return "\(id) '\(node.name ?? "?")' \(node.mediaClass ?? "?") \(node.state ?? "?") linked to [\(linked)]"
+            }
+            return "pid \(end): \(session.summary); streams: \(streams.joined(separator: ", "))"
+        }.joined(separator: "\n")
+    }
 }
