@@ -21,6 +21,7 @@ extension SessionService {
     }
 
     private func managerProperties(route: RouteDescription, ports: [Port]) -> [String: BusValue] {
+        loop.assertConfined("the manager's properties")
         let hardware = coordinator.engine.actualHardware()
         return [
             "SilentMode": .bool(silentMode),

@@ -80,10 +80,15 @@ final class SessionService: @unchecked Sendable {
         let permissions = PermissionStore(directory: stateDirectory) { logger.warning("\($0)") }
         let service = SessionService(
             bus: bus, coordinator: coordinator, rules: rules, audioServer: audioServer, permissions: permissions, logger: logger)
+        // Read on the loop: the engine is the loop's, and this task runs beside it (a read of it
+        // here while a server event changed it crashed the daemon at start).
+        let initial = await withCheckedContinuation { done in
+            service.loop.perform { done.resume(returning: service.initialManagerProperties()) }
+        }
         do {
             service.manager = try bus.export(
                 path: SessionAPI.managerPath, interfaces: [SessionAPI.manager],
-                properties: [SessionAPI.managerInterface: service.initialManagerProperties()]
+                properties: [SessionAPI.managerInterface: initial]
             ) { [weak service] call in service?.receive(call) }
         } catch {
             logger.error("cannot serve \(SessionAPI.managerPath): \(error); running without the D-Bus API")
