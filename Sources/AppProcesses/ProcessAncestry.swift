@@ -11,28 +11,28 @@ import SessionPolicy
 /// Walks `/proc` up from a process to init: which processes a stream's app descends from.
 public enum ProcessAncestry {
     public static func chain(from pid: Int32, limit: Int = 64) -> [Int32] {
-        var chain: [Int32] = []
-        var current = pid
-        while current > 1, chain.count < limit {
-            chain.append(current)
-            guard let parent = parent(of: current), parent != current else { break }
-            current = parent
-        }
-        return chain
+        walk(from: pid, limit: limit).map(\.pid)
     }
 
     /// The chain with each process's executable and process group: what an app's identity is
     /// made of.
     public static func lineage(from pid: Int32, limit: Int = 64) -> [ProcessEntry] {
-        var lineage: [ProcessEntry] = []
+        walk(from: pid, limit: limit).map {
+            ProcessEntry(pid: $0.pid, executable: executable(of: $0.pid) ?? "", processGroup: $0.status?.processGroup)
+        }
+    }
+
+    /// Each process from `pid` up to (not including) init, with its `stat` as read on the way.
+    private static func walk(from pid: Int32, limit: Int) -> [(pid: Int32, status: Status?)] {
+        var walked: [(pid: Int32, status: Status?)] = []
         var current = pid
-        while current > 1, lineage.count < limit {
+        while current > 1, walked.count < limit {
             let status = status(of: current)
-            lineage.append(ProcessEntry(pid: current, executable: executable(of: current) ?? "", processGroup: status?.processGroup))
+            walked.append((current, status))
             guard let parent = status?.parent, parent != current else { break }
             current = parent
         }
-        return lineage
+        return walked
     }
 
     /// The parent pid from `/proc/<pid>/stat`.

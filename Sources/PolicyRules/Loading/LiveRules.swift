@@ -47,9 +47,9 @@ public final class LiveRules: Sendable {
     public var ruleSet: RuleSet { state.withLock { $0.ruleSet } }
 
     /// Re-reads every file because of `reason`. Success swaps the set in; failure leaves it.
-    /// Either way ``State/reading`` says how it went; the state after it is returned. Reloads are serialised (a SIGHUP and a
-    /// file change at once), so a slower, older read can never replace a newer one; readers of
-    /// `current` are never blocked by a load.
+    /// Either way ``State/reading`` says how it went; the state after it is returned. Reloads
+    /// are serialised (a SIGHUP and a file change at once), so a slower, older read can never
+    /// replace a newer one; readers of `current` are never blocked by a load.
     @discardableResult
     public func reload(because reason: String = "reload") -> State {
         reloading.withLock { _ in

@@ -27,9 +27,8 @@ public struct Coexistence: Hashable, Sendable {
     /// remains: WirePlumber leaving closes its main connection (the one that said it) before
     /// its second, which alone would count as a linking manager for a moment.
     private var declaredServices: [Int32: Set<String>] = [:]
-    /// The role-based policy conflict was reported already (once while other managers stay).
-    private var rolePolicyReported = false
-    /// The conflict's warning, from its first sighting until every other manager is gone.
+    /// The role-based policy conflict's warning, from its first sighting (reported then, once)
+    /// until every other manager is gone.
     private var rolePolicyConflict: String?
     /// WirePlumber's `bluetooth.autoswitch-to-headset-profile`, as its `sm-settings` metadata
     /// says it (0.5); nil: not said.
@@ -110,7 +109,6 @@ public struct Coexistence: Hashable, Sendable {
         if managers.isEmpty {
             defaultMetadataWithdrawalPending = false
             // The policy went with its manager (a restart with the shipped drop-in ends it).
-            rolePolicyReported = false
             rolePolicyConflict = nil
         }
         guard links != linksStreams || ports != configuresDevicePorts else { return nil }
@@ -207,8 +205,7 @@ public struct Coexistence: Hashable, Sendable {
     /// daemon does, so the same stream would be ducked twice and interrupted by both. Returns
     /// the warning to log, the first time only.
     public mutating func rolePolicySeen(stream: String, target: String) -> String? {
-        guard !rolePolicyReported else { return nil }
-        rolePolicyReported = true
+        guard rolePolicyConflict == nil else { return nil }
         rolePolicyConflict = Self.rolePolicyWarning(stream: stream, target: target)
         return rolePolicyConflict
     }

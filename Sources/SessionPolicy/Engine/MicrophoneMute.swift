@@ -8,16 +8,19 @@
 extension PolicyEngine {
     /// An explicit session that records, only from muted inputs, and did not ask to be spared.
     func recordsFromMutedInput(_ state: SessionState) -> Bool {
-        state.kind == .explicit && state.configuration.category.hasInput
-            && !state.configuration.effectiveOptions.contains(.overrideMutedMicrophoneInterruption)
-            && !state.route.inputs.isEmpty && state.route.inputs.allSatisfy { mutedInputs.contains($0.device) }
+        state.kind == .explicit && !state.configuration.effectiveOptions.contains(.overrideMutedMicrophoneInterruption)
+            && recordsOnlyMutedInputs(state)
     }
 
     /// Whether the session records, and every input it records from is muted by its user (the
     /// mute key, a headset's switch): what it records is silence, whatever it asked for.
     public func isInputMuted(for id: SessionID) -> Bool {
-        guard let state = sessions[id], state.configuration.category.hasInput else { return false }
-        return !state.route.inputs.isEmpty && state.route.inputs.allSatisfy { mutedInputs.contains($0.device) }
+        sessions[id].map(recordsOnlyMutedInputs) ?? false
+    }
+
+    private func recordsOnlyMutedInputs(_ state: SessionState) -> Bool {
+        state.configuration.category.hasInput
+            && !state.route.inputs.isEmpty && state.route.inputs.allSatisfy { mutedInputs.contains($0.device) }
     }
 
     mutating func changeInputMute(_ device: DeviceID, _ muted: Bool) {
