@@ -341,7 +341,7 @@ extension RealAppPolicyTests {
 
         let call = TwoPartyCall([caller.process.pid, callee.process.pid], rig: rig, oracle: oracle)
         try await eventually(
-            "both ends are heard; the ends now:\n\(call.state())\ncaller:\n\(caller.process.output)\ncallee:\n\(callee.process.output)\ndaemon:\n\(rig.log)",
+            "both ends are heard; the ends now:\n\(call.state())\n\(caller.report)\n\(callee.report)\ndaemon:\n\(rig.log)",
             timeout: .seconds(20)
         ) { try call.isHeard() }
         try await rig.waitForStatus("Paused")

@@ -10,6 +10,8 @@ final class RealTwinkle: CommandedPhone, @unchecked Sendable {
     let name: String
     let port: Int
     let commands: FileHandle
+    /// Twinkle's own log: its SIP messages, its audio devices and what it did with each call.
+    let logURL: URL
 
     /// Its RTP port's distance from its SIP port.
     static let rtpOffset = 930
@@ -22,6 +24,7 @@ final class RealTwinkle: CommandedPhone, @unchecked Sendable {
         self.port = port
         let home = sandbox.directory.appendingPathComponent("twinkle-\(name)")
         let settings = home.appendingPathComponent(".twinkle")
+        logURL = settings.appendingPathComponent("twinkle.log")
         try? FileManager.default.removeItem(at: home)
         try FileManager.default.createDirectory(at: settings, withIntermediateDirectories: true)
         try """
@@ -55,6 +58,15 @@ final class RealTwinkle: CommandedPhone, @unchecked Sendable {
 
     deinit { stop() }
 
+    /// The end of Twinkle's log (its SIP messages and audio), for a failure's message.
+    var log: String {
+        let log = (try? String(contentsOf: logURL, encoding: .utf8)) ?? "(no log at \(logURL.path))"
+        return log.split(separator: "\n", omittingEmptySubsequences: false).suffix(250).joined(separator: "\n")
+    }
+
+    /// What a failure's message says of this end: its console, then its log.
+    var report: String { "\(name)'s console:\n\(process.output)\n\(name)'s log:\n\(log)" }
+
     /// Two instances on free loopback ports, as `binary`, the callee answering by itself and the
     /// caller calling it: the call is on its way when this returns.
     static func call(as binary: String, in sandbox: any AudioServerSandbox) async throws -> (caller: RealTwinkle, callee: RealTwinkle) {
@@ -62,11 +74,11 @@ final class RealTwinkle: CommandedPhone, @unchecked Sendable {
         let callee = try RealTwinkle(name: "bob", port: calleePort, binary: binary, in: sandbox)
         let callerPort = LoopbackPorts.free(offsets: [0, rtpOffset], avoiding: [calleePort, calleePort + rtpOffset])
         let caller = try RealTwinkle(name: "alice", port: callerPort, binary: binary, in: sandbox)
-        try await eventually("both phones are up: \(callee.process.output)\n\(caller.process.output)", timeout: .seconds(15)) {
+        try await eventually("both phones are up:\n\(callee.report)\n\(caller.report)", timeout: .seconds(15)) {
             callee.process.output.contains("Twinkle>") && caller.process.output.contains("Twinkle>")
         }
         callee.send("auto_answer -a on")
-        try await eventually("the callee answers by itself: \(callee.process.output)") { callee.process.output.contains("Auto answer enabled") }
+        try await eventually("the callee answers by itself:\n\(callee.report)") { callee.process.output.contains("Auto answer enabled") }
         caller.send("call sip:bob@127.0.0.1:\(calleePort)")
         return (caller, callee)
     }
