@@ -5,23 +5,23 @@ import SessionPolicy
 /// the route a session chose, and given back the route it had — when the policy says so, at
 /// exit, and at the next start after a crash (journalled before the switch).
 ///
-/// The user's choice governs: a route the card has that is neither ours nor the one it had (the
-/// user picked another port in their mixer) stays.
+/// The user's choice governs (``BorrowedValue``): a route picked in their mixer after ours
+/// landed stays, and one picked just before ours landed is the one given back.
 ///
 /// Confined to the daemon's loop.
 final class DataSourceEnforcement: @unchecked Sendable {
     private struct Applied {
         var name: String
-        var selection: EnforcementJournal.DataSourceEntry
+        var route: BorrowedValue<UInt32>
     }
 
     private unowned let backend: AudioBackend
     private let journal: ChangeJournal
     private let logger: Logger
     private var applied: [DeviceID: Applied] = [:]
-    /// Routes given back by ``restore(_:)``, by device name, until a selection is applied again
-    /// (which must not take our route for the one the card had).
-    private var givenBack: [String: UInt32] = [:]
+    /// Routes given back whose switch has not been reported yet, by device name: a selection
+    /// applied again meanwhile must not take our route for the one the card had.
+    private var givenBack: [String: BorrowedValue<UInt32>] = [:]
     private var undone = false
 
     init(backend: AudioBackend, journal: ChangeJournal, logger: Logger) {
@@ -41,33 +41,47 @@ final class DataSourceEnforcement: @unchecked Sendable {
             logger.warning("data source \(source) for \(device): the device has no routes")
             return
         }
-        let earlier = givenBack.removeValue(forKey: name)
-        var entry = applied[device] ?? Applied(name: name, selection: .init(original: earlier ?? current, written: source))
-        entry.selection.written = source
+        var entry: Applied
+        if let earlier = applied[device]?.route ?? givenBack.removeValue(forKey: name) {
+            entry = Applied(name: name, route: earlier)
+            if earlier.ours != source { entry.route.write(source) }
+        } else {
+            entry = Applied(name: name, route: BorrowedValue(users: current, ours: source))
+            _ = entry.route.reported(current)
+        }
         applied[device] = entry
-        journal.recordDataSource(entry.selection, device: name)
-        logger.info("\(device) '\(name)': data source \(source) (it had \(entry.selection.original))")
+        journal.recordDataSource(.init(original: entry.route.users, written: source), device: name)
+        logger.info("\(device) '\(name)': data source \(source) (it had \(entry.route.users))")
         if current != source { backend.selectDataSource(source, of: device) }
     }
 
-    /// Selects the route the card had again, unless it has one that is neither ours nor that
-    /// (its user chose it); one still on its way counts as ours: the switch back is sent after it.
+    /// Selects the route the card had again, unless its user chose another after ours landed.
     private func giveBack(_ device: DeviceID) {
-        guard let entry = applied.removeValue(forKey: device) else { return }
+        guard var entry = applied.removeValue(forKey: device) else { return }
         journal.recordDataSource(nil, device: entry.name)
         guard let current = backend.selectedDataSource(of: device) else { return }
-        guard entry.selection.isOursOrOnItsWayBack(current) else {
+        guard entry.route.mayGiveBack(over: current) else {
             logger.info("\(device): its user chose route \(current) since; it stays")
             return
         }
-        logger.info("\(device): data source back to \(entry.selection.original)")
-        backend.selectDataSource(entry.selection.original, of: device)
+        logger.info("\(device): data source back to \(entry.route.users)")
+        entry.route.write(entry.route.users)
+        givenBack[entry.name] = entry.route
+        backend.selectDataSource(entry.route.users, of: device)
     }
 
-    /// What the card has active now: once it is the route given back, the card says true again.
+    /// What the card has active now: ours coming back, or its user's choice.
     func selectionReported(_ selected: UInt32?, of device: DeviceID) {
-        guard let name = backend.name(of: device), let earlier = givenBack[name], selected == earlier else { return }
-        givenBack[name] = nil
+        guard let selected, let name = backend.name(of: device) else { return }
+        if var route = givenBack[name] {
+            let report = route.reported(selected)
+            givenBack[name] = report == .usersChange || route.isGivenBack ? nil : route
+        }
+        guard var entry = applied[device] else { return }
+        if entry.route.reported(selected) == .usersBeforeOurs {
+            journal.recordDataSource(.init(original: entry.route.users, written: entry.route.ours), device: entry.name)
+        }
+        applied[device] = entry
     }
 
     /// The server is gone (our route may come back with its card: the journal keeps it).
@@ -85,10 +99,14 @@ final class DataSourceEnforcement: @unchecked Sendable {
     /// Gives back what a journal says we switched, on the devices still at our route.
     func restore(_ entries: [String: EnforcementJournal.DataSourceEntry]) {
         for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
-            guard let device = backend.device(named: name), entry.isOurs(backend.selectedDataSource(of: device)) else { continue }
+            var route = BorrowedValue.left(users: entry.original, ours: entry.written)
+            guard let device = backend.device(named: name), let current = backend.selectedDataSource(of: device),
+                route.mayGiveBack(over: current), !route.isUsers(current)
+            else { continue }
             logger.info("\(device) '\(name)': card route back to \(entry.original) (left at our \(entry.written))")
+            route.write(entry.original)
+            givenBack[name] = route
             backend.selectDataSource(entry.original, of: device)
-            givenBack[name] = entry.original
         }
     }
 }

@@ -39,20 +39,13 @@ struct EnforcementJournal: JournalContents {
     }
 
     /// A device switched to one of its choices (a card route, a headset profile) for a
-    /// session: the choice it had, given back, and ours. Whose the device's choice is now, ours
-    /// or its user's, is decided here, once for every kind.
+    /// session: the choice it had, given back, and ours (whose the device's choice is now is
+    /// ``BorrowedValue``'s rule).
     struct Selection<Value: Codable & Equatable & Sendable>: Codable, Equatable, Sendable {
         /// What it had: given back.
         var original: Value
         /// What we selected: given back only while it is still the active one.
         var written: Value
-
-        /// Whether the device, now at `current`, is as we left it or on its way back: given
-        /// back then. Anything else is its user's choice since, and stays.
-        func isOursOrOnItsWayBack(_ current: Value) -> Bool { current == written || current == original }
-
-        /// Whether the device is still at our choice (after a crash, only that is given back).
-        func isOurs(_ current: Value?) -> Bool { current == written }
     }
 
     /// A device's card switched to a session's data source (route indices).

@@ -6,16 +6,16 @@ import SessionPolicy
 /// exit, and at the next start after a crash (journalled before the switch). Never saved as the
 /// user's choice.
 ///
-/// The user's choice governs: a profile the headset has that is neither ours nor the one it had
-/// (the user picked another in their mixer) stays.
+/// The user's choice governs (``BorrowedValue``): a profile picked in their mixer after ours
+/// landed stays, and one picked just before ours landed is the one given back.
 ///
 /// Confined to the daemon's loop.
 final class HeadsetProfileEnforcement: @unchecked Sendable {
     private unowned let backend: AudioBackend
     private let journal: ChangeJournal
     private let logger: Logger
-    /// By `Port.deviceID`.
-    private var applied: [String: EnforcementJournal.ProfileEntry] = [:]
+    /// By `Port.deviceID`: `EnumProfile` indices.
+    private var applied: [String: BorrowedValue<Int>] = [:]
     private var undone = false
 
     init(backend: AudioBackend, journal: ChangeJournal, logger: Logger) {
@@ -33,12 +33,20 @@ final class HeadsetProfileEnforcement: @unchecked Sendable {
             return
         }
         // Asked again: someone else switched it away, and the device's params may not say so yet.
-        let again = applied[device]?.written == index
-        let entry = EnforcementJournal.ProfileEntry(original: applied[device]?.original ?? current, written: index)
+        let again = applied[device]?.ours == index
+        var entry = applied[device] ?? BorrowedValue(users: current, ours: index)
+        if applied[device] == nil { _ = entry.reported(current) } else { entry.write(index) }
         applied[device] = entry
-        journal.recordHeadsetProfile(entry, device: device)
-        logger.info("\(device): \(profile.wireName) profile \(index) (it had \(entry.original))\(again ? ", again" : "")")
+        record(entry, device)
+        logger.info("\(device): \(profile.wireName) profile \(index) (it had \(entry.users))\(again ? ", again" : "")")
         if current != index || again { backend.selectProfile(index, ofHeadset: device) }
+    }
+
+    /// The headset's active profile, as the server reports it: ours coming back, or its user's.
+    func profileReported(_ index: Int?, of device: String) {
+        guard let index, var entry = applied[device] else { return }
+        if entry.reported(index) == .usersBeforeOurs { record(entry, device) }
+        applied[device] = entry
     }
 
     /// Someone else keeps switching the headset: it is theirs, with nothing to give back.
@@ -47,20 +55,24 @@ final class HeadsetProfileEnforcement: @unchecked Sendable {
         journal.recordHeadsetProfile(nil, device: device)
     }
 
-    /// Selects the profile the headset had again, unless its user chose another since.
+    /// Selects the profile the headset had again, unless its user chose another after ours.
     private func giveBack(_ device: String) {
         guard let entry = applied.removeValue(forKey: device) else { return }
         journal.recordHeadsetProfile(nil, device: device)
         guard let current = backend.activeProfile(ofHeadset: device) else { return }
-        guard entry.isOursOrOnItsWayBack(current) else {
+        guard entry.mayGiveBack(over: current) else {
             logger.info("\(device): its user chose profile \(current) since; it stays")
             return
         }
-        logger.info("\(device): profile back to \(entry.original)")
+        logger.info("\(device): profile back to \(entry.users)")
         // Asked even when it seems to have it already: the server can answer a stale `Profile`
         // (``HeadsetReading``), and a device asked for the profile it has does nothing (bluez5
         // leaves it alone).
-        backend.selectProfile(entry.original, ofHeadset: device)
+        backend.selectProfile(entry.users, ofHeadset: device)
+    }
+
+    private func record(_ entry: BorrowedValue<Int>, _ device: String) {
+        journal.recordHeadsetProfile(.init(original: entry.users, written: entry.ours), device: device)
     }
 
     /// The server is gone (a headset comes back with its own profile; the journal keeps ours).
@@ -76,7 +88,9 @@ final class HeadsetProfileEnforcement: @unchecked Sendable {
 
     /// Gives back what a journal says we switched, on the headsets still at our profile.
     func restore(_ entries: [String: EnforcementJournal.ProfileEntry]) {
-        for (device, entry) in entries.sorted(by: { $0.key < $1.key }) where entry.isOurs(backend.activeProfile(ofHeadset: device)) {
+        for (device, entry) in entries.sorted(by: { $0.key < $1.key }) {
+            let left = BorrowedValue.left(users: entry.original, ours: entry.written)
+            guard let current = backend.activeProfile(ofHeadset: device), left.mayGiveBack(over: current), !left.isUsers(current) else { continue }
             logger.info("\(device): profile back to \(entry.original) (left at our \(entry.written))")
             backend.selectProfile(entry.original, ofHeadset: device)
         }

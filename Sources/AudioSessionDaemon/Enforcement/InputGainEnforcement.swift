@@ -5,31 +5,37 @@ import SessionPolicy
 /// gain, and given back its user's volume after — when the policy says so, at exit, and at the
 /// next start after a crash (the journal keeps the user's volume before anything is written).
 ///
-/// The user's volume governs: once the device has reported the gain we wrote, any other value
-/// it reports is its user's, and that one stays — nothing is written or given back over it.
+/// The user's volume governs (``BorrowedValue``): a volume set after our gain was reported is
+/// its user's, and it stays — nothing is written or given back over it; one set just before
+/// our gain landed is the volume given back.
 ///
 /// Confined to the daemon's loop.
 final class InputGainEnforcement: @unchecked Sendable {
+    /// A device's volume: on its control's scale (what is compared), and per channel as the
+    /// server keeps it (what is given back).
+    struct Level: Sendable {
+        var volume: Double
+        var channels: [Double] = []
+    }
+
     private struct Applied {
         var name: String
-        var original: Double
-        var originalLevels: [Double]
-        var written: Double
-        /// The device reported `written`: a later different value is its user's.
-        var settled = false
+        var gain: BorrowedValue<Level>
     }
 
     private unowned let backend: AudioBackend
     private let journal: ChangeJournal
     private let logger: Logger
     private var applied: [DeviceID: Applied] = [:]
-    /// User's volumes given back by ``restore(_:)`` whose write may not have landed yet, by
-    /// device name: a gain applied again meanwhile must not take ours for the user's.
-    private var givenBack: [String: EnforcementJournal.InputGainEntry] = [:]
+    /// User's volumes given back whose write has not been reported yet, by device name: a gain
+    /// applied again meanwhile must not take ours for the user's.
+    private var givenBack: [String: BorrowedValue<Level>] = [:]
     private var undone = false
 
     /// Within this, a reported volume is the one written (volume controls round).
     static let tolerance = 0.005
+
+    private static let sameVolume: @Sendable (Level, Level) -> Bool = { abs($0.volume - $1.volume) < tolerance }
 
     init(backend: AudioBackend, journal: ChangeJournal, logger: Logger) {
         self.backend = backend
@@ -50,26 +56,33 @@ final class InputGainEnforcement: @unchecked Sendable {
             logger.warning("input gain \(gain) for \(device): the device has no volume control")
             return
         }
-        let earlier = givenBack.removeValue(forKey: name)
-        var entry = applied[device] ?? Applied(
-            name: name, original: earlier?.original ?? current, originalLevels: earlier?.originalLevels ?? levels, written: gain)
-        entry.written = gain
+        let ours = Level(volume: gain)
+        var entry: Applied
+        if let earlier = applied[device]?.gain ?? givenBack.removeValue(forKey: name) {
+            entry = Applied(name: name, gain: earlier)
+        } else {
+            // The device as last reported: already at the gain, it needs no write.
+            entry = Applied(name: name, gain: BorrowedValue(users: Level(volume: current, channels: levels), ours: ours, matching: Self.sameVolume))
+            _ = entry.gain.reported(Level(volume: current))
+        }
+        let written = abs(entry.gain.ours.volume - gain) < Self.tolerance && entry.gain.isOursReported
         // After a give-back not yet reported, the device's volume as we know it is our old gain:
         // it only looks applied. Written again, behind the give-back (the server applies writes
-        // in order); the give-back's late report is then no user's choice.
-        entry.settled = earlier == nil && abs(current - gain) < Self.tolerance
+        // in order); the give-back's late report is then ours, no user's choice.
+        if !written { entry.gain.write(ours) }
         applied[device] = entry
-        journal.recordInputGain(.init(original: entry.original, originalLevels: entry.originalLevels, written: gain), device: name)
-        logger.info("\(device) '\(name)': input gain \(gain) (its user's: \(entry.original))")
-        if !entry.settled { backend.writeInputVolume(gain, of: device) }
+        record(entry)
+        logger.info("\(device) '\(name)': input gain \(gain) (its user's: \(entry.gain.users.volume))")
+        if !written { backend.writeInputVolume(gain, of: device) }
     }
 
-    /// What the device reports: ours once it matches what we wrote; after that, its user's.
+    /// What the device reports: ours coming back, or its user's volume.
     func volumeReported(_ volume: Double?, of device: DeviceID) {
-        if let volume, let name = backend.name(of: device), let earlier = givenBack[name], abs(volume - earlier.written) >= Self.tolerance {
-            // The user's volume is back (or its user has set another since): what the device
-            // says is true again. Our gain, reported late, changes nothing.
-            givenBack[name] = nil
+        if let volume, let name = backend.name(of: device), var earlier = givenBack[name] {
+            // Once the user's volume is back (or its user set another since), what the device
+            // says is true again.
+            let report = earlier.reported(Level(volume: volume))
+            givenBack[name] = earlier.isGivenBack || report == .usersAgain || report == .usersChange ? nil : earlier
         }
         guard var entry = applied[device] else { return }
         guard let volume else {
@@ -77,26 +90,35 @@ final class InputGainEnforcement: @unchecked Sendable {
             forget(device)
             return
         }
-        if abs(volume - entry.written) < Self.tolerance {
-            entry.settled = true
+        switch entry.gain.reported(Level(volume: volume, channels: backend.inputChannelLevels(of: device) ?? [volume])) {
+        case .ours:
             applied[device] = entry
-        } else if entry.settled {
+        case .usersBeforeOurs:
+            applied[device] = entry
+            record(entry)
+        case .usersAgain, .usersChange:
             logger.info("\(device) '\(entry.name)': its user set the input volume to \(volume); it stays")
             forget(device)
         }
     }
 
-    /// Given back when the device still has our gain, or has not reported it yet: a session
-    /// deactivated within the round trip of its activation's write (its user could not have
-    /// changed the volume since; the server applies our two writes in order).
+    /// Given back unless its user set a volume after our gain was reported (a session
+    /// deactivated within the round trip of its activation's write gives it back too: its user
+    /// could not have changed the volume since; the server applies our two writes in order).
     private func giveBack(_ device: DeviceID) {
-        guard let entry = applied[device] else { return }
+        guard var entry = applied[device] else { return }
         forget(device)
-        let current = backend.inputVolume(of: device)
-        guard !entry.settled || current.map({ abs($0 - entry.written) < Self.tolerance }) == true else { return }
-        logger.info("\(device) '\(entry.name)': input volume back to its user's \(entry.original)")
-        backend.writeInputChannelLevels(entry.originalLevels, of: device)
-        givenBack[entry.name] = .init(original: entry.original, originalLevels: entry.originalLevels, written: entry.written)
+        guard let current = backend.inputVolume(of: device), entry.gain.mayGiveBack(over: Level(volume: current)) else { return }
+        let users = entry.gain.users
+        logger.info("\(device) '\(entry.name)': input volume back to its user's \(users.volume)")
+        backend.writeInputChannelLevels(users.channels, of: device)
+        entry.gain.write(users)
+        givenBack[entry.name] = entry.gain
+    }
+
+    private func record(_ entry: Applied) {
+        let gain = entry.gain
+        journal.recordInputGain(.init(original: gain.users.volume, originalLevels: gain.users.channels, written: gain.ours.volume), device: entry.name)
     }
 
     private func forget(_ device: DeviceID) {
@@ -111,16 +133,9 @@ final class InputGainEnforcement: @unchecked Sendable {
     }
 
     /// The daemon is exiting: every device still at a gain of ours gets its user's volume back
-    /// (one whose write is still on its way too: it has not reported it yet, and its user could
-    /// not have changed it since), and nothing more is written.
+    /// (one whose write is still on its way too), and nothing more is written.
     func undo() {
-        for (device, entry) in applied.sorted(by: { $0.key < $1.key }) {
-            let current = backend.inputVolume(of: device)
-            if !entry.settled || current.map({ abs($0 - entry.written) < Self.tolerance }) == true {
-                backend.writeInputChannelLevels(entry.originalLevels, of: device)
-            }
-            forget(device)
-        }
+        for device in applied.keys.sorted() { giveBack(device) }
         undone = true
     }
 
@@ -128,12 +143,15 @@ final class InputGainEnforcement: @unchecked Sendable {
     /// whose session manager brought our value back), on the devices that still have it.
     func restore(_ entries: [String: EnforcementJournal.InputGainEntry]) {
         for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
+            var left = BorrowedValue.left(
+                users: Level(volume: entry.original, channels: entry.originalLevels), ours: Level(volume: entry.written), matching: Self.sameVolume)
             guard let device = backend.device(named: name), device.direction == .input, let current = backend.inputVolume(of: device),
-                abs(current - entry.written) < Self.tolerance
+                left.mayGiveBack(over: Level(volume: current)), !left.isUsers(Level(volume: current))
             else { continue }
             logger.info("\(device) '\(name)': input volume back to its user's \(entry.original) (left at our gain \(entry.written))")
             backend.writeInputChannelLevels(entry.originalLevels, of: device)
-            givenBack[name] = entry
+            left.write(left.users)
+            givenBack[name] = left
         }
     }
 }

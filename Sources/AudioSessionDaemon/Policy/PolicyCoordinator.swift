@@ -141,6 +141,7 @@ final class PolicyCoordinator: @unchecked Sendable {
             submit(.deviceProfileReported(device: device, profile: profile, saved: saved))
         case .headsetProfilesChanged(let device, let profiles):
             logger.info("headset \(device): \(profiles.map { "\($0.active?.wireName ?? "no") profile\($0.canCall ? ", can take calls" : "")" } ?? "not ours to switch")")
+            enforcement.headsetProfiles.profileReported(backend.activeProfile(ofHeadset: device), of: device)
             submit(.headsetProfilesChanged(device: device, profiles))
         case .portAvailabilityChanged(let uid, let available):
             logger.info("port \(available ? "available" : "unavailable"): \(uid)")

@@ -177,6 +177,21 @@ struct EnforcementUnitTests {
         #expect(backend.inputVolumes[Self.mic] == 0.3)
     }
 
+    /// The user moved the slider just before our gain reached the server: ours overwrote it,
+    /// and the volume given back is the one they chose last, not the one before.
+    @Test func aVolumeItsUserSetJustBeforeOurGainLandedIsTheOneGivenBack() {
+        backend.inputVolumes[Self.mic] = 0.8
+        enforcement.inputGains.apply(0.5, to: Self.mic)
+        backend.inputVolumes[Self.mic] = 0.3
+        enforcement.inputGains.volumeReported(0.3, of: Self.mic)  // the user's, applied before ours
+        backend.inputVolumes[Self.mic] = 0.5
+        enforcement.inputGains.volumeReported(0.5, of: Self.mic)  // ours over it
+        loop.runQueued()
+        #expect(journalled?.inputGains?["mic-40"]?.original == 0.3, "a crash now gives back the user's latest")
+        enforcement.inputGains.apply(nil, to: Self.mic)
+        #expect(backend.inputVolumes[Self.mic] == 0.3)
+    }
+
     @Test func aDeactivationBeforeTheGainIsReportedStillGivesTheUsersVolumeBack() {
         backend.inputVolumes[Self.mic] = 0.8
         enforcement.inputGains.apply(0.5, to: Self.mic)
@@ -263,11 +278,54 @@ struct EnforcementUnitTests {
         #expect(journalled?.dataSources?["mic-41"] == .init(original: 3, written: 2))
         enforcement.dataSources.apply(nil, to: card)
         #expect(backend.selectedDataSources[card] == 3)
-        // The user picks another route meanwhile: theirs stays.
+        // The user picks another route after ours landed: theirs stays.
+        enforcement.dataSources.selectionReported(3, of: card)
         enforcement.dataSources.apply(2, to: card)
+        enforcement.dataSources.selectionReported(2, of: card)
         backend.selectedDataSources[card] = 1
+        enforcement.dataSources.selectionReported(1, of: card)
+        backend.clearActions()
         enforcement.undoAll()
+        #expect(backend.actions.isEmpty, "\(backend.actions)")
         #expect(backend.selectedDataSources[card] == 1)
+    }
+
+    /// The user picked a route just before our switch reached the server: ours lands over
+    /// theirs, so the give-back must bring back theirs — not leave ours behind because the
+    /// card, as last reported, showed neither ours nor the route it had.
+    @Test func aRouteItsUserPickedJustBeforeOursLandedIsTheOneGivenBack() {
+        let card = DeviceID(.input, 41)
+        backend.inputVolumes[card] = 1
+        backend.selectedDataSources[card] = 3
+        enforcement.dataSources.apply(2, to: card)
+        backend.selectedDataSources[card] = 1  // the server's report: the user's pick, applied before ours
+        enforcement.dataSources.selectionReported(1, of: card)
+        loop.runQueued()
+        #expect(journalled?.dataSources?["mic-41"] == .init(original: 1, written: 2), "a crash now gives back the user's latest")
+        backend.clearActions()
+        enforcement.dataSources.apply(nil, to: card)
+        #expect(backend.actions == [.dataSource(card, 1)], "\(backend.actions)")
+    }
+
+    @Test func aHeadsetProfileItsUserPickedAfterOursStaysAndOneBeforeOursIsGivenBack() {
+        let headset = "bluez_card.00_11_22_33_44_55"
+        backend.headsetProfiles[headset] = 1
+        enforcement.headsetProfiles.apply(.call, to: headset)
+        #expect(backend.actions == [.headsetProfile(headset, 2)])
+        enforcement.headsetProfiles.profileReported(2, of: headset)
+        backend.headsetProfiles[headset] = 3  // the user's mixer, after ours landed
+        enforcement.headsetProfiles.profileReported(3, of: headset)
+        backend.clearActions()
+        enforcement.headsetProfiles.apply(nil, to: headset)
+        #expect(backend.actions.isEmpty, "\(backend.actions)")
+
+        backend.headsetProfiles[headset] = 1
+        enforcement.headsetProfiles.apply(.call, to: headset)
+        backend.headsetProfiles[headset] = 3  // picked before ours landed
+        enforcement.headsetProfiles.profileReported(3, of: headset)
+        backend.clearActions()
+        enforcement.headsetProfiles.apply(nil, to: headset)
+        #expect(backend.actions == [.headsetProfile(headset, 3)], "\(backend.actions)")
     }
 
     // MARK: - Nothing left behind

@@ -13,6 +13,7 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
         case forceQuantum(Int?), forceSampleRate(Int?)
         case inputVolume(DeviceID, Double)
         case dataSource(DeviceID, UInt32)
+        case headsetProfile(String, Int)
         case linking(Bool)
         case withdrewDefaultMetadata
     }
@@ -78,6 +79,16 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
     func selectDataSource(_ source: UInt32, of device: DeviceID) {
         actions.append(.dataSource(device, source))
         selectedDataSources[device] = source
+    }
+    /// Headsets' active profiles by name (`EnumProfile` indices: 1 A2DP, 2 HFP).
+    var headsetProfiles: [String: Int] = [:]
+    func activeProfile(ofHeadset device: String) -> Int? { headsetProfiles[device] }
+    func profileIndex(_ profile: HeadsetProfile, ofHeadset device: String) -> Int? {
+        headsetProfiles[device] == nil ? nil : profile == .call ? 2 : 1
+    }
+    func selectProfile(_ index: Int, ofHeadset device: String) {
+        actions.append(.headsetProfile(device, index))
+        headsetProfiles[device] = index
     }
     /// As the PipeWire backend: holds asked during a server event wait for its end, so
     /// ``holdsWaiting`` says so once one was asked (a test's "event" never ends).

@@ -1,0 +1,108 @@
+/// A setting of the user's that the policy changes for a while and gives back: a stream's
+/// volume under a duck, an input's gain, a card's route, a headset's profile, a default device,
+/// a stream's mute. It holds the user's value, ours, and our earlier writes, and tells what the
+/// server reports: our write coming back, or the user's — the one rule of whose a setting is,
+/// for every place that borrows one.
+///
+/// The rule rests on one fact of every server here: it applies writes in the order they were
+/// sent, and reports what it applied in that order (a report can lag, and a burst of writes can
+/// come back as its last one only). So:
+/// - before ours is reported, any other value the server reports was set before ours lands, and
+///   ours will overwrite it: that value is the user's latest, the one to give back;
+/// - once ours is reported, any other value is the user's change since, and theirs wins:
+///   nothing is written or given back over it.
+///
+/// Our earlier writes are kept (a bounded number) and their reports are ours, whenever they
+/// come: a ramp writes a step every 10 ms, and a server that answers late must not make a step
+/// of ours look like the user's.
+public struct BorrowedValue<Value: Sendable>: Sendable {
+    /// The user's value: what is given back.
+    public private(set) var users: Value
+    /// What we wrote last.
+    public private(set) var ours: Value
+    /// The server reported `ours` since we wrote it.
+    public private(set) var isOursReported = false
+    /// Our writes before `ours`, oldest first.
+    private var earlier: [Value] = []
+    private let matches: @Sendable (Value, Value) -> Bool
+
+    /// How many earlier writes are remembered (a 500 ms ramp is 50 steps).
+    public static var earlierLimit: Int { 128 }
+
+    /// Borrowed from `users` to write `ours` (not yet reported); `matches` tells whether a
+    /// reported value is one written (a volume control rounds).
+    public init(users: Value, ours: Value, matching matches: @escaping @Sendable (Value, Value) -> Bool) {
+        self.users = users
+        self.ours = ours
+        self.matches = matches
+    }
+
+    /// What a run before this one left (its journal): ours was written long ago, so whatever
+    /// the server has now is what it applied since.
+    public static func left(users: Value, ours: Value, matching matches: @escaping @Sendable (Value, Value) -> Bool) -> Self {
+        var left = Self(users: users, ours: ours, matching: matches)
+        left.isOursReported = true
+        return left
+    }
+
+    /// What a report from the server means.
+    public enum Report: Equatable, Sendable {
+        /// A write of ours coming back.
+        case ours
+        /// A value set before ours lands (ours overwrites it): it is now the user's value, and
+        /// what is given back.
+        case usersBeforeOurs
+        /// The user's own value again, after ours landed: a stream that applies its own volume
+        /// again over ours, or a user who picked back what they had.
+        case usersAgain
+        /// Another value, after ours landed: the user changed it since, and theirs wins.
+        case usersChange
+    }
+
+    /// Ours is now `value` (a ramp's next step, another session's wish, or — giving back — the
+    /// user's value itself).
+    public mutating func write(_ value: Value) {
+        earlier.append(ours)
+        if earlier.count > Self.earlierLimit { earlier.removeFirst(earlier.count - Self.earlierLimit) }
+        ours = value
+        isOursReported = false
+    }
+
+    /// The server reports `value`.
+    public mutating func reported(_ value: Value) -> Report {
+        if matches(value, ours) {
+            isOursReported = true
+            return .ours
+        }
+        if earlier.contains(where: { matches(value, $0) }) { return .ours }
+        if matches(value, users) { return isOursReported ? .usersAgain : .usersBeforeOurs }
+        guard !isOursReported else { return .usersChange }
+        users = value
+        return .usersBeforeOurs
+    }
+
+    /// Whether the user's value may be written over `current` (what the server reports now):
+    /// while ours is on its way (it would land after, and stay), or where the value is ours or
+    /// the user's own. Never over a change of the user's.
+    public func mayGiveBack(over current: Value) -> Bool {
+        !isOursReported || matches(current, ours) || matches(current, users) || earlier.contains { matches(current, $0) }
+    }
+
+    /// Whether `value` is the user's own.
+    public func isUsers(_ value: Value) -> Bool { matches(value, users) }
+
+    /// We wrote the user's value, and the server reported it: nothing of ours is left.
+    public var isGivenBack: Bool { isOursReported && matches(ours, users) }
+}
+
+extension BorrowedValue where Value: Equatable {
+    /// Borrowed from `users` to write `ours`, told apart by equality.
+    public init(users: Value, ours: Value) {
+        self.init(users: users, ours: ours, matching: ==)
+    }
+
+    /// What a run before this one left, told apart by equality.
+    public static func left(users: Value, ours: Value) -> Self {
+        left(users: users, ours: ours, matching: ==)
+    }
+}
