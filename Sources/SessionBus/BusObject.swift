@@ -51,7 +51,10 @@ public final class BusObject: @unchecked Sendable {
         guard let description = interfaces.first(where: { $0.name == interface }) else {
             throw .invalidArgs("\(path) does not implement \(interface)")
         }
-        for (name, value) in newValues {
+        // Only what changes is checked and stored: a refresh that sets every property of every
+        // object, most of them as they were, costs one comparison for each of those.
+        let changing = values.withLock { store in newValues.filter { store[interface]?[$0.key] != $0.value } }
+        for (name, value) in changing {
             guard let property = description.property(named: name) else {
                 throw .invalidArgs("\(interface) has no property \(name)")
             }
@@ -61,15 +64,11 @@ public final class BusObject: @unchecked Sendable {
             }
             try value.validate()
         }
-        let changed = values.withLock { store -> [String] in
-            var changed: [String] = []
-            for (name, value) in newValues where store[interface]?[name] != value {
-                store[interface, default: [:]][name] = value
-                changed.append(name)
-            }
-            return changed.sorted()
+        guard !changing.isEmpty else { return }
+        values.withLock { store in
+            for (name, value) in changing { store[interface, default: [:]][name] = value }
         }
-        guard !changed.isEmpty else { return }
+        let changed = changing.keys.sorted()
         engine.enqueue { [self] engine in engine.emitPropertiesChanged(self, interface: interface, names: changed) }
     }
 

@@ -92,7 +92,7 @@ enum MessageCoding {
 
     private static func appendText(_ message: OpaquePointer, _ type: Unicode.Scalar, _ text: String) throws(BusError) {
         // sd-bus takes C strings: an embedded NUL would silently truncate the value.
-        guard !text.utf8.contains(0) else { throw .invalidArgs("strings must not contain NUL characters") }
+        guard !text.containsNUL else { throw .invalidArgs("strings must not contain NUL characters") }
         let result = text.withCString { sd_bus_message_append_basic(message, typeCode(type), $0) }
         try check(result, "append \(type)")
     }
