@@ -34,7 +34,7 @@ struct BorrowedValueTests {
 
     @Test func theUsersOwnValueAfterOursIsTheirsAgain() {
         var volume = BorrowedValue<Float>(users: 0.8, ours: 0.5)
-        #expect(volume.reported(0.8) == .usersBeforeOurs, "before ours lands: nothing new")
+        #expect(volume.reported(0.8) == .usersStill, "before ours lands: nothing new")
         #expect(volume.reported(0.5) == .ours)
         #expect(volume.reported(0.8) == .usersAgain, "the stream applied its own volume over ours")
         #expect(volume.mayGiveBack(over: 0.8))

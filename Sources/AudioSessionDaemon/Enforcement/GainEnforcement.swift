@@ -87,16 +87,26 @@ final class GainEnforcement: @unchecked Sendable {
                 backend.writeVolume(rewrite, of: stream)
             case .external:
                 logger.info("stream \(stream): volume changed by someone else while ducked (to \(volume), ours \(factor.last.map { "\($0)" } ?? "none")); theirs wins")
-                factors[stream] = nil
-                journal.record(stream, identity: backend.identity(of: stream)) { $0.baseVolume = nil }
-                stopRamp(stream)
-                current[stream] = 1.0  // until the policy asks again
+                letTheirsWin(stream)
+            case .externalBeforeOurs(let theirs):
+                logger.info("stream \(stream): volume changed by someone else just before our \(factor.last.map { "\($0)" } ?? "none") landed (to \(volume)); theirs is written again, and wins")
+                letTheirsWin(stream)
+                backend.writeVolume(theirs, of: stream)
             }
         }
         if let factor = deferred[stream], backend.volume(of: stream) != nil {
             deferred[stream] = nil
             apply(factor, to: stream)
         }
+    }
+
+    /// Someone else set the stream's volume: we stop adjusting it until the policy asks again,
+    /// and nothing of ours is left to undo.
+    private func letTheirsWin(_ stream: StreamID) {
+        factors[stream] = nil
+        journal.record(stream, identity: backend.identity(of: stream)) { $0.baseVolume = nil }
+        stopRamp(stream)
+        current[stream] = 1.0
     }
 
     /// Forgets a stream (gone).

@@ -91,7 +91,7 @@ final class InputGainEnforcement: @unchecked Sendable {
             return
         }
         switch entry.gain.reported(Level(volume: volume, channels: backend.inputChannelLevels(of: device) ?? [volume])) {
-        case .ours:
+        case .ours, .usersStill:
             applied[device] = entry
         case .usersBeforeOurs:
             applied[device] = entry

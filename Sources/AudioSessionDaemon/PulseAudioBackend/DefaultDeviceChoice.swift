@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Logging
 import PulseAudioServer
+import SessionPolicy
 
 /// The policy's default devices ("last in wins": a USB DAC plugged in takes over) carried out
 /// on PulseAudio, where the default sink and source are the only defaults there are, and
@@ -12,15 +13,17 @@ import PulseAudioServer
 ///
 /// The user's own default before our first change is journalled (with the server's cookie) and
 /// set again at exit — and by the next run after a SIGKILL — unless the user chose another
-/// since: a default the server reports that we did not set is the user's, and theirs wins.
-/// Our own changes coming back from the server are not reported as the user's.
+/// after ours landed (``BorrowedValue``): theirs wins. Our own changes coming back from the
+/// server are not reported as the user's.
 ///
 /// Confined to the connection's loop thread.
 final class DefaultDeviceChoice: @unchecked Sendable {
     private let connection: PulseConnection
     private let file: JournalFile<ChosenDefaults>
     private let logger: Logger
-    private var journal = ChosenDefaults()
+    private var serverCookie: UInt32 = 0
+    /// By device kind: the user's default and ours.
+    private var borrowed: [PulseDevice.Kind: BorrowedValue<String?>] = [:]
 
     init(connection: PulseConnection, stateDirectory: URL, logger: Logger) {
         self.connection = connection
@@ -32,58 +35,82 @@ final class DefaultDeviceChoice: @unchecked Sendable {
     /// a restarted server restored its own).
     func attach(in snapshot: PulseSnapshot) {
         let left = file.read()
-        journal = ChosenDefaults(serverCookie: snapshot.server.cookie)
-        if left.serverCookie == snapshot.server.cookie, !left.isEmpty {
-            putBack(left, in: snapshot)
+        serverCookie = snapshot.server.cookie
+        borrowed.removeAll()
+        if left.serverCookie == snapshot.server.cookie {
+            let kinds = left.entries.compactMap { key, entry in PulseDevice.Kind(rawValue: key).map { ($0, entry) } }
+            putBack(Dictionary(uniqueKeysWithValues: kinds).mapValues { BorrowedValue.left(users: $0.usersChoice, ours: $0.ours) }, in: snapshot)
         }
-        file.write(journal)
+        save()
     }
 
-    func lost() { journal = ChosenDefaults() }
+    func lost() {
+        borrowed.removeAll()
+        serverCookie = 0
+    }
 
-    /// Makes `name` the default sink or source (nothing when it is already).
+    /// Makes `name` the default sink or source (nothing when it is, or is on its way).
     func choose(_ name: String, _ kind: PulseDevice.Kind, in snapshot: PulseSnapshot) {
-        let current = kind == .sink ? snapshot.server.defaultSinkName : snapshot.server.defaultSourceName
-        guard current != name else { return }
-        var entry = journal.entries[kind.rawValue] ?? ChosenDefaults.Entry(usersChoice: current, ours: name)
-        entry.ours = name
-        journal.entries[kind.rawValue] = entry
-        file.write(journal)  // before the server has it
+        let current = Self.current(kind, in: snapshot)
+        if var entry = borrowed[kind] {
+            guard entry.ours != name else { return }
+            entry.write(name)
+            borrowed[kind] = entry
+        } else {
+            guard current != name else { return }
+            borrowed[kind] = BorrowedValue(users: current, ours: name)
+        }
+        save()  // before the server has it
         logger.info("pulse: the policy's default \(kind) is \(name) (was \(current ?? "none"))")
         connection.setDefault(kind, name: name)
     }
 
-    /// Whether the server's new default is the one we set (our change coming back).
-    func isOurs(_ name: String?, _ kind: PulseDevice.Kind) -> Bool {
-        guard let name, let entry = journal.entries[kind.rawValue] else { return false }
-        return entry.ours == name
-    }
-
-    /// The user chose a default themselves: it stays theirs, at exit too.
-    func usersChoice(_ kind: PulseDevice.Kind) {
-        guard journal.entries.removeValue(forKey: kind.rawValue) != nil else { return }
-        file.write(journal)
+    /// The server's default is now `name`: whether it is the user's choice (not ours coming
+    /// back). One the user made after ours landed stays theirs, at exit too.
+    func reported(_ name: String?, _ kind: PulseDevice.Kind) -> Bool {
+        guard var entry = borrowed[kind] else { return true }
+        switch entry.reported(name) {
+        case .ours, .usersStill:
+            borrowed[kind] = entry
+            return false
+        case .usersBeforeOurs:
+            borrowed[kind] = entry
+            save()
+            return true
+        case .usersAgain, .usersChange:
+            borrowed[kind] = nil
+            save()
+            return true
+        }
     }
 
     /// The daemon is exiting: the user's defaults are set again where ours still stand.
     func restore(in snapshot: PulseSnapshot) {
-        putBack(journal, in: snapshot)
-        journal.entries.removeAll()
-        file.write(journal)
+        putBack(borrowed, in: snapshot)
+        borrowed.removeAll()
+        save()
     }
 
-    private func putBack(_ chosen: ChosenDefaults, in snapshot: PulseSnapshot) {
-        for (key, entry) in chosen.entries.sorted(by: { $0.key < $1.key }) {
-            guard let kind = PulseDevice.Kind(rawValue: key), let users = entry.usersChoice,
-                snapshot.device(named: users, kind) != nil
-            else { continue }
-            let current = kind == .sink ? snapshot.server.defaultSinkName : snapshot.server.defaultSourceName
-            // Ours, or still the user's because ours is on its way (sent, not reported back yet:
-            // it would land after we are gone). Anything else the user chose since: it stays.
-            guard current == entry.ours || current == users else { continue }
+    private func putBack(_ chosen: [PulseDevice.Kind: BorrowedValue<String?>], in snapshot: PulseSnapshot) {
+        for (kind, entry) in chosen.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            guard let users = entry.users, snapshot.device(named: users, kind) != nil else { continue }
+            let current = Self.current(kind, in: snapshot)
+            // Not over a default the user chose after ours landed; over one still on its way,
+            // yes (it would land after we are gone).
+            guard entry.mayGiveBack(over: current) else { continue }
             logger.info("pulse: the default \(kind) is \(users) again, as its user had it")
             connection.setDefault(kind, name: users)
         }
+    }
+
+    private static func current(_ kind: PulseDevice.Kind, in snapshot: PulseSnapshot) -> String? {
+        kind == .sink ? snapshot.server.defaultSinkName : snapshot.server.defaultSourceName
+    }
+
+    private func save() {
+        var journal = ChosenDefaults(serverCookie: serverCookie)
+        for (kind, entry) in borrowed { journal.entries[kind.rawValue] = .init(usersChoice: entry.users, ours: entry.ours ?? "") }
+        file.write(journal)
     }
 }
 

@@ -246,16 +246,10 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// back are not the user's and are not reported.
     private func reportDefaults(in snapshot: PulseSnapshot) {
         let current = defaultPortUIDs(in: snapshot)
-        if current.output != reportedDefaults.output, let uid = current.output,
-            !defaults.isOurs(snapshot.server.defaultSinkName, .sink)
-        {
-            defaults.usersChoice(.sink)
+        if current.output != reportedDefaults.output, let uid = current.output, defaults.reported(snapshot.server.defaultSinkName, .sink) {
             onEvent?(.defaultChanged(.output, uid: uid))
         }
-        if current.input != reportedDefaults.input, let uid = current.input,
-            !defaults.isOurs(snapshot.server.defaultSourceName, .source)
-        {
-            defaults.usersChoice(.source)
+        if current.input != reportedDefaults.input, let uid = current.input, defaults.reported(snapshot.server.defaultSourceName, .source) {
             onEvent?(.defaultChanged(.input, uid: uid))
         }
         reportedDefaults = current

@@ -5,10 +5,11 @@
 /// for every place that borrows one.
 ///
 /// The rule rests on one fact of every server here: it applies writes in the order they were
-/// sent, and reports what it applied in that order (a report can lag, and a burst of writes can
+/// sent, and reports what it applied in that order (a report can lag, and a burst of changes can
 /// come back as its last one only). So:
 /// - before ours is reported, any other value the server reports was set before ours lands, and
-///   ours will overwrite it: that value is the user's latest, the one to give back;
+///   ours will overwrite it: that value is the user's latest, the one to give back (if the
+///   server folded ours into a later report, the user's value is still the right one to end on);
 /// - once ours is reported, any other value is the user's change since, and theirs wins:
 ///   nothing is written or given back over it.
 ///
@@ -49,8 +50,12 @@ public struct BorrowedValue<Value: Sendable>: Sendable {
     public enum Report: Equatable, Sendable {
         /// A write of ours coming back.
         case ours
-        /// A value set before ours lands (ours overwrites it): it is now the user's value, and
-        /// what is given back.
+        /// The user's own value, before ours was reported: ours is on its way (or the server
+        /// folded its report into this one, as PipeWire does when a stream applies its own
+        /// volume again right after ours).
+        case usersStill
+        /// A new value, set before ours lands (ours overwrites it): it is now the user's value,
+        /// and what is given back.
         case usersBeforeOurs
         /// The user's own value again, after ours landed: a stream that applies its own volume
         /// again over ours, or a user who picked back what they had.
@@ -75,7 +80,7 @@ public struct BorrowedValue<Value: Sendable>: Sendable {
             return .ours
         }
         if earlier.contains(where: { matches(value, $0) }) { return .ours }
-        if matches(value, users) { return isOursReported ? .usersAgain : .usersBeforeOurs }
+        if matches(value, users) { return isOursReported ? .usersAgain : .usersStill }
         guard !isOursReported else { return .usersChange }
         users = value
         return .usersBeforeOurs

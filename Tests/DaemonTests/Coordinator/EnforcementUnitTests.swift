@@ -89,12 +89,30 @@ struct EnforcementUnitTests {
 
     @Test func theUsersTakeoverForgetsOurFactorSoTheUnduckWritesNothing() {
         ramps.ramp(1, to: 0.3, over: .zero)
+        enforcement.volumeReported(0.3, of: 1)  // ours landed
         enforcement.volumeReported(0.8, of: 1)  // the user set 0.8 while it was ducked
         let writes = backend.volumeWrites
         ramps.ramp(1, to: 1.0, over: .milliseconds(500))
         loop.advance(by: .milliseconds(600))
         #expect(backend.volumeWrites == writes, "the unduck writes nothing: the user's volume is theirs")
         #expect(journalled == nil, "nothing of ours is left to undo")
+    }
+
+    /// The user set a volume just before our duck reached the server: ours lands over theirs.
+    /// Forgetting our factor then would leave the stream at our ducked volume for good, with
+    /// nothing journalled to undo it: theirs is written again instead, after ours.
+    @Test func aUsersVolumeSetJustBeforeOurDuckLandedIsWrittenAgainAndWins() {
+        ramps.ramp(1, to: 0.3, over: .zero)
+        loop.runQueued()
+        #expect(journalled?.streams["1"]?.baseVolume == 1.0)
+        enforcement.volumeReported(0.8, of: 1)  // the user's, applied before ours
+        #expect(backend.gains[1].map { abs($0 - 0.8) < 1e-6 } == true, "theirs written after ours: \(backend.gains)")
+        loop.runQueued()
+        #expect(journalled == nil, "nothing of ours is left to undo")
+        let writes = backend.volumeWrites
+        ramps.ramp(1, to: 1.0, over: .milliseconds(500))
+        loop.advance(by: .milliseconds(600))
+        #expect(backend.volumeWrites == writes, "the unduck writes nothing over theirs")
     }
 
     @Test func ourOwnWriteComingBackIsNoTakeover() {
@@ -104,10 +122,18 @@ struct EnforcementUnitTests {
         #expect(backend.gains[1] == 1.0, "the unduck is written")
     }
 
-    @Test func theStreamPuttingItsOwnVolumeBackGetsOursAgain() {
+    @Test(arguments: [true, false])
+    func theStreamPuttingItsOwnVolumeBackGetsOursAgain(oursReportedFirst: Bool) {
         ramps.ramp(1, to: 0.5, over: .zero)
-        enforcement.volumeReported(1.0, of: 1)  // format negotiated: pw_stream re-applies its controls
-        #expect(backend.gains[1] == 0.5, "our factor is written again")
+        // Ours reported, then the stream's own (format negotiated: pw_stream re-applies its
+        // controls); or the server folded both into one report.
+        if oursReportedFirst { enforcement.volumeReported(0.5, of: 1) }
+        let writes = backend.volumeWrites
+        enforcement.volumeReported(1.0, of: 1)
+        #expect(backend.volumeWrites == writes + 1 && backend.gains[1] == 0.5, "our factor is written again")
+        enforcement.volumeReported(0.5, of: 1)
+        enforcement.volumeReported(0.5, of: 1)
+        #expect(backend.volumeWrites == writes + 1, "its coming back is ours")
     }
 
     @Test func aDuckIsJournalledWithItsBaseAndTheUnduckClearsIt() throws {
