@@ -82,6 +82,7 @@ final class Enforcement: @unchecked Sendable {
     func lost() {
         attachment = .lost
         gain.forgetAll()
+        holds.forgetAll()
         inputGains.forgetAll()
         dataSources.forgetAll()
         headsetProfiles.forgetAll()
@@ -90,8 +91,12 @@ final class Enforcement: @unchecked Sendable {
 
     func volumeReported(_ volume: Float, of stream: StreamID) { gain.volumeReported(volume, of: stream) }
 
+    /// The stream's mute as the server reports it.
+    func muteReported(_ muted: Bool?, of stream: StreamID) { holds.muteReported(muted, of: stream) }
+
     func streamRemoved(_ stream: StreamID) {
         gain.forget(stream)
+        holds.forget(stream)
         journal.forget(stream)
     }
 

@@ -332,6 +332,7 @@ final class PolicyCoordinator: @unchecked Sendable {
 
     private func streamChanged(_ stream: BackendStream) {
         guard let record = sessions.streams[stream.id] else { return streamAppeared(stream) }
+        enforcement.muteReported(backend.isMuted(stream.id), of: stream.id)
         let previous = record.stream.activity
         sessions.update(stream)
         if stream.properties != record.stream.properties || stream.processID != record.stream.processID {

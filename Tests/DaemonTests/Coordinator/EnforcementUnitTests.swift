@@ -172,6 +172,23 @@ struct EnforcementUnitTests {
         #expect(backend.actions == [.mute(1, true), .mute(1, false)])
     }
 
+    /// The user unmuted the held stream, then muted it again themselves: the mute is theirs
+    /// now, and neither the hold's end nor the exit lifts it.
+    @Test func aMuteItsUserTookBackAndSetAgainIsNotLifted() {
+        enforcement.holds.setMuted(true, 1)
+        enforcement.muteReported(true, of: 1)  // ours landed
+        backend.writeMute(false, of: 1)  // the user's mixer
+        enforcement.muteReported(false, of: 1)
+        backend.writeMute(true, of: 1)  // and their own mute
+        enforcement.muteReported(true, of: 1)
+        backend.clearActions()
+        enforcement.holds.setMuted(false, 1)
+        enforcement.undoAll()
+        #expect(backend.actions.isEmpty, "\(backend.actions)")
+        #expect(backend.muted.contains(1))
+        #expect(journalled == nil)
+    }
+
     // MARK: - Input gain
 
     static let mic = DeviceID(.input, 40)
