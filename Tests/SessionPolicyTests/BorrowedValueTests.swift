@@ -6,6 +6,12 @@ import Testing
 /// and it stays.
 @Suite("A borrowed setting: ours or the user's")
 struct BorrowedValueTests {
+    @Test func aValueThatAlreadyIsOursNeedsNoReport() {
+        let route = BorrowedValue(users: 2, ours: 2)
+        #expect(route.isOursReported)
+        #expect(route.isGivenBack)
+    }
+
     @Test func ourWriteComingBackIsOursAndSettlesIt() {
         var route = BorrowedValue(users: 1, ours: 2)
         #expect(!route.isOursReported)

@@ -47,7 +47,6 @@ final class DataSourceEnforcement: @unchecked Sendable {
             if earlier.ours != source { entry.route.write(source) }
         } else {
             entry = Applied(name: name, route: BorrowedValue(users: current, ours: source))
-            _ = entry.route.reported(current)
         }
         applied[device] = entry
         journal.recordDataSource(.init(original: entry.route.users, written: source), device: name)
@@ -73,10 +72,7 @@ final class DataSourceEnforcement: @unchecked Sendable {
     /// What the card has active now: ours coming back, or its user's choice.
     func selectionReported(_ selected: UInt32?, of device: DeviceID) {
         guard let selected, let name = backend.name(of: device) else { return }
-        if var route = givenBack[name] {
-            let report = route.reported(selected)
-            givenBack[name] = report == .usersChange || route.isGivenBack ? nil : route
-        }
+        if var route = givenBack[name] { givenBack[name] = route.givingBackEnds(with: selected) ? nil : route }
         guard var entry = applied[device] else { return }
         if entry.route.reported(selected) == .usersBeforeOurs {
             journal.recordDataSource(.init(original: entry.route.users, written: entry.route.ours), device: entry.name)
@@ -99,9 +95,8 @@ final class DataSourceEnforcement: @unchecked Sendable {
     /// Gives back what a journal says we switched, on the devices still at our route.
     func restore(_ entries: [String: EnforcementJournal.DataSourceEntry]) {
         for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
-            var route = BorrowedValue.left(users: entry.original, ours: entry.written)
-            guard let device = backend.device(named: name), let current = backend.selectedDataSource(of: device),
-                route.mayGiveBack(over: current), !route.isUsers(current)
+            var route = BorrowedValue(users: entry.original, ours: entry.written)
+            guard let device = backend.device(named: name), let current = backend.selectedDataSource(of: device), route.isOurs(current)
             else { continue }
             logger.info("\(device) '\(name)': card route back to \(entry.original) (left at our \(entry.written))")
             route.write(entry.original)

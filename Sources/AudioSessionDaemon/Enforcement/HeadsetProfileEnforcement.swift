@@ -35,7 +35,7 @@ final class HeadsetProfileEnforcement: @unchecked Sendable {
         // Asked again: someone else switched it away, and the device's params may not say so yet.
         let again = applied[device]?.ours == index
         var entry = applied[device] ?? BorrowedValue(users: current, ours: index)
-        if applied[device] == nil { _ = entry.reported(current) } else { entry.write(index) }
+        if applied[device] != nil { entry.write(index) }
         applied[device] = entry
         record(entry, device)
         logger.info("\(device): \(profile.wireName) profile \(index) (it had \(entry.users))\(again ? ", again" : "")")
@@ -89,8 +89,8 @@ final class HeadsetProfileEnforcement: @unchecked Sendable {
     /// Gives back what a journal says we switched, on the headsets still at our profile.
     func restore(_ entries: [String: EnforcementJournal.ProfileEntry]) {
         for (device, entry) in entries.sorted(by: { $0.key < $1.key }) {
-            let left = BorrowedValue.left(users: entry.original, ours: entry.written)
-            guard let current = backend.activeProfile(ofHeadset: device), left.mayGiveBack(over: current), !left.isUsers(current) else { continue }
+            guard let current = backend.activeProfile(ofHeadset: device), BorrowedValue(users: entry.original, ours: entry.written).isOurs(current)
+            else { continue }
             logger.info("\(device): profile back to \(entry.original) (left at our \(entry.written))")
             backend.selectProfile(entry.original, ofHeadset: device)
         }

@@ -63,7 +63,6 @@ final class InputGainEnforcement: @unchecked Sendable {
         } else {
             // The device as last reported: already at the gain, it needs no write.
             entry = Applied(name: name, gain: BorrowedValue(users: Level(volume: current, channels: levels), ours: ours, matching: Self.sameVolume))
-            _ = entry.gain.reported(Level(volume: current))
         }
         let written = abs(entry.gain.ours.volume - gain) < Self.tolerance && entry.gain.isOursReported
         // After a give-back not yet reported, the device's volume as we know it is our old gain:
@@ -81,8 +80,7 @@ final class InputGainEnforcement: @unchecked Sendable {
         if let volume, let name = backend.name(of: device), var earlier = givenBack[name] {
             // Once the user's volume is back (or its user set another since), what the device
             // says is true again.
-            let report = earlier.reported(Level(volume: volume))
-            givenBack[name] = earlier.isGivenBack || report == .usersAgain || report == .usersChange ? nil : earlier
+            givenBack[name] = earlier.givingBackEnds(with: Level(volume: volume)) ? nil : earlier
         }
         guard var entry = applied[device] else { return }
         guard let volume else {
@@ -143,10 +141,10 @@ final class InputGainEnforcement: @unchecked Sendable {
     /// whose session manager brought our value back), on the devices that still have it.
     func restore(_ entries: [String: EnforcementJournal.InputGainEntry]) {
         for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
-            var left = BorrowedValue.left(
+            var left = BorrowedValue(
                 users: Level(volume: entry.original, channels: entry.originalLevels), ours: Level(volume: entry.written), matching: Self.sameVolume)
             guard let device = backend.device(named: name), device.direction == .input, let current = backend.inputVolume(of: device),
-                left.mayGiveBack(over: Level(volume: current)), !left.isUsers(Level(volume: current))
+                left.isOurs(Level(volume: current))
             else { continue }
             logger.info("\(device) '\(name)': input volume back to its user's \(entry.original) (left at our gain \(entry.written))")
             backend.writeInputChannelLevels(entry.originalLevels, of: device)

@@ -30,12 +30,14 @@ public struct BorrowedValue<Value: Sendable>: Sendable {
     /// How many earlier writes are remembered (a 500 ms ramp is 50 steps).
     public static var earlierLimit: Int { 128 }
 
-    /// Borrowed from `users` to write `ours` (not yet reported); `matches` tells whether a
-    /// reported value is one written (a volume control rounds).
+    /// Borrowed from `users` (what the server last reported) to write `ours`; `matches` tells
+    /// whether a reported value is one written (a volume control rounds). Where `users` already
+    /// is `ours`, nothing is to be written and ours counts as reported.
     public init(users: Value, ours: Value, matching matches: @escaping @Sendable (Value, Value) -> Bool) {
         self.users = users
         self.ours = ours
         self.matches = matches
+        isOursReported = matches(ours, users)
     }
 
     /// What a run before this one left (its journal): ours was written long ago, so whatever
@@ -93,8 +95,18 @@ public struct BorrowedValue<Value: Sendable>: Sendable {
         !isOursReported || matches(current, ours) || matches(current, users) || earlier.contains { matches(current, $0) }
     }
 
-    /// Whether `value` is the user's own.
-    public func isUsers(_ value: Value) -> Bool { matches(value, users) }
+    /// Whether `value` is ours: our last write or an earlier one, not the user's own (what a
+    /// crashed run's entry gives back only over).
+    public func isOurs(_ value: Value) -> Bool {
+        !matches(value, users) && (matches(value, ours) || earlier.contains { matches(value, $0) })
+    }
+
+    /// Reads a report while the user's value is being given back (written as ours): whether
+    /// that is over — it landed, or the user changed the setting since.
+    public mutating func givingBackEnds(with value: Value) -> Bool {
+        let report = reported(value)
+        return isGivenBack || report == .usersAgain || report == .usersChange
+    }
 
     /// We wrote the user's value, and the server reported it: nothing of ours is left.
     public var isGivenBack: Bool { isOursReported && matches(ours, users) }
