@@ -6,7 +6,7 @@ import SessionPolicy
 ///
 /// Every call happens on the daemon's loop (``DaemonLoop``), and the backend delivers its
 /// events there too, so the coordinator needs no locks.
-protocol AudioBackend: AnyObject {
+protocol AudioBackend: AnyObject, Sendable {
     // MARK: Raw reads and writes: what enforcement (Enforcement/) builds on
 
     /// The volume enforcement moves (``OurVolumeFactor``): on PipeWire our own gain over the

@@ -9,18 +9,23 @@ import SessionPolicy
 /// The ``EnforcementJournal`` as enforcement keeps it: in memory, and in the state dir soon
 /// after every change. Shared by the components that change the server (gain, holds,
 /// hardware) and by undo.
-///
-/// Confined to the daemon's loop.
-final class ChangeJournal: @unchecked Sendable {
-    private(set) var contents = EnforcementJournal()
+final class ChangeJournal: Sendable {
+    private struct State {
+        var contents = EnforcementJournal()
+        /// A write is queued for the loop's next turn (``saveSoon()``).
+        var savePending = false
+    }
+
+    private let state: LoopBound<State>
+
+    var contents: EnforcementJournal { state.contents }
     private let file: JournalFile<EnforcementJournal>
     private let loop: DaemonLoop
-    /// A write is queued for the loop's next turn (``saveSoon()``).
-    private var savePending = false
 
     init(directory: URL, loop: DaemonLoop, logger: Logger) {
         file = JournalFile(directory: directory, logger: logger)
         self.loop = loop
+        state = LoopBound(State(), on: loop)
     }
 
     /// What a previous run left in the state dir.
@@ -31,28 +36,28 @@ final class ChangeJournal: @unchecked Sendable {
     func record(_ stream: StreamID, identity: UInt64?, _ change: (inout EnforcementJournal.StreamEntry) -> Void) {
         guard let identity else { return }
         let key = EnforcementJournal.key(of: stream)
-        var entry = contents.streams[key] ?? EnforcementJournal.StreamEntry(serial: identity)
+        var entry = state.contents.streams[key] ?? EnforcementJournal.StreamEntry(serial: identity)
         change(&entry)
         let clean = entry.baseVolume == nil && !entry.mutedByPolicy
-        let before = contents.streams[key]
-        contents.streams[key] = clean ? nil : entry
-        if contents.streams[key] != before { saveSoon() }
+        let before = state.contents.streams[key]
+        state.contents.streams[key] = clean ? nil : entry
+        if state.contents.streams[key] != before { saveSoon() }
     }
 
     func entry(of stream: StreamID) -> EnforcementJournal.StreamEntry? {
-        contents.streams[EnforcementJournal.key(of: stream)]
+        state.contents.streams[EnforcementJournal.key(of: stream)]
     }
 
     /// The stream is gone: nothing of it can be undone any more.
     func forget(_ stream: StreamID) {
-        if contents.streams.removeValue(forKey: EnforcementJournal.key(of: stream)) != nil { saveSoon() }
+        if state.contents.streams.removeValue(forKey: EnforcementJournal.key(of: stream)) != nil { saveSoon() }
     }
 
     /// What the server is forced to now.
     func recordHardware(quantum: Int?, sampleRate: Int?) {
-        guard contents.forcedQuantum != quantum || contents.forcedRate != sampleRate else { return }
-        contents.forcedQuantum = quantum
-        contents.forcedRate = sampleRate
+        guard state.contents.forcedQuantum != quantum || state.contents.forcedRate != sampleRate else { return }
+        state.contents.forcedQuantum = quantum
+        state.contents.forcedRate = sampleRate
         saveSoon()
     }
 
@@ -74,34 +79,34 @@ final class ChangeJournal: @unchecked Sendable {
     private func record<Entry: Equatable>(
         _ entry: Entry?, device name: String, in entries: WritableKeyPath<EnforcementJournal, [String: Entry]?>
     ) {
-        var byDevice = contents[keyPath: entries] ?? [:]
+        var byDevice = state.contents[keyPath: entries] ?? [:]
         guard byDevice[name] != entry else { return }
         byDevice[name] = entry
-        contents[keyPath: entries] = byDevice.isEmpty ? nil : byDevice
+        state.contents[keyPath: entries] = byDevice.isEmpty ? nil : byDevice
         saveSoon()
     }
 
     /// Nothing is changed any more (undone, or the server is gone with our changes).
     func clear() {
-        contents = EnforcementJournal()
+        state.contents = EnforcementJournal()
         saveNow()
     }
 
     /// Everything but the devices' volumes and routes (``Enforcement/lost()``).
     func clearKeepingDeviceSettings() {
         var kept = EnforcementJournal()
-        kept.inputGains = contents.inputGains
-        kept.dataSources = contents.dataSources
-        kept.headsetProfiles = contents.headsetProfiles
-        contents = kept
+        kept.inputGains = state.contents.inputGains
+        kept.dataSources = state.contents.dataSources
+        kept.headsetProfiles = state.contents.headsetProfiles
+        state.contents = kept
         saveNow()
     }
 
     /// The devices' entries were undone (or found changed by their user).
     func forgetDeviceSettings() {
-        contents.inputGains = nil
-        contents.dataSources = nil
-        contents.headsetProfiles = nil
+        state.contents.inputGains = nil
+        state.contents.dataSources = nil
+        state.contents.headsetProfiles = nil
     }
 
     /// Writes the journal once the step being carried out is done (``saveIfPending()``): a duck
@@ -111,18 +116,18 @@ final class ChangeJournal: @unchecked Sendable {
     /// sees it: a SIGKILL can never leave a mute or a duck the journal does not know. A change
     /// made outside a step is written in the loop's next turn.
     private func saveSoon() {
-        guard !savePending else { return }
-        savePending = true
+        guard !state.savePending else { return }
+        state.savePending = true
         loop.performLater { [weak self] in self?.saveIfPending() }
     }
 
     /// Writes the journal if a change is waiting.
     func saveIfPending() {
-        if savePending { saveNow() }
+        if state.savePending { saveNow() }
     }
 
     func saveNow() {
-        savePending = false
-        file.write(contents)
+        state.savePending = false
+        file.write(state.contents)
     }
 }

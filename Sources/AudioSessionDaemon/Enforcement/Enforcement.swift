@@ -11,9 +11,7 @@ import SessionPolicy
 /// rate (``HardwareEnforcement``), input devices' gains (``InputGainEnforcement``), cards' routes chosen as data sources
 /// (``DataSourceEnforcement``), and the journal that undoes all of it — at exit, and at the
 /// next start after a crash. The backend below only reads and writes raw values.
-///
-/// Confined to the daemon's loop.
-final class Enforcement: @unchecked Sendable {
+final class Enforcement: Sendable {
     let gain: GainEnforcement
     let holds: HoldEnforcement
     let hardware: HardwareEnforcement
@@ -24,10 +22,16 @@ final class Enforcement: @unchecked Sendable {
     private unowned let backend: AudioBackend
     private let loop: DaemonLoop
     private let logger: Logger
-    /// Whether the server is there (between `attached` and `lost`: there is something to undo),
-    /// and whether it was before.
-    private(set) var attachment = ServerAttachmentState.never
-    var isAttached: Bool { attachment == .attached }
+    private struct State {
+        /// Whether the server is there (between `attached` and `lost`: there is something to undo),
+        /// and whether it was before.
+        var attachment = ServerAttachmentState.never
+    }
+
+    private let state: LoopBound<State>
+
+    var attachment: ServerAttachmentState { state.attachment }
+    var isAttached: Bool { state.attachment == .attached }
     /// Every delay between a decision and its last effect.
     let timing: EnforcementTiming
 
@@ -38,11 +42,12 @@ final class Enforcement: @unchecked Sendable {
         self.logger = logger
         journal = ChangeJournal(directory: stateDirectory, loop: loop, logger: logger)
         gain = GainEnforcement(backend: backend, loop: loop, journal: journal, logger: logger, step: timing.rampStep)
-        holds = HoldEnforcement(backend: backend, journal: journal)
-        hardware = HardwareEnforcement(backend: backend, journal: journal, logger: logger)
-        inputGains = InputGainEnforcement(backend: backend, journal: journal, logger: logger)
-        dataSources = DataSourceEnforcement(backend: backend, journal: journal, logger: logger)
-        headsetProfiles = HeadsetProfileEnforcement(backend: backend, journal: journal, logger: logger)
+        holds = HoldEnforcement(backend: backend, loop: loop, journal: journal)
+        hardware = HardwareEnforcement(backend: backend, loop: loop, journal: journal, logger: logger)
+        inputGains = InputGainEnforcement(backend: backend, loop: loop, journal: journal, logger: logger)
+        dataSources = DataSourceEnforcement(backend: backend, loop: loop, journal: journal, logger: logger)
+        headsetProfiles = HeadsetProfileEnforcement(backend: backend, loop: loop, journal: journal, logger: logger)
+        state = LoopBound(State(), on: loop)
     }
 
     /// Brings one stream in line with its session's effects. The order is fixed here: off its
@@ -66,7 +71,7 @@ final class Enforcement: @unchecked Sendable {
     /// The server is there: what a previous run (crashed, or killed with SIGKILL) left behind
     /// is undone before anything else happens.
     func attached() {
-        attachment = .attached
+        state.attachment = .attached
         let leftovers = journal.readLeftovers()
         guard !leftovers.isEmpty else { return }
         logger.info("undoing what a previous run left behind (\(leftovers.streams.count) streams)")
@@ -80,7 +85,7 @@ final class Enforcement: @unchecked Sendable {
     /// user's mixer settings) may bring ours back with the device, so those entries are kept
     /// and undone at the next attach if the device has our value again.
     func lost() {
-        attachment = .lost
+        state.attachment = .lost
         gain.forgetAll()
         holds.forgetAll()
         inputGains.forgetAll()

@@ -15,9 +15,7 @@ import SessionPolicy
 /// step: a duck undone mid-ramp could stay ducked. docs/architecture.md has the measurements.)
 /// Every base volume it would have to put back is in the journal before the write that changes
 /// it goes out.
-///
-/// Confined to the daemon's loop.
-final class GainEnforcement: @unchecked Sendable {
+final class GainEnforcement: Sendable {
     private struct Ramp {
         var ramp: DuckingRamp
         var started: Timestamp
@@ -28,18 +26,25 @@ final class GainEnforcement: @unchecked Sendable {
     private let journal: ChangeJournal
     private let logger: Logger
     private let step: Duration
-    /// The factor last asked for each stream we touched.
-    private(set) var current: [StreamID: Double] = [:]
-    private var ramps: [StreamID: Ramp] = [:]
-    /// The one timer of every stepped ramp: armed while any runs.
-    private var clock: ScheduledWork?
-    /// Our share of each stream's volume we changed.
-    private var factors: [StreamID: OurVolumeFactor] = [:]
-    /// Factors asked for before the stream's volume could be written (``AudioBackend/volume(of:)``).
-    private var deferred: [StreamID: Double] = [:]
-    /// Everything was undone for exit: a ramp step that fires after that changes nothing (it
-    /// would leave a stream ducked behind the daemon).
-    private var undone = false
+    private struct State {
+        /// The factor last asked for each stream we touched.
+        var current: [StreamID: Double] = [:]
+        var ramps: [StreamID: Ramp] = [:]
+        /// The one timer of every stepped ramp: armed while any runs.
+        var clock: ScheduledWork?
+        /// Our share of each stream's volume we changed.
+        var factors: [StreamID: OurVolumeFactor] = [:]
+        /// Factors asked for before the stream's volume could be written (``AudioBackend/volume(of:)``).
+        var deferred: [StreamID: Double] = [:]
+        /// Everything was undone for exit: a ramp step that fires after that changes nothing (it
+        /// would leave a stream ducked behind the daemon).
+        var undone = false
+    }
+
+    private let state: LoopBound<State>
+
+    /// Each stream's gain now (1 for a stream we never touched).
+    var current: [StreamID: Double] { state.current }
 
     init(backend: AudioBackend, loop: DaemonLoop, journal: ChangeJournal, logger: Logger, step: Duration) {
         self.backend = backend
@@ -47,6 +52,7 @@ final class GainEnforcement: @unchecked Sendable {
         self.journal = journal
         self.logger = logger
         self.step = step
+        state = LoopBound(State(), on: loop)
     }
 
     // MARK: - Entry point
@@ -54,7 +60,7 @@ final class GainEnforcement: @unchecked Sendable {
     /// Moves a stream's factor to `target` over `duration` (at once when zero).
     func ramp(_ stream: StreamID, to target: Double, over duration: Duration) {
         loop.assertConfined("gain enforcement")
-        let from = current[stream] ?? 1.0
+        let from = state.current[stream] ?? 1.0
         stopRamp(stream)
         if from == target { return }
         guard duration > .zero else {
@@ -65,8 +71,8 @@ final class GainEnforcement: @unchecked Sendable {
         // Start one step in: the first write is the first audible step, not a no-op at t=0.
         // It goes out at once; the later steps on the clock, with every other ramp's.
         let now = loop.now
-        let state = Ramp(ramp: ramp, started: now.advanced(by: .zero - step))
-        if advance(stream, state, at: now) { ramps[stream] = state }
+        let running = Ramp(ramp: ramp, started: now.advanced(by: .zero - step))
+        if advance(stream, running, at: now) { state.ramps[stream] = running }
         armClock()
     }
 
@@ -76,14 +82,14 @@ final class GainEnforcement: @unchecked Sendable {
     /// its own back (ours is written again), or someone else's (theirs wins). A factor that
     /// waited for the stream to be writable is written once it is.
     func volumeReported(_ volume: Float, of stream: StreamID) {
-        if var factor = factors[stream] {
+        if var factor = state.factors[stream] {
             switch factor.observe(volume) {
             case .ours:
-                factors[stream] = factor
+                state.factors[stream] = factor
             case .restored:
-                factors[stream] = nil
+                state.factors[stream] = nil
             case .reasserted(let rewrite):
-                factors[stream] = factor
+                state.factors[stream] = factor
                 backend.writeVolume(rewrite, of: stream)
             case .external:
                 logger.info("stream \(stream): volume changed by someone else while ducked (to \(volume), ours \(factor.last.map { "\($0)" } ?? "none")); theirs wins")
@@ -94,8 +100,8 @@ final class GainEnforcement: @unchecked Sendable {
                 backend.writeVolume(theirs, of: stream)
             }
         }
-        if let factor = deferred[stream], backend.volume(of: stream) != nil {
-            deferred[stream] = nil
+        if let factor = state.deferred[stream], backend.volume(of: stream) != nil {
+            state.deferred[stream] = nil
             apply(factor, to: stream)
         }
     }
@@ -103,33 +109,33 @@ final class GainEnforcement: @unchecked Sendable {
     /// Someone else set the stream's volume: we stop adjusting it until the policy asks again,
     /// and nothing of ours is left to undo.
     private func letTheirsWin(_ stream: StreamID) {
-        factors[stream] = nil
+        state.factors[stream] = nil
         journal.record(stream, identity: backend.identity(of: stream)) { $0.baseVolume = nil }
         stopRamp(stream)
-        current[stream] = 1.0
+        state.current[stream] = 1.0
     }
 
     /// Forgets a stream (gone).
     func forget(_ stream: StreamID) {
         stopRamp(stream)
-        current[stream] = nil
-        factors[stream] = nil
-        deferred[stream] = nil
+        state.current[stream] = nil
+        state.factors[stream] = nil
+        state.deferred[stream] = nil
     }
 
     /// The server is gone, and our changes with it.
     func forgetAll() {
-        ramps.removeAll()
-        clock?.cancel()
-        clock = nil
-        current.removeAll()
-        factors.removeAll()
-        deferred.removeAll()
+        state.ramps.removeAll()
+        state.clock?.cancel()
+        state.clock = nil
+        state.current.removeAll()
+        state.factors.removeAll()
+        state.deferred.removeAll()
     }
 
     /// The daemon is exiting: what was written is being undone, nothing more is written.
     func stop() {
-        undone = true
+        state.undone = true
         forgetAll()
     }
 
@@ -138,54 +144,54 @@ final class GainEnforcement: @unchecked Sendable {
     /// One tick of the clock: every running ramp takes its step (by its own elapsed time, so
     /// ramps started between ticks keep their shape), in one loop turn.
     private func tick() {
-        clock = nil
+        state.clock = nil
         let now = loop.now
-        for (stream, state) in ramps.sorted(by: { $0.key < $1.key }) {
-            if !advance(stream, state, at: now) { ramps[stream] = nil }
+        for (stream, running) in state.ramps.sorted(by: { $0.key < $1.key }) {
+            if !advance(stream, running, at: now) { state.ramps[stream] = nil }
         }
         armClock()
     }
 
     /// Writes the ramp's gain at `now`; false once that was its last step.
-    private func advance(_ stream: StreamID, _ state: Ramp, at now: Timestamp) -> Bool {
-        let elapsed = now - state.started
-        write(stream, state.ramp.gain(after: elapsed))
-        return elapsed < state.ramp.duration
+    private func advance(_ stream: StreamID, _ running: Ramp, at now: Timestamp) -> Bool {
+        let elapsed = now - running.started
+        write(stream, running.ramp.gain(after: elapsed))
+        return elapsed < running.ramp.duration
     }
 
     private func armClock() {
-        guard clock == nil, !ramps.isEmpty else { return }
-        clock = loop.schedule(after: step) { [weak self] in self?.tick() }
+        guard state.clock == nil, !state.ramps.isEmpty else { return }
+        state.clock = loop.schedule(after: step) { [weak self] in self?.tick() }
     }
 
     private func stopRamp(_ stream: StreamID) {
-        guard ramps.removeValue(forKey: stream) != nil, ramps.isEmpty else { return }
-        clock?.cancel()
-        clock = nil
+        guard state.ramps.removeValue(forKey: stream) != nil, state.ramps.isEmpty else { return }
+        state.clock?.cancel()
+        state.clock = nil
     }
 
     private func write(_ stream: StreamID, _ factor: Double) {
-        current[stream] = factor
+        state.current[stream] = factor
         apply(factor, to: stream)
     }
 
     /// Writes `base × factor`, journalling the base first.
     private func apply(_ factor: Double, to stream: StreamID) {
-        guard !undone else { return }
+        guard !state.undone else { return }
         guard let volumeNow = backend.volume(of: stream) else {
-            deferred[stream] = factor  // not writable yet: written when it is
+            state.deferred[stream] = factor  // not writable yet: written when it is
             return
         }
-        deferred[stream] = nil
+        state.deferred[stream] = nil
         let volume = volumeWritten(for: factor, of: stream, now: volumeNow)
         backend.writeVolume(volume, of: stream)
     }
 
     /// The volume to write for `factor`, with its base journalled.
     private func volumeWritten(for factor: Double, of stream: StreamID, now volumeNow: Float) -> Float {
-        var ours = factors[stream] ?? OurVolumeFactor(base: volumeNow)
+        var ours = state.factors[stream] ?? OurVolumeFactor(base: volumeNow)
         let volume = ours.volume(for: factor)
-        factors[stream] = ours
+        state.factors[stream] = ours
         journal.record(stream, identity: backend.identity(of: stream)) {
             // At factor 1.0 the stream is at its base: nothing of ours is left to undo.
             $0.baseVolume = factor == 1.0 ? nil : ours.base

@@ -8,35 +8,38 @@ import SessionPolicy
 ///
 /// The user's choice governs (``BorrowedValue``): a profile picked in their mixer after ours
 /// landed stays, and one picked just before ours landed is the one given back.
-///
-/// Confined to the daemon's loop.
-final class HeadsetProfileEnforcement: @unchecked Sendable {
+final class HeadsetProfileEnforcement: Sendable {
     private unowned let backend: AudioBackend
     private let journal: ChangeJournal
     private let logger: Logger
-    /// By `Port.deviceID`: `EnumProfile` indices.
-    private var applied: [String: BorrowedValue<Int>] = [:]
-    private var undone = false
+    private struct State {
+        /// By `Port.deviceID`: `EnumProfile` indices.
+        var applied: [String: BorrowedValue<Int>] = [:]
+        var undone = false
+    }
 
-    init(backend: AudioBackend, journal: ChangeJournal, logger: Logger) {
+    private let state: LoopBound<State>
+
+    init(backend: AudioBackend, loop: DaemonLoop, journal: ChangeJournal, logger: Logger) {
         self.backend = backend
         self.journal = journal
         self.logger = logger
+        state = LoopBound(State(), on: loop)
     }
 
     /// Switches the headset to `profile`, or (nil) gives it back the profile it had.
     func apply(_ profile: HeadsetProfile?, to device: String) {
-        guard !undone else { return }
+        guard !state.undone else { return }
         guard let profile else { return giveBack(device) }
         guard let current = backend.activeProfile(ofHeadset: device), let index = backend.profileIndex(profile, ofHeadset: device) else {
             logger.warning("\(device): no \(profile.wireName) profile to switch to")
             return
         }
         // Asked again: someone else switched it away, and the device's params may not say so yet.
-        let again = applied[device]?.ours == index
-        var entry = applied[device] ?? BorrowedValue(users: current, ours: index)
-        if applied[device] != nil { entry.write(index) }
-        applied[device] = entry
+        let again = state.applied[device]?.ours == index
+        var entry = state.applied[device] ?? BorrowedValue(users: current, ours: index)
+        if state.applied[device] != nil { entry.write(index) }
+        state.applied[device] = entry
         record(entry, device)
         logger.info("\(device): \(profile.wireName) profile \(index) (it had \(entry.users))\(again ? ", again" : "")")
         if current != index || again { backend.selectProfile(index, ofHeadset: device) }
@@ -44,20 +47,20 @@ final class HeadsetProfileEnforcement: @unchecked Sendable {
 
     /// The headset's active profile, as the server reports it: ours coming back, or its user's.
     func profileReported(_ index: Int?, of device: String) {
-        guard let index, var entry = applied[device] else { return }
+        guard let index, var entry = state.applied[device] else { return }
         if entry.reported(index) == .usersBeforeOurs { record(entry, device) }
-        applied[device] = entry
+        state.applied[device] = entry
     }
 
     /// Someone else keeps switching the headset: it is theirs, with nothing to give back.
     func yield(_ device: String) {
-        guard applied.removeValue(forKey: device) != nil else { return }
+        guard state.applied.removeValue(forKey: device) != nil else { return }
         journal.recordHeadsetProfile(nil, device: device)
     }
 
     /// Selects the profile the headset had again, unless its user chose another after ours.
     private func giveBack(_ device: String) {
-        guard let entry = applied.removeValue(forKey: device) else { return }
+        guard let entry = state.applied.removeValue(forKey: device) else { return }
         journal.recordHeadsetProfile(nil, device: device)
         guard let current = backend.activeProfile(ofHeadset: device) else { return }
         guard entry.mayGiveBack(over: current) else {
@@ -77,13 +80,13 @@ final class HeadsetProfileEnforcement: @unchecked Sendable {
 
     /// The server is gone (a headset comes back with its own profile; the journal keeps ours).
     func forgetAll() {
-        applied.removeAll()
+        state.applied.removeAll()
     }
 
     /// The daemon is exiting: every headset switched by us gets its profile back.
     func undo() {
-        for device in applied.keys.sorted() { giveBack(device) }
-        undone = true
+        for device in state.applied.keys.sorted() { giveBack(device) }
+        state.undone = true
     }
 
     /// Gives back what a journal says we switched, on the headsets still at our profile.

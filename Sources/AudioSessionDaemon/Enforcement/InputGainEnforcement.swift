@@ -8,9 +8,7 @@ import SessionPolicy
 /// The user's volume governs (``BorrowedValue``): a volume set after our gain was reported is
 /// its user's, and it stays — nothing is written or given back over it; one set just before
 /// our gain landed is the volume given back.
-///
-/// Confined to the daemon's loop.
-final class InputGainEnforcement: @unchecked Sendable {
+final class InputGainEnforcement: Sendable {
     /// A device's volume: on its control's scale (what is compared), and per channel as the
     /// server keeps it (what is given back).
     struct Level: Sendable {
@@ -26,26 +24,31 @@ final class InputGainEnforcement: @unchecked Sendable {
     private unowned let backend: AudioBackend
     private let journal: ChangeJournal
     private let logger: Logger
-    private var applied: [DeviceID: Applied] = [:]
-    /// User's volumes given back whose write has not been reported yet, by device name: a gain
-    /// applied again meanwhile must not take ours for the user's.
-    private var givenBack: [String: BorrowedValue<Level>] = [:]
-    private var undone = false
+    private struct State {
+        var applied: [DeviceID: Applied] = [:]
+        /// User's volumes given back whose write has not been reported yet, by device name: a gain
+        /// applied again meanwhile must not take ours for the user's.
+        var givenBack: [String: BorrowedValue<Level>] = [:]
+        var undone = false
+    }
+
+    private let state: LoopBound<State>
 
     /// Within this, a reported volume is the one written (volume controls round).
     static let tolerance = 0.005
 
     private static let sameVolume: @Sendable (Level, Level) -> Bool = { abs($0.volume - $1.volume) < tolerance }
 
-    init(backend: AudioBackend, journal: ChangeJournal, logger: Logger) {
+    init(backend: AudioBackend, loop: DaemonLoop, journal: ChangeJournal, logger: Logger) {
         self.backend = backend
         self.journal = journal
         self.logger = logger
+        state = LoopBound(State(), on: loop)
     }
 
     /// Puts `device` at `gain`, or (nil) gives it back its user's volume.
     func apply(_ gain: Double?, to device: DeviceID) {
-        guard !undone else { return }
+        guard !state.undone else { return }
         guard let gain else {
             giveBack(device)
             return
@@ -58,7 +61,7 @@ final class InputGainEnforcement: @unchecked Sendable {
         }
         let ours = Level(volume: gain)
         var entry: Applied
-        if let earlier = applied[device]?.gain ?? givenBack.removeValue(forKey: name) {
+        if let earlier = state.applied[device]?.gain ?? state.givenBack.removeValue(forKey: name) {
             entry = Applied(name: name, gain: earlier)
         } else {
             // The device as last reported: already at the gain, it needs no write.
@@ -69,7 +72,7 @@ final class InputGainEnforcement: @unchecked Sendable {
         // it only looks applied. Written again, behind the give-back (the server applies writes
         // in order); the give-back's late report is then ours, no user's choice.
         if !written { entry.gain.write(ours) }
-        applied[device] = entry
+        state.applied[device] = entry
         record(entry)
         logger.info("\(device) '\(name)': input gain \(gain) (its user's: \(entry.gain.users.volume))")
         if !written { backend.writeInputVolume(gain, of: device) }
@@ -77,12 +80,12 @@ final class InputGainEnforcement: @unchecked Sendable {
 
     /// What the device reports: ours coming back, or its user's volume.
     func volumeReported(_ volume: Double?, of device: DeviceID) {
-        if let volume, let name = backend.name(of: device), var earlier = givenBack[name] {
+        if let volume, let name = backend.name(of: device), var earlier = state.givenBack[name] {
             // Once the user's volume is back (or its user set another since), what the device
             // says is true again.
-            givenBack[name] = earlier.givingBackEnds(with: Level(volume: volume)) ? nil : earlier
+            state.givenBack[name] = earlier.givingBackEnds(with: Level(volume: volume)) ? nil : earlier
         }
-        guard var entry = applied[device] else { return }
+        guard var entry = state.applied[device] else { return }
         guard let volume else {
             // The device is gone, and our change with it.
             forget(device)
@@ -90,9 +93,9 @@ final class InputGainEnforcement: @unchecked Sendable {
         }
         switch entry.gain.reported(Level(volume: volume, channels: backend.inputChannelLevels(of: device) ?? [volume])) {
         case .ours, .usersStill:
-            applied[device] = entry
+            state.applied[device] = entry
         case .usersBeforeOurs:
-            applied[device] = entry
+            state.applied[device] = entry
             record(entry)
         case .usersAgain, .usersChange:
             logger.info("\(device) '\(entry.name)': its user set the input volume to \(volume); it stays")
@@ -104,14 +107,14 @@ final class InputGainEnforcement: @unchecked Sendable {
     /// deactivated within the round trip of its activation's write gives it back too: its user
     /// could not have changed the volume since; the server applies our two writes in order).
     private func giveBack(_ device: DeviceID) {
-        guard var entry = applied[device] else { return }
+        guard var entry = state.applied[device] else { return }
         forget(device)
         guard let current = backend.inputVolume(of: device), entry.gain.mayGiveBack(over: Level(volume: current)) else { return }
         let users = entry.gain.users
         logger.info("\(device) '\(entry.name)': input volume back to its user's \(users.volume)")
         backend.writeInputChannelLevels(users.channels, of: device)
         entry.gain.write(users)
-        givenBack[entry.name] = entry.gain
+        state.givenBack[entry.name] = entry.gain
     }
 
     private func record(_ entry: Applied) {
@@ -120,21 +123,21 @@ final class InputGainEnforcement: @unchecked Sendable {
     }
 
     private func forget(_ device: DeviceID) {
-        guard let entry = applied.removeValue(forKey: device) else { return }
+        guard let entry = state.applied.removeValue(forKey: device) else { return }
         journal.recordInputGain(nil, device: entry.name)
     }
 
     /// The server is gone (our values may come back with its devices: the journal keeps them).
     func forgetAll() {
-        applied.removeAll()
-        givenBack.removeAll()
+        state.applied.removeAll()
+        state.givenBack.removeAll()
     }
 
     /// The daemon is exiting: every device still at a gain of ours gets its user's volume back
     /// (one whose write is still on its way too), and nothing more is written.
     func undo() {
-        for device in applied.keys.sorted() { giveBack(device) }
-        undone = true
+        for device in state.applied.keys.sorted() { giveBack(device) }
+        state.undone = true
     }
 
     /// Gives back what a journal says we changed (a crashed run, or the server before a restart
@@ -149,7 +152,7 @@ final class InputGainEnforcement: @unchecked Sendable {
             logger.info("\(device) '\(name)': input volume back to its user's \(entry.original) (left at our gain \(entry.written))")
             backend.writeInputChannelLevels(entry.originalLevels, of: device)
             left.write(left.users)
-            givenBack[name] = left
+            state.givenBack[name] = left
         }
     }
 }

@@ -49,9 +49,9 @@ enum DesktopIntegration {
         // The pauses a previous run left (a crash) are read now and decided once the players
         // are known: discovery is bounded by the controller's call timeout per player.
         let pauses = MPRISPauses(
-            buttons: controller, journalFile: JournalFile(directory: stateDirectory, logger: logger), perform: perform)
-        if !pauses.leftovers.isEmpty {
-            logger.info("MPRIS: a previous run left \(pauses.leftovers.count) players paused by us; deciding once the graph and the players are known")
+            buttons: controller, journalFile: JournalFile(directory: stateDirectory, logger: logger), loop: coordinator.loop)
+        if pauses.leftoversAtStart > 0 {
+            logger.info("MPRIS: a previous run left \(pauses.leftoversAtStart) players paused by us; deciding once the graph and the players are known")
         }
         perform { coordinator.attachPlayers(pauses) }
         do {

@@ -1,55 +1,94 @@
 import SessionPolicy
 
 /// The loop side of MPRIS: the players we know, which implicit sessions have one, and the
-/// pauses we pressed for interruptions. Confined to the policy loop thread, like the
-/// coordinator that owns it; the bus side reaches it only through `perform`.
+/// pauses we pressed for interruptions. It lives on the daemon's loop, like the coordinator
+/// that owns it (``LoopBound``); the bus side reaches it only through `perform`.
 ///
 /// Every pause we owe a `Play` is journalled (``MPRISPauseJournal``) as it changes, so that
 /// no stop, crash or PipeWire restart leaves a player paused by us for good.
-final class MPRISPauses: @unchecked Sendable {
+final class MPRISPauses: Sendable {
     let buttons: any MPRISButtons
     /// Runs work on the policy loop (``DaemonLoop/perform(_:)``): how bus results come back.
     let perform: @Sendable (@escaping @Sendable () -> Void) -> Void
 
-    var players: [String: MPRISPlayer] = [:]
+    private struct State {
+        var players: [String: MPRISPlayer] = [:]
+        var playsInFlight: Set<String> = []
+        var sessionsWithPlayers: Set<SessionID> = []
+        var pauses: [SessionID: MPRISPause] = [:]
+        var leftovers: [MPRISPauseJournal.PausedPlayer]
+        var discovered = false
+        var stopping = false
+        var journalled: MPRISPauseJournal
+    }
+
+    private let state: LoopBound<State>
+
+    var players: [String: MPRISPlayer] {
+        get { state.players }
+        _modify { yield &state.players }
+    }
     /// Players we pressed Play on that have not reported Playing yet. Their stream can run
     /// before their status says so (the pause is then over): a new interruption in between
     /// must still count them as playing, ours to pause, and their late Playing as our Play's.
-    var playsInFlight: Set<String> = []
+    var playsInFlight: Set<String> {
+        get { state.playsInFlight }
+        _modify { yield &state.playsInFlight }
+    }
     /// Implicit sessions whose capabilities include `.mpris` (the engine was told).
-    var sessionsWithPlayers: Set<SessionID> = []
+    var sessionsWithPlayers: Set<SessionID> {
+        get { state.sessionsWithPlayers }
+        _modify { yield &state.sessionsWithPlayers }
+    }
     /// Sessions paused by us over MPRIS for an interruption, until it ends (and, when we
-    /// press Play, until their streams run again).
-    var pauses: [SessionID: MPRISPause] = [:] {
-        didSet { journalPauses() }
+    /// press Play, until their streams run again). Journalled as it changes.
+    var pauses: [SessionID: MPRISPause] {
+        get { state.pauses }
+        _modify {
+            yield &state.pauses
+            journalPauses()
+        }
     }
     /// Players paused by us whose session is not known (any more): read from the journal a
     /// previous run left, or kept from this run's pauses when PipeWire went away. Each is
-    /// played or adopted once the graph and the players are known again.
+    /// played or adopted once the graph and the players are known again. Journalled as it
+    /// changes.
     var leftovers: [MPRISPauseJournal.PausedPlayer] {
-        didSet { journalPauses() }
+        get { state.leftovers }
+        _modify {
+            yield &state.leftovers
+            journalPauses()
+        }
     }
     /// Every player on the bus at start has been reported: a leftover whose player is not
     /// among them is gone.
-    var discovered = false
+    var discovered: Bool {
+        get { state.discovered }
+        _modify { yield &state.discovered }
+    }
     /// The daemon is stopping: it pressed Play on what it paused and presses nothing more.
-    var stopping = false
+    var stopping: Bool {
+        get { state.stopping }
+        _modify { yield &state.stopping }
+    }
 
     /// The journal file; nil journals nothing (unit tests that do not look at it).
     private let journalFile: JournalFile<MPRISPauseJournal>?
-    /// What the file says now, so it is only rewritten when that changes.
-    private var journalled: MPRISPauseJournal
+    /// How many players the journal a previous run left names (read before any loop runs).
+    let leftoversAtStart: Int
 
-    /// Reads the journal a previous run left: its entries are the first leftovers.
+    /// Reads the journal a previous run left: its entries are the first leftovers. `loop` is
+    /// where the state lives; `perform` hands bus results to it (by default its `perform`).
     init(
-        buttons: any MPRISButtons, journalFile: JournalFile<MPRISPauseJournal>?,
-        perform: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
+        buttons: any MPRISButtons, journalFile: JournalFile<MPRISPauseJournal>?, loop: DaemonLoop,
+        perform: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil
     ) {
         self.buttons = buttons
         self.journalFile = journalFile
-        self.perform = perform
-        journalled = journalFile?.read() ?? MPRISPauseJournal()
-        leftovers = journalled.players
+        self.perform = perform ?? { loop.perform($0) }
+        let journalled = journalFile?.read() ?? MPRISPauseJournal()
+        leftoversAtStart = journalled.players.count
+        state = LoopBound(State(leftovers: journalled.players, journalled: journalled), on: loop)
     }
 
     /// The players we owe a Play now: those of our pauses, and the leftovers.
@@ -63,8 +102,8 @@ final class MPRISPauses: @unchecked Sendable {
 
     private func journalPauses() {
         let owed = owedPlays
-        guard owed != journalled else { return }
-        journalled = owed
+        guard owed != state.journalled else { return }
+        state.journalled = owed
         journalFile?.write(owed)
     }
 }

@@ -8,38 +8,42 @@ import SessionPolicy
 ///
 /// It keeps the timers and what was heard; each timer comes back through the inbox as
 /// ``DueWork`` named by what is due, and the coordinator judges it with what it knows then.
-/// Confined to the daemon's loop.
-final class ActivityWatch: @unchecked Sendable {
+final class ActivityWatch: Sendable {
     let quietness: StreamQuietness
     let behaviour: AppBehaviour
     /// Where meters are started and stopped.
     private unowned let backend: AudioBackend
     private let inbox: DueWorkInbox
-    private var levels = StreamLevels()
-    private var idleTimers: [StreamID: ScheduledWork] = [:]
-    /// Playback streams that may still be short sounds.
-    private var longPlayTimers: [StreamID: ScheduledWork] = [:]
-    /// Calls that stopped being one a moment ago, by session.
-    private var holdoverTimers: [SessionID: ScheduledWork] = [:]
+    private struct State {
+        var levels = StreamLevels()
+        var idleTimers: [StreamID: ScheduledWork] = [:]
+        /// Playback streams that may still be short sounds.
+        var longPlayTimers: [StreamID: ScheduledWork] = [:]
+        /// Calls that stopped being one a moment ago, by session.
+        var holdoverTimers: [SessionID: ScheduledWork] = [:]
+    }
+
+    private let state: LoopBound<State>
 
     init(quietness: StreamQuietness = .standard, behaviour: AppBehaviour = .standard, backend: AudioBackend, inbox: DueWorkInbox) {
         self.quietness = quietness
         self.behaviour = behaviour
         self.backend = backend
         self.inbox = inbox
+        state = LoopBound(State(), on: inbox.loop)
     }
 
     // MARK: - Levels
 
     /// Whether a running stream sounds: an unwatched one is taken at its word (its node runs).
-    func sounds(_ id: StreamID) -> Bool { levels.sounds(id) }
+    func sounds(_ id: StreamID) -> Bool { state.levels.sounds(id) }
 
-    func isWatched(_ id: StreamID) -> Bool { levels.isWatched(id) }
+    func isWatched(_ id: StreamID) -> Bool { state.levels.isWatched(id) }
 
     /// A meter's report; false (and ignored) for a stream not watched.
     func heard(_ id: StreamID, audible: Bool) -> Bool {
-        guard levels.isWatched(id) else { return false }
-        levels.heard(id, audible: audible)
+        guard state.levels.isWatched(id) else { return false }
+        state.levels.heard(id, audible: audible)
         return true
     }
 
@@ -47,21 +51,21 @@ final class ActivityWatch: @unchecked Sendable {
     /// within its patience comes back as ``DueWork/meterPatienceOver(_:)``. A backend that cannot
     /// listen leaves it unwatched (the stream is judged by whether it runs).
     func watchLevel(of id: StreamID) {
-        guard !levels.isWatched(id), backend.watchLevel(of: id, threshold: quietness.silenceThreshold) else { return }
-        levels.watch(id)
+        guard !state.levels.isWatched(id), backend.watchLevel(of: id, threshold: quietness.silenceThreshold) else { return }
+        state.levels.watch(id)
         inbox.later(quietness.meterPatience, .meterPatienceOver(id))
     }
 
     /// Stops a stream's meter; true when it was watched (it counts by whether it runs from now).
     @discardableResult
     func stopWatchingLevel(of id: StreamID) -> Bool {
-        guard levels.unwatch(id) else { return false }
+        guard state.levels.unwatch(id) else { return false }
         backend.stopWatchingLevel(of: id)
         return true
     }
 
     /// Watched, and its meter said nothing in its patience.
-    func meterSaidNothing(_ id: StreamID) -> Bool { levels.awaitsReport(id) }
+    func meterSaidNothing(_ id: StreamID) -> Bool { state.levels.awaitsReport(id) }
 
     // MARK: - Timers
 
@@ -70,46 +74,46 @@ final class ActivityWatch: @unchecked Sendable {
     func armIdle(_ id: StreamID, classification: Classification?) {
         cancelIdle(id)
         let grace = classification.map { quietness.grace(for: $0) } ?? quietness.idleGrace
-        idleTimers[id] = inbox.schedule(after: grace, .idleGraceOver(id))
+        state.idleTimers[id] = inbox.schedule(after: grace, .idleGraceOver(id))
     }
 
     func cancelIdle(_ id: StreamID) {
-        idleTimers.removeValue(forKey: id)?.cancel()
+        state.idleTimers.removeValue(forKey: id)?.cancel()
     }
 
     /// The idle timer came back: it is no longer pending.
     func idleGraceOver(_ id: StreamID) {
-        idleTimers[id] = nil
+        state.idleTimers[id] = nil
     }
 
     /// A stream no rule classifies that runs past the short-sound limit without a stop is no
     /// short sound: ``DueWork/longPlayOver(_:)``.
     func awaitLongPlay(_ id: StreamID) {
         cancelLongPlay(id)
-        longPlayTimers[id] = inbox.schedule(after: behaviour.shortSoundLimit, .longPlayOver(id))
+        state.longPlayTimers[id] = inbox.schedule(after: behaviour.shortSoundLimit, .longPlayOver(id))
     }
 
     func cancelLongPlay(_ id: StreamID) {
-        longPlayTimers.removeValue(forKey: id)?.cancel()
+        state.longPlayTimers.removeValue(forKey: id)?.cancel()
     }
 
     func longPlayOver(_ id: StreamID) {
-        longPlayTimers[id] = nil
+        state.longPlayTimers[id] = nil
     }
 
     /// A call that stops being one while it still runs is judged again after the holdover
     /// (``DueWork/holdoverOver(_:)``); one pending already runs on.
     func holdOver(_ session: SessionID) {
-        guard holdoverTimers[session] == nil else { return }
-        holdoverTimers[session] = inbox.schedule(after: behaviour.callHoldover, .holdoverOver(session))
+        guard state.holdoverTimers[session] == nil else { return }
+        state.holdoverTimers[session] = inbox.schedule(after: behaviour.callHoldover, .holdoverOver(session))
     }
 
     func cancelHoldover(_ session: SessionID) {
-        holdoverTimers.removeValue(forKey: session)?.cancel()
+        state.holdoverTimers.removeValue(forKey: session)?.cancel()
     }
 
     func holdoverOver(_ session: SessionID) {
-        holdoverTimers[session] = nil
+        state.holdoverTimers[session] = nil
     }
 
     /// An app the rules say nothing about is spared while it opens its streams:
@@ -129,10 +133,10 @@ final class ActivityWatch: @unchecked Sendable {
 
     /// The graph went away: every timer and what was heard (the backend's meters went with it).
     func forgetAll() {
-        for timer in idleTimers.values { timer.cancel() }
-        for timer in longPlayTimers.values { timer.cancel() }
-        idleTimers.removeAll()
-        longPlayTimers.removeAll()
-        levels.removeAll()
+        for timer in state.idleTimers.values { timer.cancel() }
+        for timer in state.longPlayTimers.values { timer.cancel() }
+        state.idleTimers.removeAll()
+        state.longPlayTimers.removeAll()
+        state.levels.removeAll()
     }
 }

@@ -56,40 +56,45 @@ enum DueWork: Equatable {
 }
 
 /// Where ``DueWork`` re-enters the coordinator: components schedule and post through it, and
-/// hold no reference to whoever handles what they post. Confined to the daemon's loop.
-final class DueWorkInbox: @unchecked Sendable {
+/// hold no reference to whoever handles what they post.
+final class DueWorkInbox: Sendable {
     let loop: DaemonLoop
-    /// The handler (the coordinator's), set once before anything is scheduled.
-    var handler: (DueWork) -> Void = { _ in }
-    /// One-shot timers kept until they fired (a dispatch timer stops when nobody holds it).
-    private var oneShots: [UInt64: ScheduledWork] = [:]
-    private var nextOneShot: UInt64 = 0
+    /// The handler (the coordinator's), wired once before anything is scheduled.
+    let handler = WiredOnce<@Sendable (DueWork) -> Void>(fallback: { _ in })
+    private struct State {
+        /// One-shot timers kept until they fired (a dispatch timer stops when nobody holds it).
+        var oneShots: [UInt64: ScheduledWork] = [:]
+        var nextOneShot: UInt64 = 0
+    }
+
+    private let state: LoopBound<State>
 
     init(loop: DaemonLoop) {
         self.loop = loop
+        state = LoopBound(State(), on: loop)
     }
 
     var now: Timestamp { loop.now }
 
     /// `work` is delivered after `delay`, unless the returned timer is cancelled first.
     func schedule(after delay: Duration, _ work: DueWork) -> ScheduledWork {
-        loop.schedule(after: delay) { [weak self] in self?.handler(work) }
+        loop.schedule(after: delay) { [weak self] in self?.handler.value(work) }
     }
 
     /// `work` is delivered after `delay` (at the loop's next turn for zero), whatever happens.
     func later(_ delay: Duration, _ work: DueWork) {
-        let key = nextOneShot
-        nextOneShot += 1
-        oneShots[key] = loop.schedule(after: delay) { [weak self] in
+        let key = state.nextOneShot
+        state.nextOneShot += 1
+        state.oneShots[key] = loop.schedule(after: delay) { [weak self] in
             guard let self else { return }
-            self.oneShots[key] = nil
-            self.handler(work)
+            self.state.oneShots[key] = nil
+            self.handler.value(work)
         }
     }
 
     /// Hands `work` to the handler now (on the loop: a bus answer, once it is back there).
     func deliver(_ work: DueWork) {
         loop.assertConfined("due work")
-        handler(work)
+        handler.value(work)
     }
 }

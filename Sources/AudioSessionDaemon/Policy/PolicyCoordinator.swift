@@ -57,7 +57,7 @@ final class PolicyCoordinator: @unchecked Sendable {
         effects = EffectsTable(enforcement: enforcement, inbox: inbox, interruptionGrace: timing.interruptionGrace)
         backend.usePortTypeRule { [ruleSet] in ruleSet.portType(properties: $0) }
         loop.catchUp = { [weak self] in self?.catchUp() }
-        inbox.handler = { [weak self] in self?.dueWorkArrived($0) }
+        inbox.handler.wire { [weak self] in self?.dueWorkArrived($0) }
     }
 
     /// The loop this runs on, and its clock: the only source of time and timers. Its work

@@ -4,7 +4,7 @@ import SessionPolicy
 /// Route execution: carries out the engine's route decisions — `.link` (where a session's
 /// streams go), `.routeChanged` (logged with its reason and previous route; the D-Bus service
 /// signals it) and `.pauseForRouteLoss` (pause on unplug) — and keeps the backend's default
-/// devices on the system route. A component with its own state, confined to the daemon's loop.
+/// devices on the system route. A component with its own state.
 ///
 /// Pause on unplug stops the audio at once whatever the method: the session's streams are held
 /// (unlinked) in the same step, so nothing plays from the speakers while an MPRIS `Pause` or an
@@ -13,47 +13,58 @@ import SessionPolicy
 /// there when its user presses play. Otherwise (unlink) the hold lasts until the session is
 /// active again: its user plays it (an uncork, a new stream), never on its own — not when the
 /// headphones come back. Either way the session's streams count as paused by their user.
-final class RouteExecution: @unchecked Sendable {
+final class RouteExecution: Sendable {
     /// Where streams are linked and the default devices published.
     private unowned let backend: AudioBackend
     /// Where the player checks come back (``DueWork/routeLossCheck(_:since:)``).
     private let inbox: DueWorkInbox
     private let logger: Logger
     private let timing: EnforcementTiming
-    /// Routes decided in the step being carried out, linked at its end (``applyPendingRoutes(sessions:systemRoute:)``).
-    private var pendingRoutes: [SessionID: RouteDescription] = [:]
-    /// The default devices last handed to the backend.
-    private var preferredDefaults: (output: DeviceID?, input: DeviceID?) = (nil, nil)
+    private struct State {
+        /// Routes decided in the step being carried out, linked at its end (``applyPendingRoutes(sessions:systemRoute:)``).
+        var pendingRoutes: [SessionID: RouteDescription] = [:]
+        /// The default devices last handed to the backend.
+        var preferredDefaults: (output: DeviceID?, input: DeviceID?) = (nil, nil)
+        /// Devices or defaults changed since the defaults were last handed to the backend.
+        var devicesChanged = false
+        /// Sessions paused for a lost route whose MPRIS players are being watched for their pause.
+        var routeLossChecks: [SessionID: ScheduledWork] = [:]
+        /// The named devices last reported for streams (``reportPinnedStreams(_:)``).
+        var reportedPins: [StreamID: DeviceID] = [:]
+    }
+
+    private let state: LoopBound<State>
+
     /// Devices or defaults changed since the defaults were last handed to the backend.
-    var devicesChanged = false
-    /// Sessions paused for a lost route whose MPRIS players are being watched for their pause.
-    private var routeLossChecks: [SessionID: ScheduledWork] = [:]
-    /// The named devices last reported for streams (``reportPinnedStreams(_:)``).
-    private var reportedPins: [StreamID: DeviceID] = [:]
+    var devicesChanged: Bool {
+        get { state.devicesChanged }
+        set { state.devicesChanged = newValue }
+    }
 
     init(backend: AudioBackend, inbox: DueWorkInbox, timing: EnforcementTiming, logger: Logger) {
         self.backend = backend
         self.inbox = inbox
         self.timing = timing
         self.logger = logger
+        state = LoopBound(State(), on: inbox.loop)
     }
 
     /// The graph went away: nothing is pinned, nothing is checked.
     func forgetAll() {
-        reportedPins.removeAll()
-        for check in routeLossChecks.values { check.cancel() }
-        routeLossChecks.removeAll()
+        state.reportedPins.removeAll()
+        for check in state.routeLossChecks.values { check.cancel() }
+        state.routeLossChecks.removeAll()
     }
 
     /// A stream is gone: the engine forgets where it was pinned.
     func streamRemoved(_ id: StreamID) -> [FollowUp] {
-        reportedPins.removeValue(forKey: id) != nil ? [.submit(.streamPinned(id, to: nil))] : []
+        state.reportedPins.removeValue(forKey: id) != nil ? [.submit(.streamPinned(id, to: nil))] : []
     }
 
     /// A session's route: its streams are linked there at the end of the current step.
     func routeDecided(_ id: SessionID, _ route: RouteDescription) {
         logger.info("\(id) routed to \(Self.describe(route))")
-        pendingRoutes[id] = route
+        state.pendingRoutes[id] = route
     }
 
     func routeChanged(_ id: SessionID, reason: RouteChangeReason, previous: RouteDescription, current: RouteDescription) {
@@ -77,14 +88,14 @@ final class RouteExecution: @unchecked Sendable {
     func checkPlayersPaused(
         _ id: SessionID, since start: Timestamp, effects: SessionEffects?, players: [String: PlaybackStatus]?
     ) -> [FollowUp] {
-        routeLossChecks.removeValue(forKey: id)?.cancel()
+        state.routeLossChecks.removeValue(forKey: id)?.cancel()
         guard effects?.pausedForRouteLoss == true, let players else { return [] }
         let now = inbox.now
         if !players.isEmpty, players.values.allSatisfy({ $0 != .playing }) {
             logger.info("\(id): its player stopped \(now - start) after the route loss; back on its route, silent until played")
             return [.routeLoss(id, nil)]
         } else if now - start < timing.routeLossPlayerDeadline {
-            routeLossChecks[id] = inbox.schedule(after: timing.routeLossPlayerCheck, .routeLossCheck(id, since: start))
+            state.routeLossChecks[id] = inbox.schedule(after: timing.routeLossPlayerCheck, .routeLossCheck(id, since: start))
         } else {
             logger.warning("\(id): its player did not stop within \(timing.routeLossPlayerDeadline); kept unlinked until it plays again")
         }
@@ -93,7 +104,7 @@ final class RouteExecution: @unchecked Sendable {
 
     /// The session is active again (its user played it): its streams may be linked again.
     func routeLossEnded(_ id: SessionID, effects: SessionEffects?, route: RouteDescription?) -> [FollowUp] {
-        routeLossChecks.removeValue(forKey: id)?.cancel()
+        state.routeLossChecks.removeValue(forKey: id)?.cancel()
         guard effects?.pausedForRouteLoss == true else { return [] }
         logger.info("\(id) plays again after its route loss: linking it to \(Self.describe(route ?? .empty))")
         return [.routeLoss(id, nil)]
@@ -106,8 +117,8 @@ final class RouteExecution: @unchecked Sendable {
         var followUps: [FollowUp] = []
         for id in streams.sorted() {
             let device = backend.pinnedDevice(of: id)
-            guard device != reportedPins[id] else { continue }
-            reportedPins[id] = device
+            guard device != state.reportedPins[id] else { continue }
+            state.reportedPins[id] = device
             followUps.append(.submit(.streamPinned(id, to: device)))
         }
         return followUps
@@ -121,20 +132,20 @@ final class RouteExecution: @unchecked Sendable {
     /// Links the routes decided in this step, and publishes the defaults the policy now prefers.
     func applyPendingRoutes(sessions: ImplicitSessions, systemRoute: @autoclosure () -> RouteDescription) {
         inbox.loop.assertConfined("route execution")
-        let routes = pendingRoutes
-        pendingRoutes.removeAll()
+        let routes = state.pendingRoutes
+        state.pendingRoutes.removeAll()
         for (id, route) in routes.sorted(by: { $0.key < $1.key }) {
             for record in sessions.streams(of: id) {
                 backend.route(record.stream.id, to: Self.devices(of: route, for: record.stream.direction))
             }
         }
         // Only a device change or a new route can move the defaults: the stream hot path skips this.
-        guard devicesChanged || !routes.isEmpty else { return }
-        devicesChanged = false
+        guard state.devicesChanged || !routes.isEmpty else { return }
+        state.devicesChanged = false
         let system = systemRoute()
         let wanted = (output: system.outputs.first?.device, input: system.inputs.first?.device)
-        guard wanted != preferredDefaults else { return }
-        preferredDefaults = wanted
+        guard wanted != state.preferredDefaults else { return }
+        state.preferredDefaults = wanted
         backend.preferDefaultDevices(output: wanted.output, input: wanted.input)
     }
 

@@ -23,7 +23,7 @@ struct ComponentFollowUpTests {
 
     init() {
         inbox = DueWorkInbox(loop: loop)
-        inbox.handler = { [delivered] in delivered.work.append($0) }
+        inbox.handler.wire { [delivered] in delivered.work.append($0) }
     }
 
     var routes: RouteExecution { RouteExecution(backend: backend, inbox: inbox, timing: timing, logger: logger) }
@@ -89,7 +89,7 @@ struct ComponentFollowUpTests {
     func playerControl() -> (PlayerControl, RecordingButtons) {
         let buttons = RecordingButtons()
         let control = PlayerControl(
-            mpris: MPRISPauses(buttons: buttons, journalFile: nil, perform: loop.perform), inbox: inbox, timing: timing,
+            mpris: MPRISPauses(buttons: buttons, journalFile: nil, loop: loop), inbox: inbox, timing: timing,
             quietness: .standard, logger: logger)
         return (control, buttons)
     }

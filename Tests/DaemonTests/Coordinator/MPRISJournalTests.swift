@@ -61,7 +61,7 @@ struct MPRISJournalTests {
 
     /// The bus side as the daemon starts it: the journal read, then the players reported.
     func attachPlayers(_ players: [MPRISPlayer]) {
-        coordinator.attachPlayers(MPRISPauses(buttons: buttons, journalFile: journalFile, perform: loop.perform))
+        coordinator.attachPlayers(MPRISPauses(buttons: buttons, journalFile: journalFile, loop: clock, perform: loop.perform))
         for player in players { coordinator.playerEvent(.appeared(player)) }
         coordinator.playersDiscovered()
     }
