@@ -34,13 +34,13 @@ struct PulseAudioPortTests {
     static func offlineBackend() -> PulseAudioBackend {
         let connection = PulseConnection(configuration: .init(server: "unix:/nonexistent", applicationName: "test"), logger: Logger(label: "test"))
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-backend-\(UUID().uuidString.prefix(8))")
-        return PulseAudioBackend(connection: connection, stateDirectory: state, logger: Logger(label: "test"))
+        return PulseAudioBackend(connection: connection, loop: VirtualLoop(), stateDirectory: state, logger: Logger(label: "test"))
     }
 
     private func backend() -> (PulseAudioBackend, Box) {
         let backend = Self.offlineBackend()
         let box = Box()
-        backend.onEvent = { box.events.append($0) }
+        backend.onEvent.wire { box.events.append($0) }
         return (backend, box)
     }
 
@@ -129,7 +129,7 @@ struct PulseAudioUnplugTests {
         let backend = PulseAudioPortTests.offlineBackend()
         let loop = VirtualLoop()
         let coordinator = try PolicyCoordinator.onShippedRules(backend, loop: loop)
-        backend.onEvent = { coordinator.handle($0) }
+        backend.onEvent.wire { coordinator.handle($0) }
 
         let plugged = PulseAudioPortTests.laptopSink(headphones: .yes)
         var snapshot = PulseSnapshot()
@@ -171,9 +171,9 @@ struct PulseAudioHardwareTests {
     @Test func aPreferredBufferIsAnsweredWithTheSinksActualLatency() throws {
         let backend = PulseAudioPortTests.offlineBackend()
         let coordinator = try PolicyCoordinator.onShippedRules(backend, loop: VirtualLoop())
-        var events: [BackendEvent] = []
-        backend.onEvent = {
-            events.append($0)
+        let box = PulseAudioPortTests.Box()
+        backend.onEvent.wire {
+            box.events.append($0)
             coordinator.handle($0)
         }
         var sink = PulseAudioPortTests.laptopSink(headphones: .yes)
@@ -183,11 +183,11 @@ struct PulseAudioHardwareTests {
         snapshot.server.defaultSinkName = sink.name
         snapshot.sinks[sink.index] = sink
         backend.handle(.synced, in: snapshot)
-        #expect(events.contains {
+        #expect(box.events.contains {
             if case .hardware(let hardware) = $0 { return hardware.sampleRate == 44100 && hardware.quantum == 882 }
             return false
-        }, "\(events)")
-        #expect(events.contains { $0.observedClock == RunningClock(sampleRate: 44100, quantum: 882) }, "also what its clock runs at")
+        }, "\(box.events)")
+        #expect(box.events.contains { $0.observedClock == RunningClock(sampleRate: 44100, quantum: 882) }, "also what its clock runs at")
         #expect(coordinator.engine.observedHardware?.quantum == 882)
 
         let owner = SessionOwner(uniqueName: ":1.7", pid: 999_999, uid: 0)
@@ -255,7 +255,7 @@ struct PulseAudioCardProfileTests {
 
         init() {
             snapshot = PulseAudioCardProfileTests.musicOnTheCard().0
-            backend.onEvent = { [unowned self] in self.events.append($0) }
+            backend.onEvent.wire { [unowned self] in self.events.append($0) }
             backend.handle(.synced, in: snapshot)
         }
 
@@ -302,7 +302,7 @@ struct PulseAudioCardProfileTests {
         let backend = PulseAudioPortTests.offlineBackend()
         let loop = VirtualLoop()
         let coordinator = try PolicyCoordinator.onShippedRules(backend, loop: loop)
-        backend.onEvent = { coordinator.handle($0) }
+        backend.onEvent.wire { coordinator.handle($0) }
         var (snapshot, music) = Self.musicOnTheCard()
         backend.handle(.synced, in: snapshot)
 

@@ -6,7 +6,7 @@ protocol ServerAttachment: AnyObject, Sendable {
     var loop: DaemonLoop { get }
     var backend: AudioBackend { get }
     /// Connects, and delivers the server's events on the loop from now on.
-    func start(onEvent: @escaping (BackendEvent) -> Void)
+    func start(onEvent: @escaping @Sendable (BackendEvent) -> Void)
     /// On the loop, after enforcement undid its changes: undoes what only the backend knows
     /// (PulseAudio: its parking devices, the server's role modules and stream-restore
     /// records), then calls `done` on the loop.

@@ -3,10 +3,10 @@ import SessionPolicy
 /// The loop as the policy coordinator uses it: work that runs later (a timer, a call handed
 /// over from another thread) first lets the coordinator carry out what it left for the loop's
 /// next turn, so nothing it does sees decisions half carried out, whatever the loop runs first.
-final class CatchingUpLoop: DaemonLoop, @unchecked Sendable {
+final class CatchingUpLoop: DaemonLoop, Sendable {
     private let base: DaemonLoop
-    /// What the coordinator left for later (set once, before any work is handed over).
-    var catchUp: () -> Void = {}
+    /// What the coordinator left for later (wired once, before any work is handed over).
+    let catchUp = WiredOnce<@Sendable () -> Void>(fallback: {})
 
     init(_ base: DaemonLoop) {
         self.base = base
@@ -29,7 +29,7 @@ final class CatchingUpLoop: DaemonLoop, @unchecked Sendable {
 
     private func afterCatchingUp(_ work: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
         { [self] in
-            catchUp()
+            catchUp.value()
             work()
         }
     }

@@ -20,9 +20,7 @@ import SessionPolicy
 /// (``due(_:in:)``) and exit (``mprisResumeBeforeExit(_:)``). Each takes what the coordinator
 /// knows (``Context``) and returns what the coordinator must do next (``FollowUp``): it tells
 /// the engine nothing itself. What must not outlive the daemon: PlayerControl+Leftovers.swift.
-///
-/// Confined to the daemon's loop.
-final class PlayerControl: @unchecked Sendable {
+final class PlayerControl: Sendable {
     /// What the coordinator knows that the player control reads, handed in with each call.
     struct Context {
         var sessions: ImplicitSessions

@@ -2,7 +2,7 @@ import Logging
 import PipeWireGraph
 
 /// The daemon on PipeWire: the graph mechanism, its loop, and the PipeWire backend.
-final class PipeWireAttachment: ServerAttachment, @unchecked Sendable {
+final class PipeWireAttachment: ServerAttachment, Sendable {
     let server = AudioServerKind.pipewire
     private let graph: PipeWireGraph
     private let pipeWireBackend: PipeWireBackend
@@ -20,7 +20,7 @@ final class PipeWireAttachment: ServerAttachment, @unchecked Sendable {
 
     var backend: AudioBackend { pipeWireBackend }
 
-    func start(onEvent: @escaping (BackendEvent) -> Void) {
+    func start(onEvent: @escaping @Sendable (BackendEvent) -> Void) {
         let backend = pipeWireBackend
         let logger = self.logger
         backend.onEvent = onEvent  // set before the loop thread runs: it reads it for every event

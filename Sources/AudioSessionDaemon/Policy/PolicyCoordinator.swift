@@ -13,14 +13,23 @@ import SessionPolicy
 /// nothing itself — the engine does — it only keeps the bookkeeping that turns streams into
 /// sessions and session-level decisions into per-stream actions.
 ///
-/// Confined to the backend's loop thread.
-final class PolicyCoordinator: @unchecked Sendable {
-    var engine: PolicyEngine
-    /// The rules in force, and who each stream's process is (Policy/StreamClassifier.swift).
-    private var classifier: StreamClassifier
+/// Its own state lives on the loop (``LoopBound``); the components it owns keep theirs.
+final class PolicyCoordinator: Sendable {
+    private struct State {
+        var engine: PolicyEngine
+        var classifier: StreamClassifier
+        var sessions = ImplicitSessions()
+        var steps: StepQueue
+        var playerControl: PlayerControl?
+        var coexistence: Coexistence
+    }
+
+    private let state: LoopBound<State>
+    /// The loop this runs on, and its clock: the only source of time and timers. Its work
+    /// carries out the decisions left for later first (``steps``).
+    let loop: DaemonLoop
     unowned let backend: AudioBackend
     let logger: Logger
-    var sessions = ImplicitSessions()
     /// When idle and silent streams stop counting as running, short sounds, holdovers, meters
     /// (Policy/ActivityWatch.swift).
     let activityWatch: ActivityWatch
@@ -28,41 +37,63 @@ final class PolicyCoordinator: @unchecked Sendable {
     let effects: EffectsTable
     /// Everything carried out on the server, and its undoing.
     let enforcement: Enforcement
-    /// The one queue every decision is carried out from, in order, and what describes a
-    /// server event's turn (Policy/StepQueue.swift).
-    private var steps: StepQueue
-    /// MPRIS players and the pauses we pressed (MPRIS/PlayerControl.swift); nil without a session bus.
-    private(set) var playerControl: PlayerControl?
-    var mpris: MPRISPauses? { playerControl?.mpris }
     /// Route decisions carried out, and the defaults kept on the system route (Routes/).
     let routes: RouteExecution
+
+    var engine: PolicyEngine {
+        get { state.engine }
+        _modify { yield &state.engine }
+    }
+    /// The rules in force, and who each stream's process is (Policy/StreamClassifier.swift).
+    private var classifier: StreamClassifier {
+        get { state.classifier }
+        _modify { yield &state.classifier }
+    }
+    var sessions: ImplicitSessions {
+        get { state.sessions }
+        _modify { yield &state.sessions }
+    }
+    /// The one queue every decision is carried out from, in order, and what describes a
+    /// server event's turn (Policy/StepQueue.swift).
+    private var steps: StepQueue {
+        get { state.steps }
+        _modify { yield &state.steps }
+    }
+    /// MPRIS players and the pauses we pressed (MPRIS/PlayerControl.swift); nil without a session bus.
+    private(set) var playerControl: PlayerControl? {
+        get { state.playerControl }
+        _modify { yield &state.playerControl }
+    }
+    var mpris: MPRISPauses? { playerControl?.mpris }
     /// Whether we link, beside whichever other session manager (PolicyCoordinator+Coexistence.swift).
-    var coexistence: Coexistence
+    var coexistence: Coexistence {
+        get { state.coexistence }
+        _modify { yield &state.coexistence }
+    }
 
     init(
         ruleSet: RuleSet, backend: AudioBackend, loop: DaemonLoop, stateDirectory: URL, linkingMode: LinkingMode = .always,
         timing: EnforcementTiming = .standard, logger: Logger
     ) {
         let loop = CatchingUpLoop(loop)
+        self.loop = loop
         enforcement = Enforcement(backend: backend, loop: loop, stateDirectory: stateDirectory, timing: timing, logger: logger)
-        self.coexistence = Coexistence(mode: linkingMode)
-        classifier = StreamClassifier(ruleSet)
-        self.engine = PolicyEngine(configuration: ruleSet.configuration)
         self.backend = backend
         self.logger = logger
         let inbox = DueWorkInbox(loop: loop)
-        steps = StepQueue(inbox: inbox)
         routes = RouteExecution(backend: backend, inbox: inbox, timing: timing, logger: logger)
         activityWatch = ActivityWatch(backend: backend, inbox: inbox)
         effects = EffectsTable(enforcement: enforcement, inbox: inbox, interruptionGrace: timing.interruptionGrace)
+        state = LoopBound(
+            State(
+                engine: PolicyEngine(configuration: ruleSet.configuration), classifier: StreamClassifier(ruleSet),
+                steps: StepQueue(inbox: inbox), coexistence: Coexistence(mode: linkingMode)),
+            on: loop)
         backend.usePortTypeRule { [ruleSet] in ruleSet.portType(properties: $0) }
-        loop.catchUp = { [weak self] in self?.catchUp() }
+        loop.catchUp.wire { [weak self] in self?.catchUp() }
         inbox.handler.wire { [weak self] in self?.dueWorkArrived($0) }
     }
 
-    /// The loop this runs on, and its clock: the only source of time and timers. Its work
-    /// carries out the decisions left for later first (``steps``).
-    var loop: DaemonLoop { inbox.loop }
     /// Where the components' timers and answers come back (the queue's entrance).
     private var inbox: DueWorkInbox { steps.inbox }
     /// What the bus side hears from here (Policy/BusHooks.swift): the queue's exit.

@@ -15,28 +15,31 @@ import SessionPolicy
 /// set again at exit — and by the next run after a SIGKILL — unless the user chose another
 /// after ours landed (``BorrowedValue``): theirs wins. Our own changes coming back from the
 /// server are not reported as the user's.
-///
-/// Confined to the connection's loop thread.
-final class DefaultDeviceChoice: @unchecked Sendable {
+final class DefaultDeviceChoice: Sendable {
     private let connection: PulseConnection
     private let file: JournalFile<ChosenDefaults>
     private let logger: Logger
-    private var serverCookie: UInt32 = 0
-    /// By device kind: the user's default and ours.
-    private var borrowed: [PulseDevice.Kind: BorrowedValue<String?>] = [:]
+    private struct State {
+        var serverCookie: UInt32 = 0
+        /// By device kind: the user's default and ours.
+        var borrowed: [PulseDevice.Kind: BorrowedValue<String?>] = [:]
+    }
 
-    init(connection: PulseConnection, stateDirectory: URL, logger: Logger) {
+    private let state: LoopBound<State>
+
+    init(connection: PulseConnection, loop: DaemonLoop, stateDirectory: URL, logger: Logger) {
         self.connection = connection
         self.file = JournalFile(directory: stateDirectory, logger: logger)
         self.logger = logger
+        state = LoopBound(State(), on: loop)
     }
 
     /// The server is seen: what a killed run set is set back first (same server instance only:
     /// a restarted server restored its own).
     func attach(in snapshot: PulseSnapshot) {
         let left = file.read()
-        serverCookie = snapshot.server.cookie
-        borrowed.removeAll()
+        state.serverCookie = snapshot.server.cookie
+        state.borrowed.removeAll()
         if left.serverCookie == snapshot.server.cookie {
             let kinds = left.entries.compactMap { key, entry in PulseDevice.Kind(rawValue: key).map { ($0, entry) } }
             putBack(Dictionary(uniqueKeysWithValues: kinds).mapValues { BorrowedValue.left(users: $0.usersChoice, ours: $0.ours) }, in: snapshot)
@@ -45,20 +48,20 @@ final class DefaultDeviceChoice: @unchecked Sendable {
     }
 
     func lost() {
-        borrowed.removeAll()
-        serverCookie = 0
+        state.borrowed.removeAll()
+        state.serverCookie = 0
     }
 
     /// Makes `name` the default sink or source (nothing when it is, or is on its way).
     func choose(_ name: String, _ kind: PulseDevice.Kind, in snapshot: PulseSnapshot) {
         let current = Self.current(kind, in: snapshot)
-        if var entry = borrowed[kind] {
+        if var entry = state.borrowed[kind] {
             guard entry.ours != name else { return }
             entry.write(name)
-            borrowed[kind] = entry
+            state.borrowed[kind] = entry
         } else {
             guard current != name else { return }
-            borrowed[kind] = BorrowedValue(users: current, ours: name)
+            state.borrowed[kind] = BorrowedValue(users: current, ours: name)
         }
         save()  // before the server has it
         logger.info("pulse: the policy's default \(kind) is \(name) (was \(current ?? "none"))")
@@ -68,17 +71,17 @@ final class DefaultDeviceChoice: @unchecked Sendable {
     /// The server's default is now `name`: whether it is the user's choice (not ours coming
     /// back). One the user made after ours landed stays theirs, at exit too.
     func reported(_ name: String?, _ kind: PulseDevice.Kind) -> Bool {
-        guard var entry = borrowed[kind] else { return true }
+        guard var entry = state.borrowed[kind] else { return true }
         switch entry.reported(name) {
         case .ours, .usersStill:
-            borrowed[kind] = entry
+            state.borrowed[kind] = entry
             return false
         case .usersBeforeOurs:
-            borrowed[kind] = entry
+            state.borrowed[kind] = entry
             save()
             return true
         case .usersAgain, .usersChange:
-            borrowed[kind] = nil
+            state.borrowed[kind] = nil
             save()
             return true
         }
@@ -86,8 +89,8 @@ final class DefaultDeviceChoice: @unchecked Sendable {
 
     /// The daemon is exiting: the user's defaults are set again where ours still stand.
     func restore(in snapshot: PulseSnapshot) {
-        putBack(borrowed, in: snapshot)
-        borrowed.removeAll()
+        putBack(state.borrowed, in: snapshot)
+        state.borrowed.removeAll()
         save()
     }
 
@@ -108,8 +111,8 @@ final class DefaultDeviceChoice: @unchecked Sendable {
     }
 
     private func save() {
-        var journal = ChosenDefaults(serverCookie: serverCookie)
-        for (kind, entry) in borrowed { journal.entries[kind.rawValue] = .init(usersChoice: entry.users, ours: entry.ours ?? "") }
+        var journal = ChosenDefaults(serverCookie: state.serverCookie)
+        for (kind, entry) in state.borrowed { journal.entries[kind.rawValue] = .init(usersChoice: entry.users, ours: entry.ours ?? "") }
         file.write(journal)
     }
 }

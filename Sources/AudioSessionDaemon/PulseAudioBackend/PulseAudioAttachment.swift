@@ -3,7 +3,7 @@ import PulseAudioServer
 
 /// The daemon on a pure PulseAudio server: a libpulse connection, its loop, and the
 /// PulseAudio backend.
-final class PulseAudioAttachment: ServerAttachment, @unchecked Sendable {
+final class PulseAudioAttachment: ServerAttachment, Sendable {
     let server = AudioServerKind.pulseaudio
     private let connection: PulseConnection
     private let pulseBackend: PulseAudioBackend
@@ -12,14 +12,14 @@ final class PulseAudioAttachment: ServerAttachment, @unchecked Sendable {
     init(options: DaemonOptions, logger: Logger) {
         connection = PulseConnection(configuration: .init(server: options.pulseServer, applicationName: "audiosessiond"), logger: logger)
         loop = PulseAudioLoop(connection: connection)
-        pulseBackend = PulseAudioBackend(connection: connection, stateDirectory: options.stateDirectory, logger: logger)
+        pulseBackend = PulseAudioBackend(connection: connection, loop: loop, stateDirectory: options.stateDirectory, logger: logger)
     }
 
     var backend: AudioBackend { pulseBackend }
 
-    func start(onEvent: @escaping (BackendEvent) -> Void) {
+    func start(onEvent: @escaping @Sendable (BackendEvent) -> Void) {
         let backend = pulseBackend
-        backend.onEvent = onEvent  // set before the loop thread runs
+        backend.onEvent.wire(onEvent)  // before the loop thread runs
         connection.setObserver { event, snapshot in backend.handle(event, in: snapshot) }
         connection.start()
     }

@@ -16,76 +16,76 @@ import SessionPolicy
 /// and moved back on release (``ParkingDevices``). Volumes are the sink input's own (the
 /// user's, as pavucontrol shows them): enforcement keeps its factor apart and writes the
 /// user's value back. Neither the quantum nor the rate can be forced.
-///
-/// Confined to the connection's loop thread.
-final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
+final class PulseAudioBackend: AudioBackend, Sendable {
     private let connection: PulseConnection
     private let logger: Logger
-    /// The server as of the last event (the connection's mirror, which changes only with events).
-    private var snapshot = PulseSnapshot()
-    private var attached = false
-    private var parking: ParkingDevices
+    private struct State {
+        /// The server as of the last event (the connection's mirror, which changes only with events).
+        var snapshot = PulseSnapshot()
+        var attached = false
+        /// The mute we last wrote per stream: a different one reported is its user's.
+        var writtenMute: [StreamID: Bool] = [:]
+        /// Changes we made that the server has not reported yet: once reported, a stream-restore
+        /// record written back stays written.
+        var unreported = UnreportedChanges()
+        /// Runs once ``unreported`` is empty (the exit's write-back).
+        var whenReported: (() -> Void)?
+        var ports = PortTracker<DeviceID>()
+        var profileSwitches = ProfileSwitchWatch()
+        /// Devices' levels (sources: not monitors) and data sources as last reported.
+        var deviceReports = DeviceReports()
+        /// What we wrote as a linear volume, by the server's step it became: a value read back is
+        /// reported as the one written (the server keeps volumes in its own steps).
+        var written: [StreamID: WrittenVolumes] = [:]
+        /// The default sink's clock last reported (``BackendEvent/hardware(_:)``).
+        var lastHardware: GraphHardware?
+        /// The default devices last reported.
+        var reportedDefaults: (output: String?, input: String?) = (nil, nil)
+        /// The policy's default devices (``preferDefaultDevices(output:input:)``): a stream whose
+        /// route is there follows PulseAudio's default.
+        var policyDefaults: [PulseDevice.Kind: UInt32] = [:]
+        /// Routes asked for in this loop turn, carried out at its end, once the policy's defaults
+        /// of the same step are known (``ServerRoutedStreams``).
+        var pendingRoutes: [StreamID: DeviceID] = [:]
+        var sessionRoutes = ServerRoutedStreams()
+        /// The watched playback streams' audibility (``watchLevel(of:threshold:)``), and their
+        /// meters: PulseAudio ends a meter when its stream moves, so one is started again when a
+        /// watched stream lands on a sink.
+        var levels = HeardLevels()
+        var meters: [UInt32: PulseLevelMeter] = [:]
+    }
+
+    private let state: LoopBound<State>
+    private let parking: ParkingDevices
     private let roleModules: RoleModuleTakeover
     private let restoreRecords: StreamRestoreGuard
     private let defaults: DefaultDeviceChoice
-    /// The mute we last wrote per stream: a different one reported is its user's.
-    private var writtenMute: [StreamID: Bool] = [:]
-    /// Changes we made that the server has not reported yet: once reported, a stream-restore
-    /// record written back stays written.
-    private var unreported = UnreportedChanges()
-    /// Runs once ``unreported`` is empty (the exit's write-back).
-    private var whenReported: (() -> Void)?
-    private var ports = PortTracker<DeviceID>()
-    private var profileSwitches = ProfileSwitchWatch()
-    /// Devices' levels (sources: not monitors) and data sources as last reported.
-    private var deviceReports = DeviceReports()
-    /// What we wrote as a linear volume, by the server's step it became: a value read back is
-    /// reported as the one written (the server keeps volumes in its own steps).
-    private var written: [StreamID: WrittenVolumes] = [:]
-    /// The default sink's clock last reported (``BackendEvent/hardware(_:)``).
-    private var lastHardware: GraphHardware?
-    /// The default devices last reported.
-    private var reportedDefaults: (output: String?, input: String?) = (nil, nil)
-    /// The policy's default devices (``preferDefaultDevices(output:input:)``): a stream whose
-    /// route is there follows PulseAudio's default.
-    private var policyDefaults: [PulseDevice.Kind: UInt32] = [:]
-    /// Routes asked for in this loop turn, carried out at its end, once the policy's defaults
-    /// of the same step are known (``ServerRoutedStreams``).
-    private var pendingRoutes: [StreamID: DeviceID] = [:]
-    private var sessionRoutes = ServerRoutedStreams()
-    /// The watched playback streams' audibility (``watchLevel(of:threshold:)``), and their
-    /// meters: PulseAudio ends a meter when its stream moves, so one is started again when a
-    /// watched stream lands on a sink.
-    private var levels = HeardLevels()
-    private var meters: [UInt32: PulseLevelMeter] = [:]
-    /// Where translated events go (the policy coordinator).
-    var onEvent: ((BackendEvent) -> Void)?
+    /// Where translated events go (the policy coordinator), wired before the loop runs.
+    let onEvent = WiredOnce<(@Sendable (BackendEvent) -> Void)?>(fallback: nil)
 
-    init(connection: PulseConnection, stateDirectory: URL, logger: Logger) {
+    init(connection: PulseConnection, loop: DaemonLoop, stateDirectory: URL, logger: Logger) {
         self.connection = connection
         self.logger = logger
-        let restoreRecords = StreamRestoreGuard(connection: connection, stateDirectory: stateDirectory, logger: logger)
-        self.restoreRecords = restoreRecords
-        var parking: ParkingDevices!
-        parking = ParkingDevices(connection: connection, logger: logger) { _ in }
-        self.parking = parking
-        self.roleModules = RoleModuleTakeover(connection: connection, stateDirectory: stateDirectory, logger: logger)
-        self.defaults = DefaultDeviceChoice(connection: connection, stateDirectory: stateDirectory, logger: logger)
-        parking.snapshot = { [unowned self] in self.snapshot }
-        restoreRecords.correctNewStream = { [unowned self] id in
+        restoreRecords = StreamRestoreGuard(connection: connection, loop: loop, stateDirectory: stateDirectory, logger: logger)
+        parking = ParkingDevices(connection: connection, loop: loop, logger: logger)
+        roleModules = RoleModuleTakeover(connection: connection, loop: loop, stateDirectory: stateDirectory, logger: logger)
+        defaults = DefaultDeviceChoice(connection: connection, loop: loop, stateDirectory: stateDirectory, logger: logger)
+        state = LoopBound(State(), on: loop)
+        parking.snapshot.wire { [unowned self] in self.state.snapshot }
+        restoreRecords.correctNewStream.wire { [unowned self] id in
             if let stream = self.stream(id) { _ = self.startedAsItsUserHadIt(stream) }
         }
-        parking.willMove = { [unowned self] stream in
-            self.unreported.moved(Self.id(of: stream))
+        parking.willMove.wire { [unowned self] stream in
+            self.state.unreported.moved(Self.id(of: stream))
             self.restoreRecords.willChange(stream)
         }
-        parking.refused = { [unowned self] id in self.onEvent?(.holdRefused(id)) }
+        parking.refused.wire { [unowned self] id in self.onEvent.value?(.holdRefused(id)) }
     }
 
     // MARK: - Server events in
 
     func handle(_ event: PulseEvent, in snapshot: PulseSnapshot) {
-        self.snapshot = snapshot
+        state.snapshot = snapshot
         // Our own meters' record streams are nobody's session.
         switch event {
         case .streamAdded(let stream), .streamChanged(let stream, _), .streamRemoved(let stream):
@@ -96,11 +96,11 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         defer { finishExitIfSettled() }
         switch event {
         case .synced:
-            attached = true
-            sessionRoutes = ServerRoutedStreams()
-            written.removeAll()
-            ports.reset()
-            writtenMute.removeAll()
+            state.attached = true
+            state.sessionRoutes = ServerRoutedStreams()
+            state.written.removeAll()
+            state.ports.reset()
+            state.writtenMute.removeAll()
             restoreRecords.attach(in: snapshot)
             // A meter's record left by a run that was killed.
             connection.deleteStreamRestore([PulseLevelMeter.restoreRecord])
@@ -110,14 +110,14 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             let streams = snapshot.sinkInputs.values.sorted { $0.index < $1.index }.compactMap(backendStream)
                 + snapshot.sourceOutputs.values.filter { !PulseLevelMeter.isMeter($0) }.sorted { $0.index < $1.index }
                 .compactMap(backendStream)
-            let available = ports.attach(devices(in: snapshot).map { (Self.id(of: $0), offers($0)) })
-            profileSwitches.attached(available)
+            let available = state.ports.attach(devices(in: snapshot).map { (Self.id(of: $0), offers($0)) })
+            state.profileSwitches.attached(available)
             let defaults = defaultPortUIDs(in: snapshot)
-            reportedDefaults = defaults
-            onEvent?(.attached(streams: streams, ports: available, defaultOutput: defaults.output, defaultInput: defaults.input))
-            lastHardware = nil
+            state.reportedDefaults = defaults
+            onEvent.value?(.attached(streams: streams, ports: available, defaultOutput: defaults.output, defaultInput: defaults.input))
+            state.lastHardware = nil
             reportHardware(in: snapshot)
-            deviceReports.reset()
+            state.deviceReports.reset()
             for device in devices(in: snapshot) {
                 reportLevels(of: device)
                 reportDataSources(of: device)
@@ -127,67 +127,67 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             for stream in snapshot.sourceOutputs.values where !PulseLevelMeter.isMeter(stream) { parking.adopt(stream, in: snapshot) }
         case .disconnected:
             // A new server has none of our changes: nothing to undo there.
-            attached = false
-            sessionRoutes = ServerRoutedStreams()
-            written.removeAll()
-            writtenMute.removeAll()
+            state.attached = false
+            state.sessionRoutes = ServerRoutedStreams()
+            state.written.removeAll()
+            state.writtenMute.removeAll()
             parking.lost()
             roleModules.lost()
             restoreRecords.lost()
             defaults.lost()
-            ports.reset()
-            profileSwitches.reset()
-            deviceReports.reset()
+            state.ports.reset()
+            state.profileSwitches.reset()
+            state.deviceReports.reset()
             stopMetering()  // their record streams went with the connection
-            onEvent?(.lost)
-        case .streamAdded(let stream) where attached:
+            onEvent.value?(.lost)
+        case .streamAdded(let stream) where state.attached:
             let stream = startedAsItsUserHadIt(stream)
-            if let backend = backendStream(stream) { onEvent?(.streamAppeared(backend)) }
+            if let backend = backendStream(stream) { onEvent.value?(.streamAppeared(backend)) }
             parking.adopt(stream, in: snapshot)
-        case .streamChanged(let stream, let previous) where attached:
-            unreported.reported(Self.id(of: stream), volume: stream.channelVolumes, muted: stream.muted)
+        case .streamChanged(let stream, let previous) where state.attached:
+            state.unreported.reported(Self.id(of: stream), volume: stream.channelVolumes, muted: stream.muted)
             guard let backend = backendStream(stream) else { return }
             if stream.channelVolumes != previous.channelVolumes, let volume = reportedVolume(of: stream) {
-                if written[backend.id]?.volume(at: stream.channelVolumes.max() ?? 0) == nil { restoreRecords.userChanged(stream) }
-                onEvent?(.volumeReported(backend.id, volume))
+                if state.written[backend.id]?.volume(at: stream.channelVolumes.max() ?? 0) == nil { restoreRecords.userChanged(stream) }
+                onEvent.value?(.volumeReported(backend.id, volume))
             }
-            if stream.muted != previous.muted, writtenMute[backend.id] != stream.muted { restoreRecords.userChanged(stream) }
-            onEvent?(.streamChanged(backend))
+            if stream.muted != previous.muted, state.writtenMute[backend.id] != stream.muted { restoreRecords.userChanged(stream) }
+            onEvent.value?(.streamChanged(backend))
             if stream.device != previous.device {
                 parking.adopt(stream, in: snapshot)
                 if stream.kind == .sinkInput { meterIfWatched(stream) }
             }
-        case .streamRemoved(let stream) where attached:
+        case .streamRemoved(let stream) where state.attached:
             let id = Self.id(of: stream)
-            written[id] = nil
-            writtenMute[id] = nil
-            unreported.forget(id)
-            sessionRoutes.forget(id)
+            state.written[id] = nil
+            state.writtenMute[id] = nil
+            state.unreported.forget(id)
+            state.sessionRoutes.forget(id)
             parking.forget(id)
             stopWatchingLevel(of: id)
             restoreRecords.streamGone(stream)
-            onEvent?(.streamRemoved(id))
-        case .deviceAdded(let device) where attached, .deviceChanged(let device, _) where attached:
+            onEvent.value?(.streamRemoved(id))
+        case .deviceAdded(let device) where state.attached, .deviceChanged(let device, _) where state.attached:
             parking.deviceSeen(device)
-            report(ports.refresh(Self.id(of: device), offers: offers(device)))
+            report(state.ports.refresh(Self.id(of: device), offers: offers(device)))
             reportDefaults(in: snapshot)  // the default device's active port may have moved (a jack)
             if device.kind == .sink { reportHardware(in: snapshot) }
             reportLevels(of: device)
             reportDataSources(of: device)
-        case .deviceRemoved(let device) where attached:
+        case .deviceRemoved(let device) where state.attached:
             parking.deviceRemoved(device)
-            report(ports.removed(Self.id(of: device)))
-            report(deviceReports.removed(Self.id(of: device)))
-        case .cardChanged(let card) where attached:
+            report(state.ports.removed(Self.id(of: device)))
+            report(state.deviceReports.removed(Self.id(of: device)))
+        case .cardChanged(let card) where state.attached:
             reportProfile(of: card)
-        case .cardRemoved(let card) where attached:
+        case .cardRemoved(let card) where state.attached:
             // A headset disconnected: the ports that left with its profile are gone.
-            report(profileSwitches.deviceRemoved(named: PulsePorts.cardID(card.index)))
-            report(deviceReports.profile(nil, saved: false, ofCard: PulsePorts.cardID(card.index)))
-        case .serverChanged where attached:
+            report(state.profileSwitches.deviceRemoved(named: PulsePorts.cardID(card.index)))
+            report(state.deviceReports.profile(nil, saved: false, ofCard: PulsePorts.cardID(card.index)))
+        case .serverChanged where state.attached:
             reportDefaults(in: snapshot)
             reportHardware(in: snapshot)
-        case .modulesChanged where attached:
+        case .modulesChanged where state.attached:
             roleModules.modulesChanged(in: snapshot)
         default:
             break
@@ -208,21 +208,21 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
             let volumes = PulseVolume.scaled(stream.channelVolumes, toLoudest: loudest)
             if volumes != stream.channelVolumes {
                 logger.debug("pulse: \(stream.kind.rawValue) \(stream.index) started at a volume of ours (its record); back to \(loudest)")
-                written[id, default: WrittenVolumes()].wrote(PulseVolume.linear([loudest]), as: loudest)
-                unreported.write(volume: volumes, of: id, current: stream.channelVolumes)
+                state.written[id, default: WrittenVolumes()].wrote(PulseVolume.linear([loudest]), as: loudest)
+                state.unreported.write(volume: volumes, of: id, current: stream.channelVolumes)
                 connection.setVolume(volumes, of: stream.kind, stream.index)
                 corrected.channelVolumes = volumes
             }
         }
         let muted = before?.muted ?? false
         if stream.muted != muted {
-            writtenMute[id] = muted
-            unreported.write(muted: muted, of: id, current: stream.muted)
+            state.writtenMute[id] = muted
+            state.unreported.write(muted: muted, of: id, current: stream.muted)
             connection.setMute(muted, of: stream.kind, stream.index)
             corrected.muted = muted
         }
         if corrected != stream {
-            if stream.kind == .sinkInput { snapshot.sinkInputs[stream.index] = corrected } else { snapshot.sourceOutputs[stream.index] = corrected }
+            if stream.kind == .sinkInput { state.snapshot.sinkInputs[stream.index] = corrected } else { state.snapshot.sourceOutputs[stream.index] = corrected }
         }
         return corrected
     }
@@ -230,29 +230,29 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// Backend events, with a port that goes while its card stays told as leaving with its
     /// card's profile (``ProfileSwitchWatch``).
     private func report(_ events: [BackendEvent]) {
-        let cards = snapshot.cards.keys
-        let translated = profileSwitches.translate(events) { device in cards.contains { PulsePorts.cardID($0) == device } }
-        for event in translated { onEvent?(event) }
+        let cards = state.snapshot.cards.keys
+        let translated = state.profileSwitches.translate(events) { device in cards.contains { PulsePorts.cardID($0) == device } }
+        for event in translated { onEvent.value?(event) }
     }
 
     /// A card's active profile. PulseAudio does not say whether its user saved it: a client's
     /// choice always is (module-card-restore), and its own modules' switches never are
     /// (module-bluetooth-policy), so a switch is told as a route configuration change.
     private func reportProfile(of card: PulseCard) {
-        report(deviceReports.profile(card.activeProfile, saved: false, ofCard: PulsePorts.cardID(card.index)))
+        report(state.deviceReports.profile(card.activeProfile, saved: false, ofCard: PulsePorts.cardID(card.index)))
     }
 
     /// The user's default changes, as port events; our own (``DefaultDeviceChoice``) coming
     /// back are not the user's and are not reported.
     private func reportDefaults(in snapshot: PulseSnapshot) {
         let current = defaultPortUIDs(in: snapshot)
-        if current.output != reportedDefaults.output, let uid = current.output, defaults.reported(snapshot.server.defaultSinkName, .sink) {
-            onEvent?(.defaultChanged(.output, uid: uid))
+        if current.output != state.reportedDefaults.output, let uid = current.output, defaults.reported(snapshot.server.defaultSinkName, .sink) {
+            onEvent.value?(.defaultChanged(.output, uid: uid))
         }
-        if current.input != reportedDefaults.input, let uid = current.input, defaults.reported(snapshot.server.defaultSourceName, .source) {
-            onEvent?(.defaultChanged(.input, uid: uid))
+        if current.input != state.reportedDefaults.input, let uid = current.input, defaults.reported(snapshot.server.defaultSourceName, .source) {
+            onEvent.value?(.defaultChanged(.input, uid: uid))
         }
-        reportedDefaults = current
+        state.reportedDefaults = current
     }
 
     /// The default sink's clock as the policy's ``GraphHardware``: its rate, and the latency it
@@ -266,10 +266,10 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         let frames = max(1, Int(sink.configuredLatency * UInt64(sink.sampleRate) / 1_000_000))
         let hardware = GraphHardware(
             sampleRate: sink.sampleRate, quantum: frames, allowedSampleRates: [sink.sampleRate], quantumRange: frames...frames)
-        guard hardware != lastHardware else { return }
-        lastHardware = hardware
-        onEvent?(.hardware(hardware))
-        onEvent?(.clockObserved(sink.configuredLatency > 0 ? RunningClock(sampleRate: sink.sampleRate, quantum: frames) : nil))
+        guard hardware != state.lastHardware else { return }
+        state.lastHardware = hardware
+        onEvent.value?(.hardware(hardware))
+        onEvent.value?(.clockObserved(sink.configuredLatency > 0 ? RunningClock(sampleRate: sink.sampleRate, quantum: frames) : nil))
     }
 
     private func defaultPortUIDs(in snapshot: PulseSnapshot) -> (output: String?, input: String?) {
@@ -285,7 +285,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
 
     /// The ports a device offers the policy (none for our parking devices).
     private func offers(_ device: PulseDevice) -> [PortTyping.Offer] {
-        parking.isOurs(device) ? [] : PulsePorts.offers(for: device, rule: ports.typeRule)
+        parking.isOurs(device) ? [] : PulsePorts.offers(for: device, rule: state.ports.typeRule)
     }
 
     /// What the user set on a device, when it differs from what was last reported: a sink's
@@ -293,16 +293,16 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// 100 % counts as 1), a source's mute (monitors are no microphones).
     private func reportLevels(of device: PulseDevice) {
         if device.kind == .sink {
-            report(deviceReports.output(Self.id(of: device), volume: device.muted ? 0 : Self.controlVolume(device)))
+            report(state.deviceReports.output(Self.id(of: device), volume: device.muted ? 0 : Self.controlVolume(device)))
         } else if device.monitorOf == nil, !parking.isOurs(device) {
-            report(deviceReports.input(Self.id(of: device), volume: Self.controlVolume(device), muted: device.muted))
+            report(state.deviceReports.input(Self.id(of: device), volume: Self.controlVolume(device), muted: device.muted))
         }
     }
 
     /// A device's data sources (its ports), when they differ from what was last reported.
     private func reportDataSources(of device: PulseDevice) {
         guard !parking.isOurs(device) else { return }
-        report(deviceReports.dataSources(PulsePorts.dataSources(of: device), of: Self.id(of: device)))
+        report(state.deviceReports.dataSources(PulsePorts.dataSources(of: device), of: Self.id(of: device)))
     }
 
     /// A device's volume as its volume control shows it (PulseAudio's volumes are already on
@@ -325,7 +325,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
         let appName = properties["application.name"] ?? properties["application.process.binary"] ?? stream.name
         // libpulse fills in the pid and binary; PulseAudio does not check them.
         let statedPID = properties["application.process.id"].flatMap { Int32($0) }
-        let capturesMonitor = stream.kind == .sourceOutput && snapshot.sources[parking.ownDevice(of: stream)]?.monitorOf != nil
+        let capturesMonitor = stream.kind == .sourceOutput && state.snapshot.sources[parking.ownDevice(of: stream)]?.monitorOf != nil
         return BackendStream(
             id: Self.id(of: stream), client: stream.client ?? 0, connectionSerial: stream.client.map(UInt64.init),
             properties: properties,
@@ -335,7 +335,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     }
 
     private func stream(_ id: StreamID) -> PulseStream? {
-        id.direction == .playback ? snapshot.sinkInputs[id.rawValue] : snapshot.sourceOutputs[id.rawValue]
+        id.direction == .playback ? state.snapshot.sinkInputs[id.rawValue] : state.snapshot.sourceOutputs[id.rawValue]
     }
 
     private static func kind(_ id: StreamID) -> PulseStream.Kind { id.direction == .playback ? .sinkInput : .sourceOutput }
@@ -344,7 +344,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// step is the one it became.
     private func reportedVolume(of stream: PulseStream) -> Float? {
         guard stream.volumeWritable, let loudest = stream.channelVolumes.max() else { return nil }
-        return written[Self.id(of: stream)]?.volume(at: loudest) ?? PulseVolume.linear(stream.channelVolumes)
+        return state.written[Self.id(of: stream)]?.volume(at: loudest) ?? PulseVolume.linear(stream.channelVolumes)
     }
 
     // MARK: - Raw reads and writes
@@ -356,7 +356,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// PulseAudio reuses no index while it runs, and a restarted server starts again from 0:
     /// the server's random cookie tells the two apart.
     func identity(of id: StreamID) -> UInt64? {
-        stream(id).map { UInt64(snapshot.server.cookie) << 32 | UInt64($0.index) }
+        stream(id).map { UInt64(state.snapshot.server.cookie) << 32 | UInt64($0.index) }
     }
 
     var forcedQuantum: Int? { nil }
@@ -365,17 +365,17 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     func writeVolume(_ volume: Float, of id: StreamID) {
         guard let stream = stream(id), stream.volumeWritable else { return }
         let step = PulseVolume.step(volume)
-        written[id, default: WrittenVolumes()].wrote(volume, as: step)
+        state.written[id, default: WrittenVolumes()].wrote(volume, as: step)
         restoreRecords.willChange(stream)
         let channels = PulseVolume.scaled(stream.channelVolumes, toLoudest: step)
-        unreported.write(volume: channels, of: id, current: stream.channelVolumes)
+        state.unreported.write(volume: channels, of: id, current: stream.channelVolumes)
         connection.setVolume(channels, of: Self.kind(id), id.rawValue)
     }
 
     func writeMute(_ muted: Bool, of id: StreamID) {
         guard let stream = stream(id) else { return }
-        writtenMute[id] = muted
-        unreported.write(muted: muted, of: id, current: stream.muted)
+        state.writtenMute[id] = muted
+        state.unreported.write(muted: muted, of: id, current: stream.muted)
         restoreRecords.willChange(stream)
         connection.setMute(muted, of: Self.kind(id), id.rawValue)
     }
@@ -415,7 +415,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     func name(of device: DeviceID) -> String? { self.device(device)?.name }
 
     func device(named name: String) -> DeviceID? {
-        (snapshot.device(named: name, .source) ?? snapshot.device(named: name, .sink)).map(Self.id(of:))
+        (state.snapshot.device(named: name, .source) ?? state.snapshot.device(named: name, .sink)).map(Self.id(of:))
     }
 
     func selectedDataSource(of device: DeviceID) -> UInt32? {
@@ -429,18 +429,18 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     }
 
     private func device(_ id: DeviceID) -> PulseDevice? {
-        id.direction == .input ? snapshot.sources[id.rawValue] : snapshot.sinks[id.rawValue]
+        id.direction == .input ? state.snapshot.sources[id.rawValue] : state.snapshot.sinks[id.rawValue]
     }
 
     // MARK: - Holds, routes, what the backend can do
 
     func hold(_ id: StreamID) {
         guard let stream = stream(id) else { return }
-        parking.park(stream, in: snapshot)
+        parking.park(stream, in: state.snapshot)
     }
 
     func release(_ id: StreamID) {
-        parking.unpark(id, in: snapshot)
+        parking.unpark(id, in: state.snapshot)
     }
 
     /// Whether a stream is held (parked, or waiting for the parking device).
@@ -452,31 +452,31 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// ends, back to the default. Carried out at the end of the loop turn: the policy's new
     /// defaults come after the routes of the same step.
     func route(_ stream: StreamID, to devices: [DeviceID]) {
-        guard attached, let target = devices.first else { return }
-        if pendingRoutes.isEmpty {
+        guard state.attached, let target = devices.first else { return }
+        if state.pendingRoutes.isEmpty {
             connection.performLater { [weak self] in self?.applyPendingRoutes() }
         }
-        pendingRoutes[stream] = target
+        state.pendingRoutes[stream] = target
     }
 
     private func applyPendingRoutes() {
-        let routes = pendingRoutes
-        pendingRoutes.removeAll()
-        guard attached else { return }
+        let routes = state.pendingRoutes
+        state.pendingRoutes.removeAll()
+        guard state.attached else { return }
         for (id, target) in routes.sorted(by: { $0.key < $1.key }) {
             guard let stream = stream(id) else { continue }
             let kind = stream.kind.deviceKind
-            let defaultDevice = policyDefaults[kind] ?? snapshot.defaultDevice(kind)?.index
-            switch sessionRoutes.route(id, to: target.rawValue, defaultDevice: defaultDevice) {
+            let defaultDevice = state.policyDefaults[kind] ?? state.snapshot.defaultDevice(kind)?.index
+            switch state.sessionRoutes.route(id, to: target.rawValue, defaultDevice: defaultDevice) {
             case .none:
                 break
             case .move(let device):
-                guard let device = snapshot.devices(kind)[device], !parking.isOurs(device) else { continue }
+                guard let device = state.snapshot.devices(kind)[device], !parking.isOurs(device) else { continue }
                 if parking.isHeld(id) { parking.rehome(id, to: device.index); continue }
                 logger.debug("pulse: \(stream.kind.rawValue) \(stream.index) → \(device.name) (its session's route)")
                 move(stream, toDeviceNamed: nil, index: device.index)
             case .backToDefault:
-                guard let device = snapshot.defaultDevice(kind) else { continue }
+                guard let device = state.snapshot.defaultDevice(kind) else { continue }
                 if parking.isHeld(id) { parking.rehome(id, to: device.index); continue }
                 logger.debug("pulse: \(stream.kind.rawValue) \(stream.index) → \(device.name) (its session's route ended: the default)")
                 move(stream, toDeviceNamed: device.name, index: device.index)
@@ -489,7 +489,7 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// there already: a move of ours still on its way may take it elsewhere (the server does
     /// nothing for a move to where a stream is).
     private func move(_ stream: PulseStream, toDeviceNamed name: String?, index: UInt32) {
-        unreported.moved(Self.id(of: stream))
+        state.unreported.moved(Self.id(of: stream))
         restoreRecords.willChange(stream)
         if let name {
             connection.move(stream.kind, stream.index, toDeviceNamed: name)
@@ -503,56 +503,56 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// Last in wins on PulseAudio: the policy's default becomes the server's default sink or
     /// source (``DefaultDeviceChoice``: journalled, and the user's own set again at exit).
     func preferDefaultDevices(output: DeviceID?, input: DeviceID?) {
-        policyDefaults[.sink] = output?.rawValue
-        policyDefaults[.source] = input?.rawValue
-        guard attached else { return }
+        state.policyDefaults[.sink] = output?.rawValue
+        state.policyDefaults[.source] = input?.rawValue
+        guard state.attached else { return }
         for device in [output, input].compactMap({ $0 }) {
             let kind: PulseDevice.Kind = device.direction == .output ? .sink : .source
-            guard let target = snapshot.devices(kind)[device.rawValue], !parking.isOurs(target) else { continue }
-            defaults.choose(target.name, kind, in: snapshot)
+            guard let target = state.snapshot.devices(kind)[device.rawValue], !parking.isOurs(target) else { continue }
+            defaults.choose(target.name, kind, in: state.snapshot)
         }
     }
 
     func pinnedDevice(of stream: StreamID) -> DeviceID? { nil }
 
-    func usePortTypeRule(_ rule: @escaping @Sendable ([String: String]) -> PortType?) { ports.typeRule = rule }
+    func usePortTypeRule(_ rule: @escaping @Sendable ([String: String]) -> PortType?) { state.ports.typeRule = rule }
 
     /// A peak meter on the sink input (``PulseLevelMeter``), while it plays on one of the
     /// user's sinks: a held stream, on our parking sink, is heard by nobody.
     func watchLevel(of stream: StreamID, threshold: Float) -> Bool {
-        guard stream.direction == .playback, let input = snapshot.sinkInputs[stream.rawValue] else { return false }
-        levels.watch(input.index, threshold: threshold)
+        guard stream.direction == .playback, let input = state.snapshot.sinkInputs[stream.rawValue] else { return false }
+        state.levels.watch(input.index, threshold: threshold)
         meterIfWatched(input)
         return true
     }
 
     func stopWatchingLevel(of stream: StreamID) {
-        guard stream.direction == .playback, levels.unwatch(stream.rawValue) else { return }
-        meters.removeValue(forKey: stream.rawValue)?.stop()
+        guard stream.direction == .playback, state.levels.unwatch(stream.rawValue) else { return }
+        state.meters.removeValue(forKey: stream.rawValue)?.stop()
     }
 
     /// Every meter stopped and every stream unwatched (at exit, or with the connection gone).
     private func stopMetering() {
-        for meter in meters.values { meter.stop() }
-        meters.removeAll()
-        levels.removeAll()
+        for meter in state.meters.values { meter.stop() }
+        state.meters.removeAll()
+        state.levels.removeAll()
     }
 
     /// Starts a watched stream's meter where it plays now (a meter ends when its stream moves).
     private func meterIfWatched(_ input: PulseStream) {
         let index = input.index
-        guard levels.isWatched(index), let sink = snapshot.sinks[input.device], !parking.isOurs(sink) else { return }
-        meters.removeValue(forKey: index)?.stop()
+        guard state.levels.isWatched(index), let sink = state.snapshot.sinks[input.device], !parking.isOurs(sink) else { return }
+        state.meters.removeValue(forKey: index)?.stop()
         do {
-            meters[index] = try PulseLevelMeter.start(
+            state.meters[index] = try PulseLevelMeter.start(
                 on: index, in: connection,
                 onPeak: { [weak self] peak in
-                    guard let self, let audible = self.levels.heard(peak, on: index) else { return }
-                    self.onEvent?(.streamAudible(StreamID(.playback, index), audible))
+                    guard let self, let audible = state.levels.heard(peak, on: index) else { return }
+                    self.onEvent.value?(.streamAudible(StreamID(.playback, index), audible))
                 },
                 onEnd: { [weak self] reason in
                     guard let self else { return }
-                    self.meters[index] = nil
+                    state.meters[index] = nil
                     self.logger.debug("pulse: the level meter of sink input \(index) ended (\(reason)): it moved or went")
                 })
         } catch {
@@ -578,41 +578,41 @@ final class PulseAudioBackend: AudioBackend, @unchecked Sendable {
     /// deferred callback, which would overwrite a write-back sent before it ran. Bounded by
     /// ``exitReportWait``.
     func undoServerChanges(then done: @escaping @Sendable () -> Void) {
-        guard attached else { return done() }
+        guard state.attached else { return done() }
         stopMetering()
-        parking.releaseAll(in: snapshot)
+        parking.releaseAll(in: state.snapshot)
         // Streams on a session's own route follow the default again (a held one after its
         // move back: the server carries out moves in order).
-        for id in sessionRoutes.all {
+        for id in state.sessionRoutes.all {
             guard let stream = stream(id) else { continue }
-            guard let device = snapshot.defaultDevice(stream.kind.deviceKind) else { continue }
+            guard let device = state.snapshot.defaultDevice(stream.kind.deviceKind) else { continue }
             move(stream, toDeviceNamed: device.name, index: device.index)
         }
         roleModules.restore()
-        defaults.restore(in: snapshot)
+        defaults.restore(in: state.snapshot)
         let finish: () -> Void = { [restoreRecords, connection] in
             connection.deleteStreamRestore([PulseLevelMeter.restoreRecord])
             restoreRecords.restoreAll()
             done()
         }
-        whenReported = finish
+        state.whenReported = finish
         parking.loadsSettled = { [weak self] in self?.finishExitIfSettled() }
-        if unreported.isEmpty && !parking.isLoading { return finishExitIfSettled() }
+        if state.unreported.isEmpty && !parking.isLoading { return finishExitIfSettled() }
         _ = connection.schedule(after: Self.exitReportWait) { [weak self] in self?.reportWaitTimedOut() }
     }
 
     /// The exit's last step, once the server reported every change of ours and answered every
     /// module load (``undoServerChanges(then:)``).
     private func finishExitIfSettled() {
-        guard unreported.isEmpty, !parking.isLoading, let waiter = whenReported else { return }
-        whenReported = nil
+        guard state.unreported.isEmpty, !parking.isLoading, let waiter = state.whenReported else { return }
+        state.whenReported = nil
         waiter()
     }
 
     private func reportWaitTimedOut() {
-        guard let waiter = whenReported else { return }
-        logger.warning("pulse: \(unreported.count) changes not reported, \(parking.isLoading ? "a module load not answered, " : "")by the server in time; putting the records back anyway")
-        whenReported = nil
+        guard let waiter = state.whenReported else { return }
+        logger.warning("pulse: \(state.unreported.count) changes not reported, \(parking.isLoading ? "a module load not answered, " : "")by the server in time; putting the records back anyway")
+        state.whenReported = nil
         waiter()
     }
 

@@ -15,28 +15,31 @@ import PulseAudioServer
 /// What was unloaded is journalled before it is, with the server's cookie: after a SIGKILL the
 /// next run still knows what to load back at its exit, and a server restarted meanwhile (a new
 /// cookie) loaded its own again.
-///
-/// Confined to the connection's loop thread.
-final class RoleModuleTakeover: @unchecked Sendable {
+final class RoleModuleTakeover: Sendable {
     static let moduleNames: Set<String> = ["module-role-cork", "module-role-ducking"]
 
     private let connection: PulseConnection
     private let file: JournalFile<UnloadedModules>
     private let logger: Logger
-    private var unloaded = UnloadedModules()
-    /// The daemon is exiting: the modules it loads back are left alone.
-    private var stopped = false
+    private struct State {
+        var unloaded = UnloadedModules()
+        /// The daemon is exiting: the modules it loads back are left alone.
+        var stopped = false
+    }
 
-    init(connection: PulseConnection, stateDirectory: URL, logger: Logger) {
+    private let state: LoopBound<State>
+
+    init(connection: PulseConnection, loop: DaemonLoop, stateDirectory: URL, logger: Logger) {
         self.connection = connection
         self.file = JournalFile(directory: stateDirectory, logger: logger)
         self.logger = logger
+        state = LoopBound(State(), on: loop)
     }
 
     /// The server is seen: its role modules are journalled, then unloaded.
     func attach(in snapshot: PulseSnapshot) {
         let journalled = file.read()
-        unloaded = journalled.serverCookie == snapshot.server.cookie ? journalled : UnloadedModules(serverCookie: snapshot.server.cookie)
+        state.unloaded = journalled.serverCookie == snapshot.server.cookie ? journalled : UnloadedModules(serverCookie: snapshot.server.cookie)
         takeOver(in: snapshot)
     }
 
@@ -44,13 +47,13 @@ final class RoleModuleTakeover: @unchecked Sendable {
     func modulesChanged(in snapshot: PulseSnapshot) { takeOver(in: snapshot) }
 
     private func takeOver(in snapshot: PulseSnapshot) {
-        guard !stopped else { return }
+        guard !state.stopped else { return }
         let found = snapshot.modules.values.filter { Self.moduleNames.contains($0.name) }.sorted { $0.index < $1.index }
         guard !found.isEmpty else { return }
-        for module in found where !unloaded.modules.contains(.init(name: module.name, argument: module.argument)) {
-            unloaded.modules.append(.init(name: module.name, argument: module.argument))
+        for module in found where !state.unloaded.modules.contains(.init(name: module.name, argument: module.argument)) {
+            state.unloaded.modules.append(.init(name: module.name, argument: module.argument))
         }
-        file.write(unloaded)  // before the unload goes out
+        file.write(state.unloaded)  // before the unload goes out
         for module in found {
             logger.info("pulse: unloading \(module.name) \(module.argument) while we run (it would cork and duck on its own)")
             connection.unloadModule(module.index)
@@ -59,21 +62,21 @@ final class RoleModuleTakeover: @unchecked Sendable {
 
     /// The server is gone: a new one loads its own.
     func lost() {
-        unloaded = UnloadedModules()
-        file.write(unloaded)
+        state.unloaded = UnloadedModules()
+        file.write(state.unloaded)
     }
 
     /// The daemon is exiting: the modules are loaded again as they were.
     func restore() {
-        stopped = true
-        for module in unloaded.modules {
+        state.stopped = true
+        for module in state.unloaded.modules {
             logger.info("pulse: loading \(module.name) \(module.argument) again")
             connection.loadModule(module.name, argument: module.argument) { [logger] index in
                 if index == nil { logger.warning("pulse: \(module.name) did not load again") }
             }
         }
-        unloaded.modules.removeAll()
-        file.write(unloaded)
+        state.unloaded.modules.removeAll()
+        file.write(state.unloaded)
     }
 }
 

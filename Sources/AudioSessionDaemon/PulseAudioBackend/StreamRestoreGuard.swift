@@ -26,101 +26,104 @@ import SessionPolicy
 /// write. So every stream is read again after the write, and one of that record that comes
 /// before the answer is corrected like one that appears while a stream of its record is
 /// changed (`recordBeforeOurChanges`).
-///
-/// Confined to the connection's loop thread.
-final class StreamRestoreGuard: @unchecked Sendable {
+final class StreamRestoreGuard: Sendable {
     static let recordKey = "module-stream-restore.id"
 
     private let connection: PulseConnection
     private let file: JournalFile<StreamRestoreJournal>
     private let logger: Logger
-    private var journal = StreamRestoreJournal()
-    /// Streams we changed, by the record they save into.
-    private var touched: [String: Set<StreamID>] = [:]
-    /// Records touched since the read in flight was sent (it answers for them).
-    private var awaitingRead: Set<String> = []
-    private var readInFlight = false
-    /// The server has no stream-restore module: nothing to keep.
-    private var unavailable = false
-    /// Streams that appeared while their record's read was in flight: corrected when it returns.
-    private var appearedDuringRead: [String: [StreamID]] = [:]
-    /// Records written back whose streams may still come from our change, with the write's
-    /// turn (a record put back again later is not released by the earlier write's round trips).
-    private var puttingBack: [String: (record: StreamRestoreJournal.Record, turn: Int)] = [:]
-    private var putBackTurns = 0
-    /// Gives a new stream the record's values from before our changes (the backend's).
-    var correctNewStream: (StreamID) -> Void = { _ in }
+    private struct State {
+        var journal = StreamRestoreJournal()
+        /// Streams we changed, by the record they save into.
+        var touched: [String: Set<StreamID>] = [:]
+        /// Records touched since the read in flight was sent (it answers for them).
+        var awaitingRead: Set<String> = []
+        var readInFlight = false
+        /// The server has no stream-restore module: nothing to keep.
+        var unavailable = false
+        /// Streams that appeared while their record's read was in flight: corrected when it returns.
+        var appearedDuringRead: [String: [StreamID]] = [:]
+        /// Records written back whose streams may still come from our change, with the write's
+        /// turn (a record put back again later is not released by the earlier write's round trips).
+        var puttingBack: [String: (record: StreamRestoreJournal.Record, turn: Int)] = [:]
+        var putBackTurns = 0
+    }
 
-    init(connection: PulseConnection, stateDirectory: URL, logger: Logger) {
+    private let state: LoopBound<State>
+    /// Gives a new stream the record's values from before our changes (the backend's).
+    let correctNewStream = WiredOnce<@Sendable (StreamID) -> Void>(fallback: { _ in })
+
+    init(connection: PulseConnection, loop: DaemonLoop, stateDirectory: URL, logger: Logger) {
         self.connection = connection
         self.file = JournalFile(directory: stateDirectory, logger: logger)
         self.logger = logger
+        state = LoopBound(State(), on: loop)
     }
 
     /// The server is seen: what a killed run left changed is put back first.
     func attach(in snapshot: PulseSnapshot) {
         let left = file.read()
-        touched.removeAll()
-        awaitingRead.removeAll()
-        readInFlight = false
-        unavailable = false
-        let records = left.records.merging(journal.records) { earlier, _ in earlier }
+        state.touched.removeAll()
+        state.awaitingRead.removeAll()
+        state.readInFlight = false
+        state.unavailable = false
+        let records = left.records.merging(state.journal.records) { earlier, _ in earlier }
         if !records.isEmpty {
             logger.info("pulse: putting back \(records.count) stream-restore records changed before the server was last seen")
             put(back: records)
         }
-        journal = StreamRestoreJournal()
-        file.write(journal)
+        state.journal = StreamRestoreJournal()
+        file.write(state.journal)
     }
 
     /// The server is gone; its database is on disk with our changes in it: they are put back
     /// when it is seen again.
     func lost() {
-        appearedDuringRead.removeAll()
-        puttingBack.removeAll()
-        touched.removeAll()
-        awaitingRead.removeAll()
-        readInFlight = false
+        state.appearedDuringRead.removeAll()
+        state.puttingBack.removeAll()
+        state.touched.removeAll()
+        state.awaitingRead.removeAll()
+        state.readInFlight = false
     }
 
     /// We are about to change `stream` (volume, mute, device).
     func willChange(_ stream: PulseStream) {
-        guard !unavailable, let name = stream.properties[Self.recordKey] else { return }
-        touched[name, default: []].insert(PulseAudioBackend.id(of: stream))
-        guard journal.records[name] == nil, !awaitingRead.contains(name) else { return }
-        if let putBack = puttingBack[name] {
+        guard !state.unavailable, let name = stream.properties[Self.recordKey] else { return }
+        state.touched[name, default: []].insert(PulseAudioBackend.id(of: stream))
+        guard state.journal.records[name] == nil, !state.awaitingRead.contains(name) else { return }
+        if let putBack = state.puttingBack[name] {
             // Put back a moment ago: what we wrote is the record as its user had it. A read now
             // could answer with our own changes: the server saves a stream's volume into its
             // record from a deferred event, after answering what came next (TiMidity++'s second
             // PCM, created from our silence, then corrected: the read said 0).
-            journal.records[name] = putBack.record
-            file.write(journal)
+            state.journal.records[name] = putBack.record
+            file.write(state.journal)
             return
         }
-        awaitingRead.insert(name)
-        guard !readInFlight else { return }
-        readInFlight = true
+        state.awaitingRead.insert(name)
+        guard !state.readInFlight else { return }
+        state.readInFlight = true
         connection.readStreamRestore { [weak self] entries in self?.read(entries) }
     }
 
     private func read(_ entries: [String: StreamRestoreEntry]?) {
-        readInFlight = false
-        let names = awaitingRead
-        awaitingRead.removeAll()
+        state.readInFlight = false
+        let names = state.awaitingRead
+        state.awaitingRead.removeAll()
         guard let entries else {
-            unavailable = true
+            state.unavailable = true
             logger.debug("pulse: no module-stream-restore: nothing to keep")
             return
         }
-        for name in names where journal.records[name] == nil {
-            journal.records[name] = StreamRestoreJournal.Record(before: entries[name])
+        for name in names where state.journal.records[name] == nil {
+            state.journal.records[name] = StreamRestoreJournal.Record(before: entries[name])
             logger.debug("pulse: stream-restore record '\(name)' before our changes: \(Self.describe(entries[name]))")
         }
-        file.write(journal)
+        file.write(state.journal)
         for name in names {
-            for id in appearedDuringRead.removeValue(forKey: name) ?? [] { correctNewStream(id) }
+            for id in state.appearedDuringRead.removeValue(forKey: name) ?? [] { correctNewStream.value(id) }
         }
-        for name in names where touched[name]?.isEmpty ?? true { putBack(name) }  // its streams went meanwhile
+        for name in names where state.touched[name]?.isEmpty ?? true { putBack(name) }  // its streams went meanwhile
     }
 
     /// What a new stream should have started with, when its record carries a change of ours
@@ -128,47 +131,47 @@ final class StreamRestoreGuard: @unchecked Sendable {
     /// was. Nil when the record is not ours to correct.
     func recordBeforeOurChanges(for stream: PulseStream) -> StreamRestoreJournal.Record? {
         guard let name = stream.properties[Self.recordKey] else { return nil }
-        if awaitingRead.contains(name) {
-            appearedDuringRead[name, default: []].append(PulseAudioBackend.id(of: stream))  // known once the read returns
+        if state.awaitingRead.contains(name) {
+            state.appearedDuringRead[name, default: []].append(PulseAudioBackend.id(of: stream))  // known once the read returns
             return nil
         }
-        return journal.records[name] ?? puttingBack[name]?.record
+        return state.journal.records[name] ?? state.puttingBack[name]?.record
     }
 
     /// Its user set the stream's volume or mute: the record holds their choice now.
     func userChanged(_ stream: PulseStream) {
-        guard let name = stream.properties[Self.recordKey], journal.records.removeValue(forKey: name) != nil else { return }
-        touched[name] = nil
-        file.write(journal)
+        guard let name = stream.properties[Self.recordKey], state.journal.records.removeValue(forKey: name) != nil else { return }
+        state.touched[name] = nil
+        file.write(state.journal)
     }
 
     func streamGone(_ stream: PulseStream) {
-        guard let name = stream.properties[Self.recordKey], var streams = touched[name] else { return }
+        guard let name = stream.properties[Self.recordKey], var streams = state.touched[name] else { return }
         streams.remove(PulseAudioBackend.id(of: stream))
-        touched[name] = streams.isEmpty ? nil : streams
-        if streams.isEmpty, !awaitingRead.contains(name) { putBack(name) }
+        state.touched[name] = streams.isEmpty ? nil : streams
+        if streams.isEmpty, !state.awaitingRead.contains(name) { putBack(name) }
     }
 
     private func putBack(_ name: String) {
-        guard let record = journal.records.removeValue(forKey: name) else { return }
+        guard let record = state.journal.records.removeValue(forKey: name) else { return }
         logger.debug("pulse: stream-restore record '\(name)' put back: \(Self.describe(record.before))")
         put(back: [name: record])
-        file.write(journal)
-        putBackTurns += 1
-        let turn = putBackTurns
-        puttingBack[name] = (record, turn)
+        file.write(state.journal)
+        state.putBackTurns += 1
+        let turn = state.putBackTurns
+        state.puttingBack[name] = (record, turn)
         connection.refreshStreams { [weak self] in
-            guard let self, self.puttingBack[name]?.turn == turn else { return }
-            self.puttingBack[name] = nil
+            guard let self, state.puttingBack[name]?.turn == turn else { return }
+            state.puttingBack[name] = nil
         }
     }
 
     /// The daemon is exiting: every record is as it was.
     func restoreAll() {
-        put(back: journal.records)
-        journal.records.removeAll()
-        touched.removeAll()
-        file.write(journal)
+        put(back: state.journal.records)
+        state.journal.records.removeAll()
+        state.touched.removeAll()
+        file.write(state.journal)
     }
 
     static func describe(_ entry: StreamRestoreEntry?) -> String {

@@ -70,7 +70,7 @@ struct DeferredDecisionsTests {
         let record = Record()
         let base = VirtualLoop()
         let loop = CatchingUpLoop(base)
-        loop.catchUp = { record.events.append("catch up") }
+        loop.catchUp.wire { record.events.append("catch up") }
         _ = loop.schedule(after: .milliseconds(5)) { record.events.append("timer") }
         loop.performLater { record.events.append("later") }
         base.advance(by: .milliseconds(10))
