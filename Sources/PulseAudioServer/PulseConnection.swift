@@ -1,6 +1,9 @@
 import CPulse
 import Logging
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One libpulse connection on its own loop thread (`pa_threaded_mainloop`): mirrors the
 /// server in a ``PulseSnapshot``, reports every change to one observer on that thread, carries
@@ -42,6 +45,8 @@ public final class PulseConnection: @unchecked Sendable {
     private var pendingSyncQueries = 0
     private var started = false
     private var stopping = false
+    /// The thread our queued work and timers last ran on (``isOnLoopThread``); 0 when stopped.
+    private let workThread = Atomic<UInt>(0)
     private let failure = Mutex<String?>(nil)
 
     /// Why the last attempt to connect failed, until one succeeds: a one-shot tool reports it
@@ -92,12 +97,25 @@ public final class PulseConnection: @unchecked Sendable {
         }
         libpulse.pa_threaded_mainloop_unlock(mainloop)
         libpulse.pa_threaded_mainloop_stop(mainloop)
+        workThread.store(0, ordering: .releasing)  // joined: its id may be reused
         started = false
     }
 
     // MARK: - The loop
 
-    public var isOnLoopThread: Bool { libpulse.pa_threaded_mainloop_in_thread(mainloop) != 0 }
+    /// Whether the caller is the loop thread. libpulse's own answer is false for the loop's first
+    /// turn when that comes before `pa_threaded_mainloop_start` has stored the thread it made,
+    /// so each piece of our work notes the thread it runs on as well.
+    public var isOnLoopThread: Bool {
+        if libpulse.pa_threaded_mainloop_in_thread(mainloop) != 0 { return true }
+        let noted = workThread.load(ordering: .acquiring)
+        return noted != 0 && pthread_equal(pthread_t(noted), pthread_self()) != 0
+    }
+
+    private func noteWorkThread() {
+        let current = UInt(pthread_self())
+        if workThread.load(ordering: .relaxed) != current { workThread.store(current, ordering: .releasing) }
+    }
 
     /// Runs `work` on the loop thread: at once when called there.
     public func perform(_ work: @escaping @Sendable () -> Void) {
@@ -106,7 +124,10 @@ public final class PulseConnection: @unchecked Sendable {
 
     /// Runs `work` on the loop thread in its next turn (never at once).
     public func performLater(_ work: @escaping @Sendable () -> Void) {
-        let box = Unmanaged.passRetained(WorkBox(work)).toOpaque()
+        let box = Unmanaged.passRetained(WorkBox { [self] in
+            noteWorkThread()
+            work()
+        }).toOpaque()
         locked {
             libpulse.pa_mainloop_api_once(api, { _, userdata in
                 Unmanaged<WorkBox>.fromOpaque(userdata!).takeRetainedValue().work()
@@ -116,7 +137,10 @@ public final class PulseConnection: @unchecked Sendable {
 
     /// Runs `work` on the loop thread after `delay`.
     public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> PulseTimer {
-        let timer = PulseTimer(connection: self, work: work)
+        let timer = PulseTimer(connection: self) { [self] in
+            noteWorkThread()
+            work()
+        }
         let (seconds, attoseconds) = delay.components
         let microseconds = UInt64(max(0, seconds)) * 1_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000_000)
         locked {

@@ -89,7 +89,7 @@ extension SessionService {
             // listening for RecordPermissionRequested) to decide.
             pendingPermissionRequests[session.app, default: []].append(
                 PendingPermissionRequest(call: call, owner: call.caller.uniqueName))
-            try? manager?.emit("RecordPermissionRequested", of: SessionAPI.managerInterface, [.string(session.app)])
+            try? manager.value?.emit("RecordPermissionRequested", of: SessionAPI.managerInterface, [.string(session.app)])
             logger.info("'\(session.app)' asks for record permission (answer with audiosessionctl permission grant|deny)")
         case "Close":
             coordinator.removeExplicitSession(id)

@@ -18,9 +18,9 @@ import SessionPolicy
 /// Mechanism only: it turns calls into coordinator requests and engine decisions into
 /// signals and properties. Threading: SessionBus hands calls over on its own thread; the
 /// service only hops them onto the daemon's loop (``DaemonLoop``), where all of its
-/// state lives, confined like the coordinator's. Nothing on the loop waits for the bus:
+/// state lives (``LoopBound``). Nothing on the loop waits for the bus:
 /// replies, signals and property changes are queued to the bus thread.
-final class SessionService: @unchecked Sendable {
+final class SessionService: Sendable {
     /// More sessions than this from one connection is a runaway client, not an app.
     static let maxSessionsPerPeer = 64
 
@@ -32,19 +32,49 @@ final class SessionService: @unchecked Sendable {
     /// Silent mode and permissions are the user's: only callers with the daemon's uid may change them.
     let userID: UInt32 = getuid()
 
-    // Loop thread only.
-    var permissions: PermissionStore
-    var manager: BusObject?
-    var sessionObjects: [SessionID: BusObject] = [:]
-    var silentMode = false
+    /// What lives on the daemon's loop.
+    private struct State {
+        var permissions: PermissionStore
+        var sessionObjects: [SessionID: BusObject] = [:]
+        var silentMode = false
+        var pendingPermissionRequests: [String: [PendingPermissionRequest]] = [:]
+        var pendingDeactivations: [SessionID: PendingDeactivation] = [:]
+        var refreshPending = false
+        /// The engine step the properties were last refreshed at (`PolicyCoordinator.engineEvents`).
+        var refreshedAtEngineEvent: UInt64?
+        var announcedRoute: RouteDescription?
+    }
+
+    private let state: LoopBound<State>
+    /// The manager object, wired once as the service starts.
+    let manager = WiredOnce<BusObject?>(fallback: nil)
+
+    var permissions: PermissionStore {
+        get { state.permissions }
+        _modify { yield &state.permissions }
+    }
+    var sessionObjects: [SessionID: BusObject] {
+        get { state.sessionObjects }
+        _modify { yield &state.sessionObjects }
+    }
+    var silentMode: Bool {
+        get { state.silentMode }
+        _modify { yield &state.silentMode }
+    }
     /// `RequestRecordPermission` calls waiting for the user's answer, by app.
-    var pendingPermissionRequests: [String: [PendingPermissionRequest]] = [:]
+    var pendingPermissionRequests: [String: [PendingPermissionRequest]] {
+        get { state.pendingPermissionRequests }
+        _modify { yield &state.pendingPermissionRequests }
+    }
     /// `SetActive(false)` calls waiting for their session's streams to stop (``SessionCalls``).
-    var pendingDeactivations: [SessionID: PendingDeactivation] = [:]
-    private var refreshPending = false
-    /// The engine step the properties were last refreshed at (`PolicyCoordinator.engineEvents`).
-    private var refreshedAtEngineEvent: UInt64?
-    var announcedRoute: RouteDescription?
+    var pendingDeactivations: [SessionID: PendingDeactivation] {
+        get { state.pendingDeactivations }
+        _modify { yield &state.pendingDeactivations }
+    }
+    var announcedRoute: RouteDescription? {
+        get { state.announcedRoute }
+        _modify { yield &state.announcedRoute }
+    }
 
     /// Which audio server the daemon attached to (`AudioServer`).
     let audioServer: String
@@ -60,7 +90,7 @@ final class SessionService: @unchecked Sendable {
         self.audioServer = audioServer
         self.loop = coordinator.loop
         self.coordinator = coordinator
-        self.permissions = permissions
+        state = LoopBound(State(permissions: permissions), on: coordinator.loop)
         self.logger = logger
     }
 
@@ -86,10 +116,11 @@ final class SessionService: @unchecked Sendable {
             service.loop.perform { done.resume(returning: service.initialManagerProperties()) }
         }
         do {
-            service.manager = try bus.export(
-                path: SessionAPI.managerPath, interfaces: [SessionAPI.manager],
-                properties: [SessionAPI.managerInterface: initial]
-            ) { [weak service] call in service?.receive(call) }
+            service.manager.wire(
+                try bus.export(
+                    path: SessionAPI.managerPath, interfaces: [SessionAPI.manager],
+                    properties: [SessionAPI.managerInterface: initial]
+                ) { [weak service] call in service?.receive(call) })
         } catch {
             logger.error("cannot serve \(SessionAPI.managerPath): \(error); running without the D-Bus API")
             bus.close()
@@ -196,17 +227,17 @@ final class SessionService: @unchecked Sendable {
             try? sessionObjects[id]?.emit(
                 "SilenceSecondaryAudioHint", of: SessionAPI.sessionInterface, [.uint32(UInt32(type.rawValue))])
         case .mediaServicesLost:
-            try? manager?.emit("MediaServicesLost", of: SessionAPI.managerInterface)
+            try? manager.value?.emit("MediaServicesLost", of: SessionAPI.managerInterface)
         case .mediaServicesReset:
-            try? manager?.emit("MediaServicesReset", of: SessionAPI.managerInterface)
+            try? manager.value?.emit("MediaServicesReset", of: SessionAPI.managerInterface)
         case .nowPlayingChanged(let id):
             let app = id.flatMap { coordinator.engine.snapshot(of: $0)?.label } ?? ""
-            try? manager?.emit("NowPlayingChanged", of: SessionAPI.managerInterface, [.uint64(id?.rawValue ?? 0), .string(app)])
+            try? manager.value?.emit("NowPlayingChanged", of: SessionAPI.managerInterface, [.uint64(id?.rawValue ?? 0), .string(app)])
         default:
             break
         }
         let event = DecisionEvent(decision)
-        try? manager?.emit(
+        try? manager.value?.emit(
             "Decision", of: SessionAPI.managerInterface,
             [.uint64(decision.session?.rawValue ?? 0), .string(event.kind), .dictionary(event.details)])
     }
@@ -218,15 +249,15 @@ final class SessionService: @unchecked Sendable {
     /// nothing, and a refresh re-encodes and compares every property (a tenth of the daemon's
     /// time during a duck).
     func graphEventHandled() {
-        guard coordinator.engineEvents != refreshedAtEngineEvent else { return }
+        guard coordinator.engineEvents != state.refreshedAtEngineEvent else { return }
         scheduleRefresh()
     }
 
     func scheduleRefresh() {
-        guard !refreshPending else { return }
-        refreshPending = true
+        guard !state.refreshPending else { return }
+        state.refreshPending = true
         loop.performLater { [weak self] in
-            guard let self, self.refreshPending else { return }
+            guard let self, self.state.refreshPending else { return }
             self.refresh()
         }
     }
@@ -234,8 +265,8 @@ final class SessionService: @unchecked Sendable {
     /// Brings every exported property in line with the engine (only changes are announced).
     func refresh() {
         loop.assertConfined("the session API's properties")
-        refreshPending = false
-        refreshedAtEngineEvent = coordinator.engineEvents
+        state.refreshPending = false
+        state.refreshedAtEngineEvent = coordinator.engineEvents
         let engine = coordinator.engine
         for (id, object) in sessionObjects {
             guard coordinator.explicitSessions[id] != nil, let values = sessionProperties(id) else {
@@ -251,9 +282,9 @@ final class SessionService: @unchecked Sendable {
         }
         finishDeactivations(waitingOnly: true)
         let route = engine.systemRoute
-        try? manager?.setProperties(managerProperties(route: route), of: SessionAPI.managerInterface)
+        try? manager.value?.setProperties(managerProperties(route: route), of: SessionAPI.managerInterface)
         if let previous = announcedRoute, previous != route {
-            try? manager?.emit(
+            try? manager.value?.emit(
                 "RouteChange", of: SessionAPI.managerInterface,
                 [.uint32(UInt32(RouteChangeReason.systemRouteChange(from: previous, to: route, available: engine.availablePorts).rawValue)), WireValues.route(previous)])
         }

@@ -51,6 +51,6 @@ final class LoopBound<Value>: @unchecked Sendable {
 
     @inline(__always)
     private func checkLoop() {
-        assert(loop.isCurrent, "\(Value.self) touched off the daemon's loop")
+        assert(loop.isCurrent, "\(String(reflecting: Value.self)) touched off the daemon's loop")
     }
 }

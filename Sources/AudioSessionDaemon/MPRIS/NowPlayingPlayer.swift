@@ -12,7 +12,7 @@ import SessionPolicy
 /// API) gets a `RemoteCommand` signal. Mechanism only: who is now playing is the engine's.
 ///
 /// Calls arrive on the bus thread and are handled on the daemon's loop, where its state lives.
-final class NowPlayingPlayer: @unchecked Sendable {
+final class NowPlayingPlayer: Sendable {
     static let busName = MPRISController.namePrefix + "audiosession"
     static let rootInterface = "org.mpris.MediaPlayer2"
     /// The controls forwarded as they are (MPRIS method names).
@@ -49,7 +49,8 @@ final class NowPlayingPlayer: @unchecked Sendable {
     private let buttons: MPRISButtons
     private unowned let coordinator: PolicyCoordinator
     private let logger: Logger
-    private var object: BusObject?
+    /// The exported player, wired once as it starts (before the loop hears of it).
+    private let object = WiredOnce<BusObject?>(fallback: nil)
 
     private init(bus: BusConnection, buttons: MPRISButtons, coordinator: PolicyCoordinator, logger: Logger) {
         self.bus = bus
@@ -64,17 +65,17 @@ final class NowPlayingPlayer: @unchecked Sendable {
     ) async -> NowPlayingPlayer? {
         let player = NowPlayingPlayer(bus: bus, buttons: buttons, coordinator: coordinator, logger: logger)
         do {
-            player.object = try bus.export(
+            player.object.wire(try bus.export(
                 path: MPRISController.objectPath, interfaces: [root, Self.player],
                 properties: [
                     rootInterface: rootProperties,
                     MPRISController.playerInterface: player.playerProperties(of: nil).merging(constantPlayerProperties) { $1 },
                 ]
-            ) { [weak player] call in player?.receive(call) }
+            ) { [weak player] call in player?.receive(call) })
             try await bus.requestName(busName)
         } catch {
             logger.warning("cannot serve \(busName) (\(error)): media keys reach players directly")
-            player.object?.remove()
+            player.object.value?.remove()
             return nil
         }
         logger.info("serving \(busName): media controls go to the current media player")
@@ -141,7 +142,7 @@ final class NowPlayingPlayer: @unchecked Sendable {
     /// Brings the player's properties in line with the current media player (after each step
     /// that changed anything, and when a player's status changed).
     func refresh() {
-        guard let object else { return }
+        guard let object = object.value else { return }
         do {
             try object.setProperties(playerProperties(of: coordinator.engine.nowPlaying), of: MPRISController.playerInterface)
         } catch {

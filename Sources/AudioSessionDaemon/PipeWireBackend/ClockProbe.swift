@@ -13,9 +13,7 @@ import SessionPolicy
 /// before may predate the change, or a stream that stopped since. One sample at a time: a reason
 /// that comes while one is under way moves that point and the deadline. When no driver runs, no
 /// fresh cycle comes: after ``patience(for:)`` there is no running clock to report.
-///
-/// Confined to PipeWire's loop thread, like the backend that owns it.
-final class ClockProbe: @unchecked Sendable {
+final class ClockProbe: Sendable {
     /// How long a sample may take before "nothing runs" is the answer: a profile comes at the
     /// end of a driver's next cycle (the longest PipeWire runs by default, 8192 frames at
     /// 44.1 kHz, is 186 ms); a server before 0.3.75 sends what it gathered once a second.
@@ -28,25 +26,30 @@ final class ClockProbe: @unchecked Sendable {
     private let loop: DaemonLoop
     private let logger: Logger
     /// Where a sample goes when it differs from the last one reported.
-    private let report: (RunningClock?) -> Void
-    /// Audio devices and streams that run now: one starting or stopping may change the clock.
-    private var runningNodes: Set<GlobalID> = []
-    /// The sample under way: when it was first and last asked for, its deadline, and the newest
-    /// fresh cycle of each driver seen since the last reason, in the order the drivers came.
-    private var requestedAt: Timestamp?
-    private var lastRequestedAt = Timestamp.zero
-    private var deadline: ScheduledWork?
-    /// How long the sample under way may take, from its latest reason.
-    private var patience: Duration = .milliseconds(500)
-    private var seen: [DriverCycle] = []
-    /// The last value reported; nil until the first report after attaching.
-    private var reported: RunningClock??
+    private let report: @Sendable (RunningClock?) -> Void
+    private struct State {
+        /// Audio devices and streams that run now: one starting or stopping may change the clock.
+        var runningNodes: Set<GlobalID> = []
+        /// The sample under way: when it was first and last asked for, its deadline, and the newest
+        /// fresh cycle of each driver seen since the last reason, in the order the drivers came.
+        var requestedAt: Timestamp?
+        var lastRequestedAt = Timestamp.zero
+        var deadline: ScheduledWork?
+        /// How long the sample under way may take, from its latest reason.
+        var patience: Duration = .milliseconds(500)
+        var seen: [DriverCycle] = []
+        /// The last value reported; nil until the first report after attaching.
+        var reported: RunningClock??
+    }
 
-    init(graph: PipeWireGraph, loop: DaemonLoop, logger: Logger, report: @escaping (RunningClock?) -> Void) {
+    private let state: LoopBound<State>
+
+    init(graph: PipeWireGraph, loop: DaemonLoop, logger: Logger, report: @escaping @Sendable (RunningClock?) -> Void) {
         self.graph = graph
         self.loop = loop
         self.logger = logger
         self.report = report
+        state = LoopBound(State(), on: loop)
     }
 
     /// Every graph event, once the backend is attached (and the ones that attach and detach it).
@@ -55,7 +58,7 @@ final class ClockProbe: @unchecked Sendable {
         case .connected, .disconnected:
             reset()
         case .initialSyncComplete:
-            runningNodes = Set(snapshot.nodes.values.filter { Self.counts($0) && $0.state == .running }.map(\.id))
+            state.runningNodes = Set(snapshot.nodes.values.filter { Self.counts($0) && $0.state == .running }.map(\.id))
             if snapshot.profiler == nil {
                 logger.warning("PipeWire has no profiler (libpipewire-module-profiler): sessions are told the policy's hardware values, not the graph's")
             }
@@ -63,11 +66,11 @@ final class ClockProbe: @unchecked Sendable {
         case .added(.node(let node)), .changed(.node(let node)):
             guard Self.counts(node) else { return }
             let running = node.state == .running
-            guard running != runningNodes.contains(node.id) else { return }
-            if running { runningNodes.insert(node.id) } else { runningNodes.remove(node.id) }
+            guard running != state.runningNodes.contains(node.id) else { return }
+            if running { state.runningNodes.insert(node.id) } else { state.runningNodes.remove(node.id) }
             request(because: "\(node.name) \(running ? "runs" : "stopped running")", in: snapshot)
         case .removed(.node(let node)):
-            guard runningNodes.remove(node.id) != nil else { return }
+            guard state.runningNodes.remove(node.id) != nil else { return }
             request(because: "\(node.name) went away", in: snapshot)
         case .metadataChanged("settings", _, let key, _) where key == nil || key?.hasPrefix("clock.") == true:
             request(because: "settings \(key ?? "cleared")", in: snapshot)
@@ -92,35 +95,35 @@ final class ClockProbe: @unchecked Sendable {
     /// not re-armed for each later one — it re-arms itself when it fires early (``deadlineReached()``).
     private func request(because reason: @autoclosure () -> String, in snapshot: GraphSnapshot) {
         logger.trace("clock: sampling (\(reason()))")
-        lastRequestedAt = loop.now
-        patience = Self.patience(for: snapshot.serverVersion)
-        seen = []  // what came so far may predate this reason
+        state.lastRequestedAt = loop.now
+        state.patience = Self.patience(for: snapshot.serverVersion)
+        state.seen = []  // what came so far may predate this reason
         graph.sampleClocks()
-        guard requestedAt == nil else { return }
-        requestedAt = lastRequestedAt
-        armDeadline(after: patience)
+        guard state.requestedAt == nil else { return }
+        state.requestedAt = state.lastRequestedAt
+        armDeadline(after: state.patience)
     }
 
     private func armDeadline(after wait: Duration) {
-        deadline = loop.schedule(after: wait) { [weak self] in self?.deadlineReached() }
+        state.deadline = loop.schedule(after: wait) { [weak self] in self?.deadlineReached() }
     }
 
     /// The deadline counts from the latest reason: fired before that, it waits the rest.
     private func deadlineReached() {
-        deadline = nil
-        guard requestedAt != nil else { return }
-        let due = lastRequestedAt.advanced(by: patience)
+        state.deadline = nil
+        guard state.requestedAt != nil else { return }
+        let due = state.lastRequestedAt.advanced(by: state.patience)
         if loop.now < due { return armDeadline(after: due - loop.now) }
         patienceRanOut()
     }
 
     private func received(_ cycles: [DriverCycle], in snapshot: GraphSnapshot) {
-        guard requestedAt != nil else { return }
+        guard state.requestedAt != nil else { return }
         for cycle in cycles where cycle.isFresh && cycle.sampleRate > 0 && cycle.quantum > 0 {
-            if let index = seen.firstIndex(where: { $0.driver == cycle.driver }) { seen[index] = cycle } else { seen.append(cycle) }
+            if let index = state.seen.firstIndex(where: { $0.driver == cycle.driver }) { state.seen[index] = cycle } else { state.seen.append(cycle) }
         }
         let output = snapshot.defaultAudioSink
-        if let cycle = Self.cycle(clocking: output?.id, among: seen, waitingForOutput: output?.state == .running) {
+        if let cycle = Self.cycle(clocking: output?.id, among: state.seen, waitingForOutput: output?.state == .running) {
             finish(with: cycle)
         }
     }
@@ -128,8 +131,8 @@ final class ClockProbe: @unchecked Sendable {
     /// No cycle of the default output's driver in time: another driver's will do, and none at
     /// all means no driver runs.
     private func patienceRanOut() {
-        guard requestedAt != nil else { return }
-        finish(with: Self.cycle(clocking: graph.snapshot.defaultAudioSink?.id, among: seen, waitingForOutput: false))
+        guard state.requestedAt != nil else { return }
+        finish(with: Self.cycle(clocking: graph.snapshot.defaultAudioSink?.id, among: state.seen, waitingForOutput: false))
     }
 
     /// The cycle that tells what the default output runs at: that of the driver that clocks it
@@ -141,11 +144,11 @@ final class ClockProbe: @unchecked Sendable {
     }
 
     private func finish(with cycle: DriverCycle?) {
-        let started = requestedAt
-        deadline?.cancel()
-        deadline = nil
-        requestedAt = nil
-        seen = []
+        let started = state.requestedAt
+        state.deadline?.cancel()
+        state.deadline = nil
+        state.requestedAt = nil
+        state.seen = []
         graph.stopSamplingClocks()
         let clock = cycle.map { RunningClock(sampleRate: $0.sampleRate, quantum: $0.quantum) }
         let now = loop.now
@@ -154,19 +157,19 @@ final class ClockProbe: @unchecked Sendable {
             return "\(microseconds / 1_000).\(microseconds % 1_000 / 100) ms"
         }
         logger.debug(
-            "clock: \(clock.map { "\($0) (driver \(cycle?.driverName ?? "?"))" } ?? "no driver runs"), sampled \(elapsed(since: lastRequestedAt)) after the last reason (\(started.map(elapsed(since:)) ?? "?") after the first)")
-        guard reported != .some(clock) else { return }
-        reported = .some(clock)
+            "clock: \(clock.map { "\($0) (driver \(cycle?.driverName ?? "?"))" } ?? "no driver runs"), sampled \(elapsed(since: state.lastRequestedAt)) after the last reason (\(started.map(elapsed(since:)) ?? "?") after the first)")
+        guard state.reported != .some(clock) else { return }
+        state.reported = .some(clock)
         report(clock)
     }
 
     /// A new connection, or none: nothing is under way, and the next sample is reported.
     private func reset() {
-        deadline?.cancel()
-        deadline = nil
-        requestedAt = nil
-        seen = []
-        runningNodes = []
-        reported = nil
+        state.deadline?.cancel()
+        state.deadline = nil
+        state.requestedAt = nil
+        state.seen = []
+        state.runningNodes = []
+        state.reported = nil
     }
 }

@@ -23,7 +23,7 @@ final class PipeWireAttachment: ServerAttachment, Sendable {
     func start(onEvent: @escaping @Sendable (BackendEvent) -> Void) {
         let backend = pipeWireBackend
         let logger = self.logger
-        backend.onEvent = onEvent  // set before the loop thread runs: it reads it for every event
+        backend.onEvent.wire(onEvent)  // before the loop thread runs: it reads it for every event
         graph.setObserver { event, snapshot in
             switch event {
             case .initialSyncComplete:

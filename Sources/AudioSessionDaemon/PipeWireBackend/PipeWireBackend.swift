@@ -15,49 +15,55 @@ import SessionPolicy
 ///
 /// Confined to PipeWire's loop thread (every entry point is the graph observer, a loop timer,
 /// or `PipeWireGraph.perform`).
-final class PipeWireBackend: AudioBackend, @unchecked Sendable {
+final class PipeWireBackend: AudioBackend, Sendable {
     private let graph: PipeWireGraph
     private let loop: DaemonLoop
     private let linker: StreamLinker
-    /// The other clients last reported (``BackendEvent/peersChanged(_:)``).
-    private var reportedPeers: [GraphPeer]?
-    /// A stream linked into another manager's role-based policy was reported.
-    private var reportedRolePolicy = false
+    private struct State {
+        /// The other clients last reported (``BackendEvent/peersChanged(_:)``).
+        var reportedPeers: [GraphPeer]?
+        /// A stream linked into another manager's role-based policy was reported.
+        var reportedRolePolicy = false
+        /// The graph clock last reported to the policy.
+        var lastHardware: GraphHardware?
+        /// Each stream's merged properties, with what they were merged from.
+        var propertyMerges: [GlobalID: PropertyMerge] = [:]
+        /// Our share of streams' levels (ducks, policy mutes), where it is not the identity.
+        var softShares: [GlobalID: SoftShare] = [:]
+        var ports = PortTracker<GlobalID>()
+        var profileSwitches = ProfileSwitchWatch()
+        /// Headsets' profiles as last told (``BackendEvent/headsetProfilesChanged(device:_:)``).
+        var reportedHeadsets: [String: HeadsetProfiles?] = [:]
+        /// Another manager's headset autoswitch as last told; none: not told yet.
+        var reportedHeadsetAutoswitch: Bool?? = .none
+        /// Device nodes' levels and data sources as last reported.
+        var deviceReports = DeviceReports()
+        /// Clients' processes as the kernel vouches for them.
+        var vouched = VouchedProcess()
+        var attached = false
+    }
+
+    private let state: LoopBound<State>
     private let logger: Logger
-    /// The graph clock last reported to the policy.
-    private var lastHardware: GraphHardware?
-    /// Each stream's merged properties, with what they were merged from.
-    private var propertyMerges: [GlobalID: PropertyMerge] = [:]
-    /// Our share of streams' levels (ducks, policy mutes), where it is not the identity.
-    private var softShares: [GlobalID: SoftShare] = [:]
-    private var ports = PortTracker<GlobalID>()
-    private var profileSwitches = ProfileSwitchWatch()
-    /// Headsets' profiles as last told (``BackendEvent/headsetProfilesChanged(device:_:)``).
-    private var reportedHeadsets: [String: HeadsetProfiles?] = [:]
-    /// Another manager's headset autoswitch as last told; none: not told yet.
-    private var reportedHeadsetAutoswitch: Bool?? = .none
-    /// Device nodes' levels and data sources as last reported.
-    private var deviceReports = DeviceReports()
-    /// Clients' processes as the kernel vouches for them.
-    private var vouched = VouchedProcess()
     /// The mirror, read where it lives: kept across events, a copy would make the mirror's
     /// every change copy what it shares.
     private var snapshot: GraphSnapshot { graph.snapshot }
-    private var attached = false
     /// Samples what the graph's clock runs at when something may have changed it.
-    private lazy var clockProbe = ClockProbe(graph: graph, loop: loop, logger: logger) { [weak self] clock in
-        self?.onEvent?(.clockObserved(clock))
-    }
-    /// Where translated events go (the policy coordinator).
-    var onEvent: ((BackendEvent) -> Void)?
+    private let clockProbe: ClockProbe
+    /// Where translated events go (the policy coordinator), wired before the loop runs.
+    let onEvent: WiredOnce<(@Sendable (BackendEvent) -> Void)?>
 
     /// `linksStreams`: whether it starts as the linker (the policy says again once it has seen
     /// the graph's other clients).
     init(graph: PipeWireGraph, loop: DaemonLoop, linksStreams: Bool, stateDirectory: URL, logger: Logger) {
         self.graph = graph
         self.loop = loop
-        self.linker = StreamLinker(graph: graph, active: linksStreams, stateDirectory: stateDirectory, logger: logger)
+        self.linker = StreamLinker(graph: graph, loop: loop, active: linksStreams, stateDirectory: stateDirectory, logger: logger)
         self.logger = logger
+        let onEvent = WiredOnce<(@Sendable (BackendEvent) -> Void)?>(fallback: nil)
+        self.onEvent = onEvent
+        clockProbe = ClockProbe(graph: graph, loop: loop, logger: logger) { clock in onEvent.value?(.clockObserved(clock)) }
+        state = LoopBound(State(), on: loop)
     }
 
     // MARK: - Graph events in
@@ -68,23 +74,23 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         defer { linker.endEvent(in: snapshot) }
         switch event {
         case .connected:
-            attached = false
-            ports.reset()
-            profileSwitches.reset()
-            deviceReports.reset()
-            reportedHeadsets.removeAll()
-            reportedPeers = nil
-            reportedHeadsetAutoswitch = .none
-            reportedRolePolicy = false
+            state.attached = false
+            state.ports.reset()
+            state.profileSwitches.reset()
+            state.deviceReports.reset()
+            state.reportedHeadsets.removeAll()
+            state.reportedPeers = nil
+            state.reportedHeadsetAutoswitch = .none
+            state.reportedRolePolicy = false
         case .initialSyncComplete:
             // Who else manages the graph first: it decides whether we link what follows.
             reportPeers(in: snapshot)
             reportHeadsetAutoswitch(in: snapshot)
-            attached = true
+            state.attached = true
             reportRolePolicy(in: snapshot)
-            lastHardware = GraphHardwareReader.read(snapshot)
-            onEvent?(attachedEvent())
-            if let lastHardware { onEvent?(.hardware(lastHardware)) }
+            state.lastHardware = GraphHardwareReader.read(snapshot)
+            onEvent.value?(attachedEvent())
+            if let lastHardware = state.lastHardware { onEvent.value?(.hardware(lastHardware)) }
             for node in snapshot.sortedNodes {
                 reportLevels(of: node)
                 reportDataSources(of: node, in: snapshot)
@@ -95,71 +101,71 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             }
         case .disconnected:
             // A new PipeWire has none of our changes: nothing to undo there.
-            attached = false
-            ports.reset()
-            profileSwitches.reset()
-            reportedHeadsets.removeAll()
-            propertyMerges.removeAll()
-            softShares.removeAll()
-            onEvent?(.lost)
-        case .added(.node(let node)) where attached:
-            if let stream = backendStream(node) { onEvent?(.streamAppeared(stream)) }
+            state.attached = false
+            state.ports.reset()
+            state.profileSwitches.reset()
+            state.reportedHeadsets.removeAll()
+            state.propertyMerges.removeAll()
+            state.softShares.removeAll()
+            onEvent.value?(.lost)
+        case .added(.node(let node)) where state.attached:
+            if let stream = backendStream(node) { onEvent.value?(.streamAppeared(stream)) }
             else {
-                report(ports.refresh(node, in: snapshot))
+                report(state.ports.refresh(node, in: snapshot))
                 reportLevels(of: node)
                 reportDataSources(of: node, in: snapshot)
                 reportHeadset(of: node, in: snapshot)
             }
-        case .added(.device(let device)) where attached, .changed(.device(let device)) where attached:
+        case .added(.device(let device)) where state.attached, .changed(.device(let device)) where state.attached:
             // Jack sensing: a route's availability flipped (or the routes were first read).
             for node in snapshot.sortedNodes where node.deviceID == device.id {
-                report(ports.refresh(node, in: snapshot))
+                report(state.ports.refresh(node, in: snapshot))
                 reportDataSources(of: node, in: snapshot)
             }
             reportProfile(of: device)
             reportHeadset(device)
-        case .added(.client(let client)) where attached, .changed(.client(let client)) where attached:
+        case .added(.client(let client)) where state.attached, .changed(.client(let client)) where state.attached:
             reportPeers(in: snapshot)
             // A client's properties arrived or changed (pid, name, portal app id): its streams'
             // merged properties changed with them.
             for node in snapshot.sortedNodes where node.clientID == client.id {
-                if let stream = backendStream(node) { onEvent?(.streamChanged(stream)) }
+                if let stream = backendStream(node) { onEvent.value?(.streamChanged(stream)) }
             }
-        case .removed(.device(let device)) where attached:
-            for event in profileSwitches.deviceRemoved(named: device.name) { onEvent?(event) }
-            tell(deviceReports.profile(nil, saved: false, ofCard: device.name))
+        case .removed(.device(let device)) where state.attached:
+            for event in state.profileSwitches.deviceRemoved(named: device.name) { onEvent.value?(event) }
+            tell(state.deviceReports.profile(nil, saved: false, ofCard: device.name))
             forgetHeadset(named: device.name)
-        case .removed(.client) where attached, .added(.metadata) where attached, .removed(.metadata) where attached:
+        case .removed(.client) where state.attached, .added(.metadata) where state.attached, .removed(.metadata) where state.attached:
             reportPeers(in: snapshot)
             reportHeadsetAutoswitch(in: snapshot)
-        case .added(.link(let link)) where attached:
-            if !reportedRolePolicy { reportRolePolicy(link, in: snapshot) }
-        case .changed(.node(let node)) where attached:
+        case .added(.link(let link)) where state.attached:
+            if !state.reportedRolePolicy { reportRolePolicy(link, in: snapshot) }
+        case .changed(.node(let node)) where state.attached:
             if GraphEndpoints.endpointDirection(of: node) != nil {
-                report(ports.refresh(node, in: snapshot))
+                report(state.ports.refresh(node, in: snapshot))
                 reportLevels(of: node)
                 reportDataSources(of: node, in: snapshot)
             }
             if let stream = backendStream(node) {
                 keepSoftShare(of: node)
                 if Self.userLevel(of: node) != nil {
-                    onEvent?(.volumeReported(stream.id, softShares[node.id]?.gain ?? 1))
+                    onEvent.value?(.volumeReported(stream.id, state.softShares[node.id]?.gain ?? 1))
                 }
-                onEvent?(.streamChanged(stream))
+                onEvent.value?(.streamChanged(stream))
             }
-        case .removed(.node(let node)) where attached:
+        case .removed(.node(let node)) where state.attached:
             if let direction = GraphEndpoints.streamDirection(of: node) {
-                propertyMerges[node.id] = nil
-                softShares[node.id] = nil
-                onEvent?(.streamRemoved(StreamID(direction, node.id)))
+                state.propertyMerges[node.id] = nil
+                state.softShares[node.id] = nil
+                onEvent.value?(.streamRemoved(StreamID(direction, node.id)))
             } else if let direction = GraphEndpoints.endpointDirection(of: node) {
-                report(ports.removed(node.id))
-                tell(deviceReports.removed(Self.deviceID(node.id, direction)))
+                report(state.ports.removed(node.id))
+                tell(state.deviceReports.removed(Self.deviceID(node.id, direction)))
                 reportHeadset(of: node, in: snapshot)
             }
-        case .levelChanged(let node, let audible) where attached:
-            onEvent?(.streamAudible(StreamID(.playback, node), audible))  // meters watch playback streams
-        case .metadataChanged(let name, let subject, let key, let value) where attached:
+        case .levelChanged(let node, let audible) where state.attached:
+            onEvent.value?(.streamAudible(StreamID(.playback, node), audible))  // meters watch playback streams
+        case .metadataChanged(let name, let subject, let key, let value) where state.attached:
             if name == Self.sessionManagerSettings { reportHeadsetAutoswitch(in: snapshot) }
             if name == GraphEndpoints.defaultMetadata, subject == 0, let key,
                 let direction = Self.configuredDefaultDirection(key),
@@ -167,16 +173,16 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
             {
                 if let uid = portUID(ofNodeNamed: device) {
                     logger.debug("the user's default \(direction) is \(device)")
-                    onEvent?(.defaultChanged(direction, uid: uid))
+                    onEvent.value?(.defaultChanged(direction, uid: uid))
                 } else {
                     logger.debug("the user's default \(direction) is \(device), which is not a known device (yet)")
                 }
             }
             if name == "settings", let key, key.hasPrefix("clock."), let hardware = GraphHardwareReader.read(snapshot),
-                hardware != lastHardware
+                hardware != state.lastHardware
             {
-                lastHardware = hardware
-                onEvent?(.hardware(hardware))
+                state.lastHardware = hardware
+                onEvent.value?(.hardware(hardware))
             }
         default:
             break
@@ -186,7 +192,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         linker.handle(event, in: snapshot)
         switch event {
         case .connected, .disconnected, .initialSyncComplete: clockProbe.handle(event, in: snapshot)
-        default: if attached { clockProbe.handle(event, in: snapshot) }
+        default: if state.attached { clockProbe.handle(event, in: snapshot) }
         }
     }
 
@@ -198,9 +204,9 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         let device = Self.deviceID(node.id, direction)
         if direction == .playback {
             guard let props = node.props else { return }
-            tell(deviceReports.output(device, volume: props.mute == true ? 0 : Self.controlVolume(props)))
+            tell(state.deviceReports.output(device, volume: props.mute == true ? 0 : Self.controlVolume(props)))
         } else {
-            tell(deviceReports.input(device, volume: node.props.map(Self.controlVolume), muted: node.props?.mute == true))
+            tell(state.deviceReports.input(device, volume: node.props.map(Self.controlVolume), muted: node.props?.mute == true))
         }
     }
 
@@ -208,7 +214,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// reported.
     private func reportDataSources(of node: Node, in snapshot: GraphSnapshot) {
         guard let direction = GraphEndpoints.endpointDirection(of: node) else { return }
-        tell(deviceReports.dataSources(PortClassification.dataSources(of: node, in: snapshot), of: Self.deviceID(node.id, direction)))
+        tell(state.deviceReports.dataSources(PortClassification.dataSources(of: node, in: snapshot), of: Self.deviceID(node.id, direction)))
     }
 
     /// A device node as the policy names it: an output for a sink, an input for a source.
@@ -226,9 +232,9 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
                 id: $0.id, name: $0.applicationName, binary: $0.processBinary, providesDefaultMetadata: $0.id == defaultOwner,
                 processID: $0.securityPID, services: GraphPeer.services(from: $0.properties["session.services"]))
         }
-        guard peers != reportedPeers else { return }
-        reportedPeers = peers
-        onEvent?(.peersChanged(peers))
+        guard peers != state.reportedPeers else { return }
+        state.reportedPeers = peers
+        onEvent.value?(.peersChanged(peers))
     }
 
     /// WirePlumber 0.5's settings metadata.
@@ -242,13 +248,13 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         case "false": false
         default: nil
         }
-        guard reportedHeadsetAutoswitch != .some(on) else { return }
-        reportedHeadsetAutoswitch = .some(on)
-        onEvent?(.headsetAutoswitchChanged(on))
+        guard state.reportedHeadsetAutoswitch != .some(on) else { return }
+        state.reportedHeadsetAutoswitch = .some(on)
+        onEvent.value?(.headsetAutoswitchChanged(on))
     }
 
     private func reportRolePolicy(in snapshot: GraphSnapshot) {
-        for link in snapshot.links.values where !reportedRolePolicy { reportRolePolicy(link, in: snapshot) }
+        for link in snapshot.links.values where !state.reportedRolePolicy { reportRolePolicy(link, in: snapshot) }
     }
 
     /// A stream linked into a node another session manager marked as a role-based policy
@@ -257,13 +263,13 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         guard let target = snapshot.nodes[link.inputNode], target.properties["policy.role-based.target"] == "true",
             let stream = snapshot.nodes[link.outputNode], GraphEndpoints.streamDirection(of: stream) != nil
         else { return }
-        reportedRolePolicy = true
-        onEvent?(.rolePolicySeen(stream: stream.name, target: target.name))
+        state.reportedRolePolicy = true
+        onEvent.value?(.rolePolicySeen(stream: stream.name, target: target.name))
     }
 
     func setLinking(_ links: Bool, configuringDevicePorts: Bool) {
         linker.configuresDevicePorts = configuringDevicePorts
-        if links { linker.activate(in: snapshot, attached: attached) } else { linker.deactivate(in: snapshot) }
+        if links { linker.activate(in: snapshot, attached: state.attached) } else { linker.deactivate(in: snapshot) }
     }
 
     func withdrawDefaultMetadata() { linker.withdrawDefaultMetadata() }
@@ -294,8 +300,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
 
     private func attachedEvent() -> BackendEvent {
         let streams = snapshot.sortedNodes.compactMap(backendStream)
-        let available = ports.attach(to: snapshot)
-        profileSwitches.attached(available)
+        let available = state.ports.attach(to: snapshot)
+        state.profileSwitches.attached(available)
         return .attached(
             streams: streams, ports: available,
             defaultOutput: (snapshot.configuredAudioSinkName ?? snapshot.defaultAudioSinkName).flatMap(portUID(ofNodeNamed:)),
@@ -303,21 +309,21 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     }
 
     private func tell(_ events: [BackendEvent]) {
-        for event in events { onEvent?(event) }
+        for event in events { onEvent.value?(event) }
     }
 
     /// Port events, with a port that goes while its device stays told as leaving with its
     /// device's profile.
     private func report(_ events: [BackendEvent]) {
         let devices = snapshot.devices.values
-        let translated = profileSwitches.translate(events) { name in devices.contains { $0.name == name } }
-        for event in translated { onEvent?(event) }
+        let translated = state.profileSwitches.translate(events) { name in devices.contains { $0.name == name } }
+        for event in translated { onEvent.value?(event) }
     }
 
     /// The `default` metadata names nodes; the policy knows ports: a device node's port is the
     /// route it plays on now.
     private func portUID(ofNodeNamed name: String) -> String? {
-        snapshot.node(named: name).flatMap { PortClassification.activePort(of: $0, in: snapshot, rule: ports.typeRule)?.uid }
+        snapshot.node(named: name).flatMap { PortClassification.activePort(of: $0, in: snapshot, rule: state.ports.typeRule)?.uid }
     }
 
     private func backendStream(_ node: Node) -> BackendStream? {
@@ -329,7 +335,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         return BackendStream(
             id: StreamID(direction, node.id), client: node.clientID ?? 0, connectionSerial: client?.serial,
             properties: merge.merged,
-            activity: activity, appName: merge.appName ?? node.name, processID: client.flatMap { vouched.pid(of: $0) },
+            activity: activity, appName: merge.appName ?? node.name, processID: client.flatMap { state.vouched.pid(of: $0) },
             sandboxAppID: merge.sandboxAppID, statedProcessID: merge.statedProcessID,
             hardwareRequest: merge.hardwareRequest, namedSession: merge.namedSession,
             capturesMonitor: GraphEndpoints.capturesMonitor(node, in: snapshot))
@@ -341,12 +347,12 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// tenth of the daemon's time, the parse of `node.latency` another twentieth.
     private func mergedProperties(of node: Node, client: Client?) -> PropertyMerge {
         let clientProperties = client?.properties ?? [:]
-        if let cached = propertyMerges[node.id], cached.node == node.properties, cached.client == clientProperties {
+        if let cached = state.propertyMerges[node.id], cached.node == node.properties, cached.client == clientProperties {
             return cached  // equal dictionaries sharing storage compare in O(1)
         }
         let merged = clientProperties.merging(node.properties) { _, nodeValue in nodeValue }
         let merge = PropertyMerge(node: node.properties, client: clientProperties, merged: merged)
-        propertyMerges[node.id] = merge
+        state.propertyMerges[node.id] = merge
         return merge
     }
 
@@ -398,7 +404,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         // Before its ports are configured, configuring them resets the converter's Props.
         guard let node = snapshot.nodes[stream.rawValue], Self.hasPorts(node), Self.userLevel(of: node) != nil
         else { return nil }
-        return softShares[stream.rawValue]?.gain ?? 1
+        return state.softShares[stream.rawValue]?.gain ?? 1
     }
 
     /// The user's mute (a policy mute of ours is in the soft mute, not here).
@@ -416,31 +422,31 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     }
 
     func writeVolume(_ volume: Float, of stream: StreamID) {
-        softShares[stream.rawValue, default: SoftShare()].gain = volume
+        state.softShares[stream.rawValue, default: SoftShare()].gain = volume
         writeSoftShare(of: stream.rawValue)
     }
 
     func writeMute(_ muted: Bool, of stream: StreamID) {
-        softShares[stream.rawValue, default: SoftShare()].muted = muted
+        state.softShares[stream.rawValue, default: SoftShare()].muted = muted
         writeSoftShare(of: stream.rawValue)
     }
 
     /// Writes our share over the stream's user level, once that is known (else at its report).
     private func writeSoftShare(of id: GlobalID) {
-        guard var share = softShares[id], let node = snapshot.nodes[id], let user = Self.userLevel(of: node)
+        guard var share = state.softShares[id], let node = snapshot.nodes[id], let user = Self.userLevel(of: node)
         else { return }
         let soft = share.write(over: user, running: node.state == .running)
-        softShares[id] = share
+        state.softShares[id] = share
         graph.setSoftProps(node: id, volumes: soft.volumes, mute: soft.mute)
     }
 
     /// A stream's Props or state changed: our share is written again where the user's write
     /// (or the stream's own, as it starts) dropped it, and forgotten once it is the identity.
     private func keepSoftShare(of node: Node) {
-        guard let share = softShares[node.id], let props = node.props else { return }
+        guard let share = state.softShares[node.id], let props = node.props else { return }
         switch share.verdict(on: props, channels: Self.channels(of: node), running: node.state == .running) {
         case .rewrite: writeSoftShare(of: node.id)
-        case .done: softShares[node.id] = nil
+        case .done: state.softShares[node.id] = nil
         case .keep: break
         }
     }
@@ -536,16 +542,16 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     /// A device's active profile as its `Profile` param says (with the user's `save`), when it
     /// changed: the reason its profile switch's sessions hear.
     private func reportProfile(of device: Device) {
-        tell(deviceReports.profile(device.activeProfile?.name, saved: device.activeProfile?.save ?? false, ofCard: device.name))
+        tell(state.deviceReports.profile(device.activeProfile?.name, saved: device.activeProfile?.save ?? false, ofCard: device.name))
     }
 
     /// A headset's profiles, when they changed.
     private func reportHeadset(_ device: Device) {
         guard HeadsetReading.isHeadset(device) else { return }
         let profiles = HeadsetReading.profiles(of: device, in: snapshot)
-        guard reportedHeadsets[device.name] != profiles else { return }
-        reportedHeadsets[device.name] = profiles
-        onEvent?(.headsetProfilesChanged(device: device.name, profiles))
+        guard state.reportedHeadsets[device.name] != profiles else { return }
+        state.reportedHeadsets[device.name] = profiles
+        onEvent.value?(.headsetProfilesChanged(device: device.name, profiles))
     }
 
     /// A headset's node came or went: its nodes say which profile it has.
@@ -555,8 +561,8 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
     }
 
     private func forgetHeadset(named name: String) {
-        guard reportedHeadsets.removeValue(forKey: name) != nil else { return }
-        onEvent?(.headsetProfilesChanged(device: name, nil))
+        guard state.reportedHeadsets.removeValue(forKey: name) != nil else { return }
+        onEvent.value?(.headsetProfilesChanged(device: name, nil))
     }
 
     func hold(_ stream: StreamID) { linker.hold(stream.rawValue, in: snapshot) }
@@ -567,7 +573,7 @@ final class PipeWireBackend: AudioBackend, @unchecked Sendable {
         }
     }
 
-    func usePortTypeRule(_ rule: @escaping PortTyping.TypeRule) { ports.typeRule = rule }
+    func usePortTypeRule(_ rule: @escaping PortTyping.TypeRule) { state.ports.typeRule = rule }
 
     func route(_ stream: StreamID, to devices: [DeviceID]) {
         linker.follow(stream.rawValue, to: devices.map(\.rawValue), in: snapshot)

@@ -21,51 +21,71 @@ import SessionPolicy
 /// While another session manager links (``Coexistence``) it is inactive: it keeps the
 /// policy's routes and defaults, and touches nothing.
 ///
-/// Confined to PipeWire's loop thread: every call comes from the graph observer.
-final class StreamLinker: @unchecked Sendable {
+/// Every call comes from the graph observer, on PipeWire's loop thread (``LoopBound``).
+final class StreamLinker: Sendable {
     private let graph: PipeWireGraph
     private let logger: Logger
+    private struct State {
+        /// Whether it links now.
+        var isActive: Bool
+        var configuredDefaults: ConfiguredDefaults
+        /// We exported the `default` metadata and have not put the saved choices back yet.
+        var restoreConfiguredDefaults = false
+        /// The devices each stream is linked to by us.
+        var linked: [GlobalID: Set<GlobalID>] = [:]
+        /// The devices the policy routes each stream to (its session's route).
+        var routes: [GlobalID: [GlobalID]] = [:]
+        /// Streams linked to a target they (or a mixer) named, and that device.
+        var pinned: [GlobalID: GlobalID] = [:]
+        /// The policy's default devices (the route of a session with no wishes), by direction.
+        var preferredDefaults: [StreamDirection: GlobalID] = [:]
+        var configuresDevicePorts: Bool
+        /// Streams and devices we already asked to create their ports.
+        var portsRequested: Set<GlobalID> = []
+        /// False until the first registry burst is complete: reconciling half a graph would move
+        /// streams to whatever device happened to be announced first.
+        var ready = false
+        var providedDefaultMetadata = false
+        /// Streams the policy holds (interrupted by unlinking): kept off every device until released.
+        var held: Set<GlobalID> = []
+        /// Links we asked PipeWire to destroy, by their stream: asked once each, so a link the
+        /// mirror still shows (its removal not yet seen) is not destroyed again on every event of
+        /// its stream; and a released stream is linked again only once they are all gone.
+        var unlinking: [GlobalID: Set<GlobalID>] = [:]
+        /// The devices and effective defaults, until a device, the `default` metadata or the
+        /// policy's defaults change: most events (a stream's ports, links, state) change none of
+        /// them, and reading them walks every node.
+        var knownDevices: Devices?
+        var reconciledInputs: [GlobalID: ReconciledInputs] = [:]
+        /// What each stream was last linked with (``LinkSignature``).
+        var linkSignatures: [GlobalID: LinkSignature] = [:]
+        /// Streams just released: linking them back where they were is logged at debug level.
+        var relinking: Set<GlobalID> = []
+        /// What the graph event being handled asks to reconcile, done once at its end
+        /// (``beginEvent()``, ``endEvent(in:)``): the policy's reaction to an event (routes, holds,
+        /// releases) and the event itself reach each stream once.
+        var pending: PendingWork?
+    }
+
+    private let state: LoopBound<State>
+
     /// Whether it links now.
-    private(set) var isActive: Bool
+    var isActive: Bool { state.isActive }
     /// The user's chosen defaults, put back into the `default` metadata we provide.
     private let configuredDefaultsFile: JournalFile<ConfiguredDefaults>
-    private var configuredDefaults: ConfiguredDefaults
-    /// We exported the `default` metadata and have not put the saved choices back yet.
-    private var restoreConfiguredDefaults = false
-    /// The devices each stream is linked to by us.
-    private var linked: [GlobalID: Set<GlobalID>] = [:]
-    /// The devices the policy routes each stream to (its session's route).
-    private var routes: [GlobalID: [GlobalID]] = [:]
-    /// Streams linked to a target they (or a mixer) named, and that device.
-    private var pinned: [GlobalID: GlobalID] = [:]
-    /// The policy's default devices (the route of a session with no wishes), by direction.
-    private var preferredDefaults: [StreamDirection: GlobalID] = [:]
     /// Whether it gives devices their DSP ports before linking them: while no other session
     /// manager does (``Coexistence/configuresDevicePorts``). Streams get theirs from whoever
     /// links them.
     var configuresDevicePorts: Bool {
-        didSet {
-            guard configuresDevicePorts, !oldValue, ready else { return }
+        get { state.configuresDevicePorts }
+        set {
+            let before = state.configuresDevicePorts
+            state.configuresDevicePorts = newValue
+            guard newValue, !before, state.ready else { return }
             configureDevicePorts(in: graph.snapshot)
             reconcileAll(in: graph.snapshot)
         }
     }
-    /// Streams and devices we already asked to create their ports.
-    private var portsRequested: Set<GlobalID> = []
-    /// False until the first registry burst is complete: reconciling half a graph would move
-    /// streams to whatever device happened to be announced first.
-    private var ready = false
-    private var providedDefaultMetadata = false
-    /// Streams the policy holds (interrupted by unlinking): kept off every device until released.
-    private var held: Set<GlobalID> = []
-    /// Links we asked PipeWire to destroy, by their stream: asked once each, so a link the
-    /// mirror still shows (its removal not yet seen) is not destroyed again on every event of
-    /// its stream; and a released stream is linked again only once they are all gone.
-    private var unlinking: [GlobalID: Set<GlobalID>] = [:]
-    /// The devices and effective defaults, until a device, the `default` metadata or the
-    /// policy's defaults change: most events (a stream's ports, links, state) change none of
-    /// them, and reading them walks every node.
-    private var knownDevices: Devices?
     /// A stream's properties (where its target is named) and port count at its last
     /// reconciliation: equal dictionaries sharing storage compare in O(1).
     private struct ReconciledInputs {
@@ -73,15 +93,6 @@ final class StreamLinker: @unchecked Sendable {
         let ports: Int
     }
 
-    private var reconciledInputs: [GlobalID: ReconciledInputs] = [:]
-    /// What each stream was last linked with (``LinkSignature``).
-    private var linkSignatures: [GlobalID: LinkSignature] = [:]
-    /// Streams just released: linking them back where they were is logged at debug level.
-    private var relinking: Set<GlobalID> = []
-    /// What the graph event being handled asks to reconcile, done once at its end
-    /// (``beginEvent()``, ``endEvent(in:)``): the policy's reaction to an event (routes, holds,
-    /// releases) and the event itself reach each stream once.
-    private var pending: PendingWork?
 
     private struct PendingWork {
         /// In the order they were asked for: the policy's holds come before the event's own
@@ -98,13 +109,12 @@ final class StreamLinker: @unchecked Sendable {
         }
     }
 
-    init(graph: PipeWireGraph, active: Bool, stateDirectory: URL, logger: Logger) {
+    init(graph: PipeWireGraph, loop: DaemonLoop, active: Bool, stateDirectory: URL, logger: Logger) {
         self.graph = graph
         self.logger = logger
-        isActive = active
-        configuresDevicePorts = active
         configuredDefaultsFile = JournalFile(directory: stateDirectory, logger: logger)
-        configuredDefaults = configuredDefaultsFile.read()
+        state = LoopBound(
+            State(isActive: active, configuredDefaults: configuredDefaultsFile.read(), configuresDevicePorts: active), on: loop)
     }
 
     // MARK: - Who links
@@ -112,9 +122,9 @@ final class StreamLinker: @unchecked Sendable {
     /// Starts linking (no other session manager now): every stream is linked where the policy
     /// says, and the `default` metadata is provided if nobody does.
     func activate(in snapshot: GraphSnapshot, attached: Bool) {
-        guard !isActive else { return }
-        isActive = true
-        knownDevices = nil
+        guard !state.isActive else { return }
+        state.isActive = true
+        state.knownDevices = nil
         if attached { handle(.initialSyncComplete, in: snapshot) }
     }
 
@@ -124,11 +134,11 @@ final class StreamLinker: @unchecked Sendable {
     /// so links of ours left in place would go silent with us. Our `default` metadata stays
     /// until the policy withdraws it (``withdrawDefaultMetadata()``).
     func deactivate(in snapshot: GraphSnapshot) {
-        guard isActive else { return }
-        isActive = false
-        ready = false
+        guard state.isActive else { return }
+        state.isActive = false
+        state.ready = false
         var destroyed = 0
-        unlinking.removeAll()
+        state.unlinking.removeAll()
         for link in snapshot.links.values where isOurs(link, in: snapshot) && Self.joinsStreamAndDevice(link, in: snapshot) {
             graph.unlink(link.id)
             destroyed += 1
@@ -136,27 +146,27 @@ final class StreamLinker: @unchecked Sendable {
             // a stream is linked again only once these are gone (a link to the same ports
             // would be refused while they exist, and then they go).
             for stream in [link.outputNode, link.inputNode] where snapshot.nodes[stream].flatMap(GraphEndpoints.streamDirection) != nil {
-                unlinking[stream, default: []].insert(link.id)
+                state.unlinking[stream, default: []].insert(link.id)
             }
         }
         logger.info("handing linking over: \(destroyed) links of ours destroyed")
-        linked.removeAll()
-        pinned.removeAll()
-        held.removeAll()
-        relinking.removeAll()
-        linkSignatures.removeAll()
-        reconciledInputs.removeAll()
-        portsRequested.removeAll()
-        knownDevices = nil
+        state.linked.removeAll()
+        state.pinned.removeAll()
+        state.held.removeAll()
+        state.relinking.removeAll()
+        state.linkSignatures.removeAll()
+        state.reconciledInputs.removeAll()
+        state.portsRequested.removeAll()
+        state.knownDevices = nil
     }
 
     /// Withdraws the `default` metadata we provided, if we did: another session manager
     /// provides its own. The user's chosen devices in ours go into its metadata where it has
     /// none (WirePlumber may have restored its saved choices into ours).
     func withdrawDefaultMetadata() {
-        guard providedDefaultMetadata else { return }
-        providedDefaultMetadata = false
-        restoreConfiguredDefaults = false
+        guard state.providedDefaultMetadata else { return }
+        state.providedDefaultMetadata = false
+        state.restoreConfiguredDefaults = false
         graph.withdrawMetadata(named: GraphEndpoints.defaultMetadata, handingOver: GraphEndpoints.configuredKeys)
     }
 
@@ -174,36 +184,36 @@ final class StreamLinker: @unchecked Sendable {
     }
 
     func handle(_ event: GraphEvent, in snapshot: GraphSnapshot) {
-        if Self.mayChangeDevices(event) { knownDevices = nil }
+        if Self.mayChangeDevices(event) { state.knownDevices = nil }
         switch event {
         case .connected, .disconnected:
-            linked.removeAll()
-            routes.removeAll()
-            pinned.removeAll()
-            preferredDefaults.removeAll()
-            unlinking.removeAll()
-            portsRequested.removeAll()
-            held.removeAll()
-            relinking.removeAll()
-            linkSignatures.removeAll()
-            reconciledInputs.removeAll()
-            ready = false
-            providedDefaultMetadata = false
-            restoreConfiguredDefaults = false
+            state.linked.removeAll()
+            state.routes.removeAll()
+            state.pinned.removeAll()
+            state.preferredDefaults.removeAll()
+            state.unlinking.removeAll()
+            state.portsRequested.removeAll()
+            state.held.removeAll()
+            state.relinking.removeAll()
+            state.linkSignatures.removeAll()
+            state.reconciledInputs.removeAll()
+            state.ready = false
+            state.providedDefaultMetadata = false
+            state.restoreConfiguredDefaults = false
         case .initialSyncComplete:
-            guard isActive else { return }
-            ready = true
+            guard state.isActive else { return }
+            state.ready = true
             ensureDefaultMetadata(in: snapshot)
             configureDevicePorts(in: snapshot)
             reconcileAll(in: snapshot)
         case .added(let object):
-            guard ready else { return }
+            guard state.ready else { return }
             objectAppearedOrChanged(object, isNew: true, in: snapshot)
         case .changed(let object):
-            guard ready else { return }
+            guard state.ready else { return }
             objectAppearedOrChanged(object, isNew: false, in: snapshot)
         case .removed(let object):
-            guard ready else {
+            guard state.ready else {
                 // The links destroyed when linking was handed over are counted out even now.
                 if case .link(let link) = object { linkRemoved(link, in: snapshot) }
                 return
@@ -211,7 +221,7 @@ final class StreamLinker: @unchecked Sendable {
             objectRemoved(object, in: snapshot)
         case .metadataChanged(let name, let subject, let key, let value):
             rememberConfiguredDefault(name: name, subject: subject, key: key, value: value)
-            guard ready else { return }
+            guard state.ready else { return }
             metadataChanged(name: name, subject: subject, key: key, in: snapshot)
         case .levelChanged, .clocksSampled:
             break
@@ -242,7 +252,7 @@ final class StreamLinker: @unchecked Sendable {
             if GraphEndpoints.streamDirection(of: node) != nil {
                 // A stream's state or volume changed (its properties and ports did not): that
                 // moves no link. During a duck this is every ramp step's echo.
-                if !isNew, !held.contains(node.id), let inputs = reconciledInputs[node.id],
+                if !isNew, !state.held.contains(node.id), let inputs = state.reconciledInputs[node.id],
                     inputs.properties == node.properties, inputs.ports == snapshot.portCount(of: node.id)
                 {
                     return
@@ -267,7 +277,7 @@ final class StreamLinker: @unchecked Sendable {
         case .link(let link) where isNew:
             // A held stream got a link after all: one of ours that was still being created when
             // the hold came, or someone else's. It is taken off again at once.
-            for stream in [link.outputNode, link.inputNode] where held.contains(stream) {
+            for stream in [link.outputNode, link.inputNode] where state.held.contains(stream) {
                 unlinkEverything(of: stream, in: snapshot)
             }
         default:
@@ -285,19 +295,19 @@ final class StreamLinker: @unchecked Sendable {
         }
         guard case .node(let node) = object else { return }
         if GraphEndpoints.streamDirection(of: node) != nil {
-            linked[node.id] = nil
-            routes[node.id] = nil
-            pinned[node.id] = nil
-            portsRequested.remove(node.id)
-            held.remove(node.id)
-            relinking.remove(node.id)
-            linkSignatures[node.id] = nil
-            reconciledInputs[node.id] = nil
-            unlinking[node.id] = nil
+            state.linked[node.id] = nil
+            state.routes[node.id] = nil
+            state.pinned[node.id] = nil
+            state.portsRequested.remove(node.id)
+            state.held.remove(node.id)
+            state.relinking.remove(node.id)
+            state.linkSignatures[node.id] = nil
+            state.reconciledInputs[node.id] = nil
+            state.unlinking[node.id] = nil
         } else if GraphEndpoints.endpointDirection(of: node) != nil {
-            portsRequested.remove(node.id)
+            state.portsRequested.remove(node.id)
             // The device's links died with it: its streams move to their new target.
-            for stream in linked.keys { linked[stream]?.remove(node.id) }
+            for stream in state.linked.keys { state.linked[stream]?.remove(node.id) }
             reconcileAll(in: snapshot)
         }
     }
@@ -324,14 +334,14 @@ final class StreamLinker: @unchecked Sendable {
 
     /// We asked for the device's DSP ports and they are not there yet.
     private func awaitsPorts(_ device: GlobalID, in snapshot: GraphSnapshot) -> Bool {
-        guard portsRequested.contains(device), let node = snapshot.nodes[device] else { return false }
+        guard state.portsRequested.contains(device), let node = snapshot.nodes[device] else { return false }
         return !snapshot.hasDSPPorts(node)
     }
 
     /// Asks once for a device's DSP ports when it has none. The graph looks again after a round
     /// trip, and leaves a device whose ports came meanwhile (they come a moment after it) alone.
     private func configurePortsIfNeeded(of device: Node, in snapshot: GraphSnapshot) {
-        guard isActive, configuresDevicePorts, !snapshot.hasDSPPorts(device), portsRequested.insert(device.id).inserted
+        guard state.isActive, configuresDevicePorts, !snapshot.hasDSPPorts(device), state.portsRequested.insert(device.id).inserted
         else { return }
         logger.debug("giving device \(device.id) ('\(device.name)') its DSP ports")
         graph.configurePorts(node: device.id, unlessItHasDSPPorts: true)
@@ -341,21 +351,21 @@ final class StreamLinker: @unchecked Sendable {
 
     /// Routes a stream to exactly these devices (its session's route); reconciles it now.
     func follow(_ stream: GlobalID, to devices: [GlobalID], in snapshot: GraphSnapshot) {
-        guard routes[stream] != devices else { return }
-        routes[stream] = devices
-        guard ready else { return }
+        guard state.routes[stream] != devices else { return }
+        state.routes[stream] = devices
+        guard state.ready else { return }
         reconcile(streamID: stream, in: snapshot)
     }
 
     /// The devices a session with no wishes goes to now: published as the effective defaults.
     func preferDefaults(output: GlobalID?, input: GlobalID?, in snapshot: GraphSnapshot) {
         let wanted: [StreamDirection: GlobalID] = [.playback: output, .capture: input].compactMapValues { $0 }
-        guard wanted != preferredDefaults else { return }
-        preferredDefaults = wanted
-        knownDevices = nil
-        guard ready else { return }
-        if pending != nil {
-            pending?.defaults = true
+        guard wanted != state.preferredDefaults else { return }
+        state.preferredDefaults = wanted
+        state.knownDevices = nil
+        guard state.ready else { return }
+        if state.pending != nil {
+            state.pending?.defaults = true
             return
         }
         publishEffectiveDefaults(in: snapshot)
@@ -365,38 +375,38 @@ final class StreamLinker: @unchecked Sendable {
 
     /// Takes a stream off its device and keeps it off: its app's clock stops, it freezes.
     func hold(_ stream: GlobalID, in snapshot: GraphSnapshot) {
-        guard isActive, held.insert(stream).inserted else { return }
+        guard state.isActive, state.held.insert(stream).inserted else { return }
         // Per stream at debug: a call holds every music stream; the coordinator logs the session.
         logger.debug("holding stream \(stream): unlinked until released")
-        linked[stream] = nil
-        linkSignatures[stream] = nil
-        if pending != nil {
-            pending?.add(stream)  // reconciling a held stream unlinks it
-            pending?.holds = true
+        state.linked[stream] = nil
+        state.linkSignatures[stream] = nil
+        if state.pending != nil {
+            state.pending?.add(stream)  // reconciling a held stream unlinks it
+            state.pending?.holds = true
             return
         }
         unlinkEverything(of: stream, in: snapshot)
     }
 
     /// Holds wait for the end of the graph event being handled (``endEvent(in:)``).
-    var holdsWaiting: Bool { pending?.holds == true }
+    var holdsWaiting: Bool { state.pending?.holds == true }
 
     /// The device a stream plays on because it named it (not its session's route), if any.
-    func pinnedDevice(of stream: GlobalID) -> GlobalID? { pinned[stream] }
+    func pinnedDevice(of stream: GlobalID) -> GlobalID? { state.pinned[stream] }
 
     /// Whether the policy holds the stream (tests and logs).
-    func isHeld(_ stream: GlobalID) -> Bool { held.contains(stream) }
+    func isHeld(_ stream: GlobalID) -> Bool { state.held.contains(stream) }
 
     /// Lets a held stream be linked again, where the linking policy says.
     func release(_ stream: GlobalID, in snapshot: GraphSnapshot) {
-        guard held.remove(stream) != nil else { return }
+        guard state.held.remove(stream) != nil else { return }
         logger.debug("releasing stream \(stream)")
-        relinking.insert(stream)
+        state.relinking.insert(stream)
         reconcile(streamID: stream, in: snapshot)
     }
 
     private func unlinkEverything(of stream: GlobalID, in snapshot: GraphSnapshot) {
-        for link in snapshot.links(of: stream) where unlinking[stream, default: []].insert(link.id).inserted {
+        for link in snapshot.links(of: stream) where state.unlinking[stream, default: []].insert(link.id).inserted {
             logger.debug("unlinking \(link.id) (\(link.outputNode) → \(link.inputNode)) of held stream \(stream)")
             graph.unlink(link.id)
         }
@@ -410,18 +420,18 @@ final class StreamLinker: @unchecked Sendable {
     /// silent. A link someone removed while still here (a patchbay) is left removed.
     private func linkRemoved(_ link: Link, in snapshot: GraphSnapshot) {
         // Its stream is no longer linked as it was last time.
-        linkSignatures[link.outputNode] = nil
-        linkSignatures[link.inputNode] = nil
-        for stream in [link.outputNode, link.inputNode] where unlinking[stream]?.remove(link.id) != nil {
-            guard unlinking[stream]?.isEmpty == true else { continue }
-            unlinking[stream] = nil
-            if ready, !held.contains(stream) { reconcile(streamID: stream, in: snapshot) }
+        state.linkSignatures[link.outputNode] = nil
+        state.linkSignatures[link.inputNode] = nil
+        for stream in [link.outputNode, link.inputNode] where state.unlinking[stream]?.remove(link.id) != nil {
+            guard state.unlinking[stream]?.isEmpty == true else { continue }
+            state.unlinking[stream] = nil
+            if state.ready, !state.held.contains(stream) { reconcile(streamID: stream, in: snapshot) }
         }
-        guard isActive, ready, let owner = link.properties["client.id"].flatMap(GlobalID.init), snapshot.clients[owner] == nil
+        guard state.isActive, state.ready, let owner = link.properties["client.id"].flatMap(GlobalID.init), snapshot.clients[owner] == nil
         else { return }
-        for stream in [link.outputNode, link.inputNode] where linked[stream] != nil && !held.contains(stream) && unlinking[stream] == nil {
+        for stream in [link.outputNode, link.inputNode] where state.linked[stream] != nil && !state.held.contains(stream) && state.unlinking[stream] == nil {
             logger.debug("stream \(stream): link \(link.id) went with client \(owner): linking it again")
-            relinking.insert(stream)
+            state.relinking.insert(stream)
             reconcile(streamID: stream, in: snapshot)
         }
     }
@@ -445,14 +455,14 @@ final class StreamLinker: @unchecked Sendable {
     }
 
     private func devices(in snapshot: GraphSnapshot) -> Devices {
-        if let knownDevices { return knownDevices }
+        if let knownDevices = state.knownDevices { return knownDevices }
         let endpoints = GraphEndpoints.endpoints(in: snapshot)
         var defaults: [StreamDirection: LinkEndpoint] = [:]
         for direction in StreamDirection.allCases {
             defaults[direction] = effectiveDefault(direction, endpoints: endpoints, in: snapshot)
         }
         let devices = Devices(endpoints: endpoints, defaults: defaults)
-        knownDevices = devices
+        state.knownDevices = devices
         return devices
     }
 
@@ -460,7 +470,7 @@ final class StreamLinker: @unchecked Sendable {
 
     /// A graph event is being handled: what it and the policy's reaction to it ask of the
     /// linker waits for ``endEvent(in:)``.
-    func beginEvent() { pending = PendingWork() }
+    func beginEvent() { state.pending = PendingWork() }
 
     /// How many of an event's streams are reconciled before its handling ends. libpipewire
     /// sends a connection's requests only once it has handled every message it read: a call
@@ -471,14 +481,14 @@ final class StreamLinker: @unchecked Sendable {
     /// The event is handled: each stream it touched is reconciled once, the first few now and
     /// the rest in the loop's next turn (``reconciledAtOnce``).
     func endEvent(in snapshot: GraphSnapshot) {
-        guard let work = pending else { return }
-        pending = nil
-        guard ready else { return }
+        guard let work = state.pending else { return }
+        state.pending = nil
+        guard state.ready else { return }
         guard work.streams.count > Self.reconciledAtOnce else { return finish(work, streams: work.streams[...], in: snapshot) }
         for stream in work.streams.prefix(Self.reconciledAtOnce) { reconcileNow(streamID: stream, in: snapshot) }
         let rest = work.streams.dropFirst(Self.reconciledAtOnce)
         graph.performLater { [weak self] in
-            guard let self, self.ready else { return }
+            guard let self, state.ready else { return }
             self.finish(work, streams: rest, in: self.graph.snapshot)
         }
     }
@@ -490,8 +500,8 @@ final class StreamLinker: @unchecked Sendable {
     }
 
     private func reconcileAll(in snapshot: GraphSnapshot) {
-        if pending != nil {
-            pending?.everyStream = true
+        if state.pending != nil {
+            state.pending?.everyStream = true
             return
         }
         publishEffectiveDefaults(in: snapshot)
@@ -505,8 +515,8 @@ final class StreamLinker: @unchecked Sendable {
     }
 
     private func reconcile(streamID: GlobalID, in snapshot: GraphSnapshot) {
-        if pending != nil {
-            pending?.add(streamID)
+        if state.pending != nil {
+            state.pending?.add(streamID)
             return
         }
         reconcileNow(streamID: streamID, in: snapshot)
@@ -515,14 +525,14 @@ final class StreamLinker: @unchecked Sendable {
     private func reconcileNow(streamID: GlobalID, in snapshot: GraphSnapshot) {
         guard let stream = snapshot.nodes[streamID], let direction = GraphEndpoints.streamDirection(of: stream)
         else { return }
-        reconciledInputs[streamID] = ReconciledInputs(properties: stream.properties, ports: snapshot.portCount(of: streamID))
-        if held.contains(streamID) {
+        state.reconciledInputs[streamID] = ReconciledInputs(properties: stream.properties, ports: snapshot.portCount(of: streamID))
+        if state.held.contains(streamID) {
             // A held stream that got linked anyway (its ports came late, someone linked it) is
             // taken off again.
             unlinkEverything(of: streamID, in: snapshot)
             return
         }
-        if unlinking[streamID] != nil {
+        if state.unlinking[streamID] != nil {
             // Released while its links are still being destroyed: linking its ports again
             // before PipeWire has torn the old links down raced in 0.3.65 (clients got
             // buffers for the wrong link and their nodes went to error). Linked once they
@@ -532,46 +542,46 @@ final class StreamLinker: @unchecked Sendable {
         if snapshot.portCount(of: streamID) == 0 {
             // A stream has no ports until its linker configures them (WirePlumber does it as it
             // links, so one that manages devices only leaves it to us).
-            if portsRequested.insert(streamID).inserted { graph.configurePorts(node: streamID) }
+            if state.portsRequested.insert(streamID).inserted { graph.configurePorts(node: streamID) }
             return
         }
         let devices = devices(in: snapshot)
         let endpoints = devices.endpoints
         let decision = StreamRouting.decide(
-            for: GraphEndpoints.request(for: stream, direction: direction, in: snapshot), route: routes[streamID] ?? [],
+            for: GraphEndpoints.request(for: stream, direction: direction, in: snapshot), route: state.routes[streamID] ?? [],
             endpoints: endpoints, defaultEndpoint: devices.defaults[direction])
         let (wanted, reason) = (decision.devices, decision.reason)
         // A device whose DSP ports we asked for and that has none yet (a converter's single
         // port, or none): linked once they are there (its ports' arrival reconciles again),
         // never to the port about to go; meanwhile the stream stays where it plays.
         if wanted.contains(where: { awaitsPorts($0, in: snapshot) }) { return }
-        if case .requested(let endpoint) = decision.target { pinned[streamID] = endpoint.id } else { pinned[streamID] = nil }
-        let previous = linked[streamID] ?? []
+        if case .requested(let endpoint) = decision.target { state.pinned[streamID] = endpoint.id } else { state.pinned[streamID] = nil }
+        let previous = state.linked[streamID] ?? []
         for device in previous.subtracting(wanted) where snapshot.nodes[device] != nil {
             direction == .playback
                 ? graph.unlinkAll(between: streamID, and: device) : graph.unlinkAll(between: device, and: streamID)
         }
         guard !wanted.isEmpty else {
-            if linked.removeValue(forKey: streamID) != nil {
+            if state.linked.removeValue(forKey: streamID) != nil {
                 logger.info("stream \(streamID) '\(stream.name)' unlinked: \(reason)")
             }
             return
         }
         if previous != wanted {
             let names = wanted.sorted().map { snapshot.nodes[$0]?.name ?? "\($0)" }.joined(separator: " + ")
-            let level: Logger.Level = relinking.contains(streamID) ? .debug : .info
+            let level: Logger.Level = state.relinking.contains(streamID) ? .debug : .info
             logger.log(level: level, "linking \(direction) stream \(streamID) '\(stream.name)' → \(names) (\(reason))")
         }
-        relinking.remove(streamID)
+        state.relinking.remove(streamID)
         // Linking is idempotent but not free (ports paired, links looked up): when the devices
         // and their ports are what they were last time and none of the stream's links went,
         // there is nothing to do. Most events of a linked stream (its state, its volume) change
         // none of them.
         let signature = LinkSignature(
             devices: wanted, ports: wanted.reduce(snapshot.portCount(of: streamID)) { $0 + snapshot.portCount(of: $1) })
-        if previous == wanted, linkSignatures[streamID] == signature, !relinking.contains(streamID) { return }
-        linkSignatures[streamID] = signature
-        linked[streamID] = wanted
+        if previous == wanted, state.linkSignatures[streamID] == signature, !state.relinking.contains(streamID) { return }
+        state.linkSignatures[streamID] = signature
+        state.linked[streamID] = wanted
         for device in wanted.sorted() {
             direction == .playback ? graph.link(output: streamID, input: device) : graph.link(output: device, input: streamID)
         }
@@ -588,7 +598,7 @@ final class StreamLinker: @unchecked Sendable {
         let configured = GraphEndpoints.deviceName(
             inMetadataValue: metadata?.value(for: GraphEndpoints.keys(for: direction).configured, subject: 0))
         return StreamRouting.effectiveDefault(
-            direction: direction, preferred: preferredDefaults[direction], configuredName: configured, endpoints: endpoints)
+            direction: direction, preferred: state.preferredDefaults[direction], configuredName: configured, endpoints: endpoints)
     }
 
     /// Writes the effective defaults to the `default` metadata when they changed, so pulse
@@ -611,9 +621,9 @@ final class StreamLinker: @unchecked Sendable {
     /// Without a session manager there is no `default` metadata; pulse clients and mixers need
     /// one to read and set defaults, so the daemon provides it while it is the linker.
     private func ensureDefaultMetadata(in snapshot: GraphSnapshot) {
-        guard snapshot.metadata[GraphEndpoints.defaultMetadata] == nil, !providedDefaultMetadata else { return }
-        providedDefaultMetadata = true
-        restoreConfiguredDefaults = !configuredDefaults.isEmpty
+        guard snapshot.metadata[GraphEndpoints.defaultMetadata] == nil, !state.providedDefaultMetadata else { return }
+        state.providedDefaultMetadata = true
+        state.restoreConfiguredDefaults = !state.configuredDefaults.isEmpty
         logger.info("no 'default' metadata in the graph: providing it")
         graph.provideMetadata(named: GraphEndpoints.defaultMetadata)
     }
@@ -623,21 +633,21 @@ final class StreamLinker: @unchecked Sendable {
     private func rememberConfiguredDefault(name: String, subject: GlobalID, key: String?, value: String?) {
         guard name == GraphEndpoints.defaultMetadata, subject == 0, let key,
             key == GraphEndpoints.sinkKeys.configured || key == GraphEndpoints.sourceKeys.configured,
-            configuredDefaults.values[key] != value
+            state.configuredDefaults.values[key] != value
         else { return }
         // Our own metadata starts empty: its first reports are not the user clearing a choice.
-        if value == nil, restoreConfiguredDefaults { return }
-        configuredDefaults.values[key] = value
-        configuredDefaultsFile.write(configuredDefaults)
+        if value == nil, state.restoreConfiguredDefaults { return }
+        state.configuredDefaults.values[key] = value
+        configuredDefaultsFile.write(state.configuredDefaults)
     }
 
     /// Our `default` metadata has appeared: the user's saved choices go back into it. (The one
     /// that appears after we provided it is ours: while another session manager provides one,
     /// we are not linking. Its owner's client may not be mirrored yet, so it is not asked.)
     private func putBackConfiguredDefaults(into metadata: Metadata) {
-        guard restoreConfiguredDefaults, providedDefaultMetadata else { return }
-        restoreConfiguredDefaults = false
-        for (key, value) in configuredDefaults.values.sorted(by: { $0.key < $1.key }) where metadata.value(for: key, subject: 0) == nil {
+        guard state.restoreConfiguredDefaults, state.providedDefaultMetadata else { return }
+        state.restoreConfiguredDefaults = false
+        for (key, value) in state.configuredDefaults.values.sorted(by: { $0.key < $1.key }) where metadata.value(for: key, subject: 0) == nil {
             logger.info("the user's chosen default kept: \(key) = \(value)")
             graph.setMetadata(GraphEndpoints.defaultMetadata, subject: 0, key: key, type: "Spa:String:JSON", value: value)
         }

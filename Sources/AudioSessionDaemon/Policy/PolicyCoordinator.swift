@@ -89,7 +89,9 @@ final class PolicyCoordinator: Sendable {
                 engine: PolicyEngine(configuration: ruleSet.configuration), classifier: StreamClassifier(ruleSet),
                 steps: StepQueue(inbox: inbox), coexistence: Coexistence(mode: linkingMode)),
             on: loop)
-        backend.usePortTypeRule { [ruleSet] in ruleSet.portType(properties: $0) }
+        // On the loop, where the backend's state lives: queued now, it runs before the server's
+        // first event (each loop runs the work queued before it started first).
+        loop.perform { backend.usePortTypeRule { [ruleSet] in ruleSet.portType(properties: $0) } }
         loop.catchUp.wire { [weak self] in self?.catchUp() }
         inbox.handler.wire { [weak self] in self?.dueWorkArrived($0) }
     }

@@ -77,7 +77,7 @@ final class ParkingDevices: Sendable {
         willMove.value(stream)
         connection.move(stream.kind, stream.index, to: parking) { [weak self] moved in
             guard !moved, let self, state.held[id] != nil, let now = self.stream(id), now.device != parking else { return }
-            self.logger.info("pulse: \(stream.kind.rawValue) \(stream.index) refuses to move (created not to): not state.held")
+            self.logger.info("pulse: \(stream.kind.rawValue) \(stream.index) refuses to move (created not to): not held")
             state.held[id] = nil
             state.homes[id] = nil
             self.refused.value(id)
@@ -153,7 +153,7 @@ final class ParkingDevices: Sendable {
             return
         }
         guard let module else {
-            logger.error("pulse: cannot load the \(kind) state.held streams wait on; holds mute instead")
+            logger.error("pulse: cannot load the \(kind) held streams wait on; holds mute instead")
             return
         }
         state.modules[kind] = module
@@ -184,7 +184,7 @@ final class ParkingDevices: Sendable {
             return
         }
         guard state.devices[device.kind] == device.index else { return }
-        logger.warning("pulse: \(device.name), where state.held streams wait, was unloaded; state.loading it again")
+        logger.warning("pulse: \(device.name), where held streams wait, was unloaded; loading it again")
         state.devices[device.kind] = nil
         state.modules[device.kind] = nil
         load(device.kind)
