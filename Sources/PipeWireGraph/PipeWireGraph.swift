@@ -26,6 +26,9 @@ import Synchronization
 /// - A lost daemon gives `disconnected` with an empty snapshot, then retries with backoff;
 ///   the next `connected` rebuilds everything from scratch (our links and provided metadata
 ///   died with the old connection; provided metadata is exported again).
+// Unchecked: `session` is set once in `init`, before any other thread sees the graph, and used on
+// the loop thread (or by `stop()` once that thread is gone); everything else another thread
+// reaches is in a `Mutex` or an atomic.
 public final class PipeWireGraph: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// nil: `PIPEWIRE_REMOTE`, else `pipewire-0` in the runtime dir (libpipewire's default).

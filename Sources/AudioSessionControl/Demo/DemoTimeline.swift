@@ -1,7 +1,7 @@
 import Foundation
 
 /// Prints the demo as a readable timeline: elapsed time, who acted, what happened.
-final class DemoTimeline: @unchecked Sendable {
+final class DemoTimeline: Sendable {
     enum Actor: String {
         case pipewire = "PipeWire"
         case server = "pulse"

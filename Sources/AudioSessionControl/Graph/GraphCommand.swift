@@ -103,6 +103,7 @@ struct GraphCommand: AsyncParsableCommand {
 }
 
 /// The first full read of a PulseAudio server, handed from its loop thread.
+// Unchecked: its one value is read and written only with `lock` held.
 private final class PulseSynced: @unchecked Sendable {
     private let lock = NSLock()
     private var snapshot: PulseSnapshot?

@@ -144,6 +144,7 @@ enum ChildProcess {
     }
 
     /// Where forwarded signals go: the child once it runs; until then they wait.
+    // Unchecked: `pid` and `pending` are read and written only with `lock` held.
     private final class ForwardingTarget: @unchecked Sendable {
         private let lock = NSLock()
         private var pid: pid_t?

@@ -8,6 +8,9 @@ import PipeWireSandbox
 /// with the shipped rules. Nothing of the user's own session is touched. The actions are the
 /// ones a developer asks for: each is carried out as a user or another app would, and returns
 /// once its own effect is there (a stream exists, a jack flipped, a device is gone).
+// Unchecked: its actions are called by the `simulate` command's one loop, one at a time and
+// awaited; the signal handler calls only `stop()`, which reaches `let`s (the private servers and
+// the login), each safe to stop from any thread.
 final class SimulatedDesktop: @unchecked Sendable {
     let timeline: DemoTimeline
     let sandbox: PrivatePipeWire

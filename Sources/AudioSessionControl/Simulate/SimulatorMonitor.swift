@@ -8,7 +8,7 @@ import Synchronization
 /// What `simulate` prints as it happens: every decision of the daemon, told from the app's
 /// side — the signals its sessions receive (`signal`), what the daemon did to it and to the
 /// others (`daemon`) — and the app's own output (`app`), on the demo's timeline.
-final class SimulatorMonitor: @unchecked Sendable {
+final class SimulatorMonitor: Sendable {
     struct SessionEntry {
         var app: String
         var kind: String
@@ -26,7 +26,7 @@ final class SimulatorMonitor: @unchecked Sendable {
     private let manager: AudioSessionManager
     private let state = Mutex(State())
     private let app: Mutex<(pid: Int32, name: String)?> = Mutex(nil)
-    private var tasks: [Task<Void, Never>] = []
+    private let tasks = Mutex<[Task<Void, Never>]>([])
 
     init(timeline: DemoTimeline, busAddress: String) throws {
         self.timeline = timeline
@@ -37,16 +37,17 @@ final class SimulatorMonitor: @unchecked Sendable {
     func start() async throws {
         let events = try await manager.events()
         try await manager.ensureRunning()
-        tasks.append(Task { [weak self] in
+        let following = Task { [weak self] in
             for await signal in events { await self?.handle(signal) }
-        })
+        }
+        tasks.withLock { $0.append(following) }
     }
 
     /// The app under test: its sessions are the explicit ones its processes own, and implicit
     /// ones under its name; its output is printed as it comes.
     func follow(_ process: ManagedProcess, name: String) {
         app.withLock { $0 = (process.pid, name) }
-        tasks.append(Task.detached { [weak self] in
+        let printing = Task.detached { [weak self] in
             while !Task.isCancelled {
                 self?.printOutput(of: process)
                 if !process.isRunning {
@@ -57,7 +58,8 @@ final class SimulatorMonitor: @unchecked Sendable {
                 }
                 try? await Task.sleep(for: .milliseconds(20))
             }
-        })
+        }
+        tasks.withLock { $0.append(printing) }
     }
 
     /// Waits until nothing has happened for `quiet` since now (the daemon decided, the app
@@ -73,7 +75,7 @@ final class SimulatorMonitor: @unchecked Sendable {
     }
 
     func stop() {
-        for task in tasks { task.cancel() }
+        for task in tasks.withLock({ $0 }) { task.cancel() }
         manager.close()
     }
 

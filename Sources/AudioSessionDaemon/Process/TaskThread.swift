@@ -14,6 +14,7 @@ import GlobalExecutorHooks
 /// daemon's async code (D-Bus clients: MPRIS, logind, starting the session API) is light and
 /// never blocks, so one thread runs it all; tasks keep their semantics, only where they run
 /// changes. Installed by `runUntilTerminated()`, before the daemon creates any task.
+// Unchecked: `ready` and `delayed` are read and written only with `lock` held.
 final class TaskThread: TaskExecutor, @unchecked Sendable {
     static let shared = TaskThread()
 

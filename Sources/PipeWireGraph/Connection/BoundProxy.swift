@@ -92,6 +92,8 @@ extension BoundProxy.Kind {
 
 /// A link this connection created: kept alive until its global goes away (the link belongs
 /// to our connection and vanishes with it; no `object.linger`). Loop-thread confined.
+// Unchecked: bound, told its global and destroyed on the loop thread only (`globalID`,
+// `destroyed`); other threads only hold it to hand it back there.
 final class OwnedLink: @unchecked Sendable {
     let pair: PortPairing.Pair
     let proxy: OpaquePointer

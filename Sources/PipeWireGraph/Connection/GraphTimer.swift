@@ -5,6 +5,7 @@ import Synchronization
 /// A one-shot timer on PipeWire's loop (a timerfd source of the loop, no thread of its own):
 /// `work` runs on the loop thread, in order with graph events, unless cancelled first.
 /// Armed only while pending, so pending nothing means waking for nothing.
+// Unchecked: `source` is created, fired and destroyed on the loop thread only; `finished` is atomic.
 public final class GraphTimer: @unchecked Sendable {
     private let loopThread: LoopThread
     private let work: @Sendable () -> Void

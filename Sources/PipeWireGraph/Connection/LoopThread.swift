@@ -12,6 +12,8 @@ import Synchronization
 /// Every `pw_*` call happens on this thread. Other threads enqueue closures into a
 /// mutex-guarded queue and signal an eventfd source that drains it on the loop thread
 /// (`pw_loop_invoke` is single-writer on 0.3.65 and unsafe from many threads).
+// Unchecked: `wakeSource` is set in `init` and destroyed in `deinit`, when no other thread holds
+// the loop; the queue and the lifecycle are `Mutex`es, the running thread an atomic.
 final class LoopThread: @unchecked Sendable {
     let threadLoop: OpaquePointer
     let loop: UnsafeMutablePointer<pw_loop>
