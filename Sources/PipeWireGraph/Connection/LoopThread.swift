@@ -77,8 +77,14 @@ final class LoopThread: @unchecked Sendable {
     }
 
     /// After `stop()`: runs what was still queued on the caller's thread (the session is torn
-    /// down by then, so actions are no-ops and waiters are released).
-    func runRemainingWork() { drain() }
+    /// down by then, so actions are no-ops and waiters are released). With the loop's own thread
+    /// joined, the caller is the loop thread for that while: the work runs as it would on a
+    /// turn of the loop, and state confined to the loop is the caller's alone.
+    func runRemainingWork() {
+        runningThread.store(pthread_self(), ordering: .releasing)
+        defer { runningThread.store(0, ordering: .releasing) }
+        drain()
+    }
 
     /// Whether the caller is the loop thread, until its very last turn is over.
     var isOnLoopThread: Bool {
