@@ -82,4 +82,19 @@ struct BorrowedValueTests {
         #expect(gain.reported(0.9) == .ours)
         #expect(gain.users == 0.4)
     }
+
+    @Test func aTwoValuedSettingKeepsNoEarlierWrites() {
+        var mute = BorrowedValue(users: false, ours: true, keepingEarlier: 0)
+        mute.write(false)
+        #expect(mute.reported(true) == .usersBeforeOurs, "with both values written, the user's mute would be ours forever")
+        #expect(!mute.isOurs(true))
+    }
+
+    @Test func aReportIsReadBackAsTheWriteItCameFrom() {
+        var volume = BorrowedValue<Float>(users: 1, ours: 0.51, matching: { abs($0 - $1) < 0.005 })
+        volume.write(0.3)
+        #expect(volume.write(reportedAs: 0.512) == 0.51, "an earlier write, as the server rounded it")
+        #expect(volume.write(reportedAs: 0.3) == 0.3)
+        #expect(volume.write(reportedAs: 1) == nil, "the user's")
+    }
 }

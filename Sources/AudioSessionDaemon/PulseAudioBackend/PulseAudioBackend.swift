@@ -23,8 +23,9 @@ final class PulseAudioBackend: AudioBackend, Sendable {
         /// The server as of the last event (the connection's mirror, which changes only with events).
         var snapshot = PulseSnapshot()
         var attached = false
-        /// The mute we last wrote per stream: a different one reported is its user's.
-        var writtenMute: [StreamID: Bool] = [:]
+        /// Our mutes, by stream (``BorrowedValue``): a mute reported that is not ours is its
+        /// user's, and so is the record it saves into.
+        var mutes: [StreamID: BorrowedValue<Bool>] = [:]
         /// Changes we made that the server has not reported yet: once reported, a stream-restore
         /// record written back stays written.
         var unreported = UnreportedChanges()
@@ -34,9 +35,9 @@ final class PulseAudioBackend: AudioBackend, Sendable {
         var profileSwitches = ProfileSwitchWatch()
         /// Devices' levels (sources: not monitors) and data sources as last reported.
         var deviceReports = DeviceReports()
-        /// What we wrote as a linear volume, by the server's step it became: a value read back is
-        /// reported as the one written (the server keeps volumes in its own steps).
-        var written: [StreamID: WrittenVolumes] = [:]
+        /// Our volumes, by stream (``BorrowedValue``): a volume reported that is none of
+        /// ours is its user's; one that is ours is reported as we wrote it.
+        var volumes: [StreamID: BorrowedValue<WrittenVolume>] = [:]
         /// The default sink's clock last reported (``BackendEvent/hardware(_:)``).
         var lastHardware: GraphHardware?
         /// The default devices last reported.
@@ -98,9 +99,9 @@ final class PulseAudioBackend: AudioBackend, Sendable {
         case .synced:
             state.attached = true
             state.sessionRoutes = ServerRoutedStreams()
-            state.written.removeAll()
+            state.volumes.removeAll()
             state.ports.reset()
-            state.writtenMute.removeAll()
+            state.mutes.removeAll()
             restoreRecords.attach(in: snapshot)
             // A meter's record left by a run that was killed.
             connection.deleteStreamRestore([PulseLevelMeter.restoreRecord])
@@ -129,8 +130,8 @@ final class PulseAudioBackend: AudioBackend, Sendable {
             // A new server has none of our changes: nothing to undo there.
             state.attached = false
             state.sessionRoutes = ServerRoutedStreams()
-            state.written.removeAll()
-            state.writtenMute.removeAll()
+            state.volumes.removeAll()
+            state.mutes.removeAll()
             parking.lost()
             roleModules.lost()
             restoreRecords.lost()
@@ -148,10 +149,12 @@ final class PulseAudioBackend: AudioBackend, Sendable {
             state.unreported.reported(Self.id(of: stream), volume: stream.channelVolumes, muted: stream.muted)
             guard let backend = backendStream(stream) else { return }
             if stream.channelVolumes != previous.channelVolumes, let volume = reportedVolume(of: stream) {
-                if state.written[backend.id]?.volume(at: stream.channelVolumes.max() ?? 0) == nil { restoreRecords.userChanged(stream) }
+                if state.volumes[backend.id]?.reported(WrittenVolume(reported: stream.channelVolumes)) != .ours {
+                    restoreRecords.userChanged(stream)
+                }
                 onEvent.value?(.volumeReported(backend.id, volume))
             }
-            if stream.muted != previous.muted, state.writtenMute[backend.id] != stream.muted { restoreRecords.userChanged(stream) }
+            if stream.muted != previous.muted, state.mutes[backend.id]?.reported(stream.muted) != .ours { restoreRecords.userChanged(stream) }
             onEvent.value?(.streamChanged(backend))
             if stream.device != previous.device {
                 parking.adopt(stream, in: snapshot)
@@ -159,8 +162,8 @@ final class PulseAudioBackend: AudioBackend, Sendable {
             }
         case .streamRemoved(let stream) where state.attached:
             let id = Self.id(of: stream)
-            state.written[id] = nil
-            state.writtenMute[id] = nil
+            state.volumes[id] = nil
+            state.mutes[id] = nil
             state.unreported.forget(id)
             state.sessionRoutes.forget(id)
             parking.forget(id)
@@ -208,7 +211,7 @@ final class PulseAudioBackend: AudioBackend, Sendable {
             let volumes = PulseVolume.scaled(stream.channelVolumes, toLoudest: loudest)
             if volumes != stream.channelVolumes {
                 logger.debug("pulse: \(stream.kind.rawValue) \(stream.index) started at a volume of ours (its record); back to \(loudest)")
-                state.written[id, default: WrittenVolumes()].wrote(PulseVolume.linear([loudest]), as: loudest)
+                wrote(WrittenVolume(linear: PulseVolume.linear([loudest]), as: loudest), to: stream)
                 state.unreported.write(volume: volumes, of: id, current: stream.channelVolumes)
                 connection.setVolume(volumes, of: stream.kind, stream.index)
                 corrected.channelVolumes = volumes
@@ -216,7 +219,7 @@ final class PulseAudioBackend: AudioBackend, Sendable {
         }
         let muted = before?.muted ?? false
         if stream.muted != muted {
-            state.writtenMute[id] = muted
+            wrote(muted: muted, to: stream)
             state.unreported.write(muted: muted, of: id, current: stream.muted)
             connection.setMute(muted, of: stream.kind, stream.index)
             corrected.muted = muted
@@ -343,8 +346,29 @@ final class PulseAudioBackend: AudioBackend, Sendable {
     /// The stream's volume on the policy's linear scale: the value we wrote when the server's
     /// step is the one it became.
     private func reportedVolume(of stream: PulseStream) -> Float? {
-        guard stream.volumeWritable, let loudest = stream.channelVolumes.max() else { return nil }
-        return state.written[Self.id(of: stream)]?.volume(at: loudest) ?? PulseVolume.linear(stream.channelVolumes)
+        guard stream.volumeWritable, !stream.channelVolumes.isEmpty else { return nil }
+        let reported = WrittenVolume(reported: stream.channelVolumes)
+        return state.volumes[Self.id(of: stream)]?.write(reportedAs: reported)?.linear ?? reported.linear
+    }
+
+    /// We send `volume` for `stream`: a report of it is ours.
+    private func wrote(_ volume: WrittenVolume, to stream: PulseStream) {
+        let id = Self.id(of: stream)
+        if state.volumes[id] == nil {
+            state.volumes[id] = WrittenVolume.borrowed(from: stream.channelVolumes, writing: volume)
+        } else {
+            state.volumes[id]?.write(volume)
+        }
+    }
+
+    /// We send `muted` for `stream`: a report of it is ours, until another mute is sent.
+    private func wrote(muted: Bool, to stream: PulseStream) {
+        let id = Self.id(of: stream)
+        if state.mutes[id] == nil {
+            state.mutes[id] = BorrowedValue(users: stream.muted, ours: muted, keepingEarlier: 0)
+        } else {
+            state.mutes[id]?.write(muted)
+        }
     }
 
     // MARK: - Raw reads and writes
@@ -365,7 +389,7 @@ final class PulseAudioBackend: AudioBackend, Sendable {
     func writeVolume(_ volume: Float, of id: StreamID) {
         guard let stream = stream(id), stream.volumeWritable else { return }
         let step = PulseVolume.step(volume)
-        state.written[id, default: WrittenVolumes()].wrote(volume, as: step)
+        wrote(WrittenVolume(linear: volume, as: step), to: stream)
         restoreRecords.willChange(stream)
         let channels = PulseVolume.scaled(stream.channelVolumes, toLoudest: step)
         state.unreported.write(volume: channels, of: id, current: stream.channelVolumes)
@@ -374,7 +398,7 @@ final class PulseAudioBackend: AudioBackend, Sendable {
 
     func writeMute(_ muted: Bool, of id: StreamID) {
         guard let stream = stream(id) else { return }
-        state.writtenMute[id] = muted
+        wrote(muted: muted, to: stream)
         state.unreported.write(muted: muted, of: id, current: stream.muted)
         restoreRecords.willChange(stream)
         connection.setMute(muted, of: Self.kind(id), id.rawValue)

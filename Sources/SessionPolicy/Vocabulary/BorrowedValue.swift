@@ -25,17 +25,26 @@ public struct BorrowedValue<Value: Sendable>: Sendable {
     public private(set) var isOursReported = false
     /// Our writes before `ours`, oldest first.
     private var earlier: [Value] = []
+    private let earlierKept: Int
     private let matches: @Sendable (Value, Value) -> Bool
 
-    /// How many earlier writes are remembered (a 500 ms ramp is 50 steps).
+    /// How many earlier writes are remembered by default (a 500 ms ramp is 50 steps).
     public static var earlierLimit: Int { 128 }
 
     /// Borrowed from `users` (what the server last reported) to write `ours`; `matches` tells
     /// whether a reported value is one written (a volume control rounds). Where `users` already
     /// is `ours`, nothing is to be written and ours counts as reported.
-    public init(users: Value, ours: Value, matching matches: @escaping @Sendable (Value, Value) -> Bool) {
+    ///
+    /// `earlierKept` is how many earlier writes stay ours. A setting of two values (a mute)
+    /// keeps none: after two writes both values would be ours, and the user's own change
+    /// could never be told.
+    public init(
+        users: Value, ours: Value, keepingEarlier earlierKept: Int = Self.earlierLimit,
+        matching matches: @escaping @Sendable (Value, Value) -> Bool
+    ) {
         self.users = users
         self.ours = ours
+        self.earlierKept = earlierKept
         self.matches = matches
         isOursReported = matches(ours, users)
     }
@@ -70,7 +79,7 @@ public struct BorrowedValue<Value: Sendable>: Sendable {
     /// user's value itself).
     public mutating func write(_ value: Value) {
         earlier.append(ours)
-        if earlier.count > Self.earlierLimit { earlier.removeFirst(earlier.count - Self.earlierLimit) }
+        if earlier.count > earlierKept { earlier.removeFirst(earlier.count - earlierKept) }
         ours = value
         isOursReported = false
     }
@@ -95,6 +104,12 @@ public struct BorrowedValue<Value: Sendable>: Sendable {
         !isOursReported || matches(current, ours) || matches(current, users) || earlier.contains { matches(current, $0) }
     }
 
+    /// The write of ours that `value` is a report of, the latest such (a server that keeps its
+    /// own steps reports what we wrote as the step it became): nil for a value of the user's.
+    public func write(reportedAs value: Value) -> Value? {
+        matches(value, ours) ? ours : earlier.last { matches(value, $0) }
+    }
+
     /// Whether `value` is ours: our last write or an earlier one, not the user's own (what a
     /// crashed run's entry gives back only over).
     public func isOurs(_ value: Value) -> Bool {
@@ -114,8 +129,8 @@ public struct BorrowedValue<Value: Sendable>: Sendable {
 
 extension BorrowedValue where Value: Equatable {
     /// Borrowed from `users` to write `ours`, told apart by equality.
-    public init(users: Value, ours: Value) {
-        self.init(users: users, ours: ours, matching: ==)
+    public init(users: Value, ours: Value, keepingEarlier earlierKept: Int = Self.earlierLimit) {
+        self.init(users: users, ours: ours, keepingEarlier: earlierKept, matching: ==)
     }
 
     /// What a run before this one left, told apart by equality.
