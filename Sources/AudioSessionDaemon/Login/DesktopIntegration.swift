@@ -58,10 +58,15 @@ enum DesktopIntegration {
             try await controller.start { event in perform { coordinator.playerEvent(event) } }
             perform { coordinator.playersDiscovered() }
             logger.info("watching MPRIS players on the session bus")
-            if let player = await NowPlayingPlayer.start(bus: bus, buttons: controller, coordinator: coordinator, logger: logger) {
+            // An explicit session's app takes its controls through the session API's signal.
+            let controls = NowPlayingPlayer.Controls(
+                current: { coordinator.nowPlaying }, remoteCommand: { coordinator.hooks.remoteCommand?($0, $1) == true })
+            if let player = await NowPlayingPlayer.start(
+                bus: bus, buttons: controller, loop: coordinator.loop, controls: controls, logger: logger)
+            {
                 perform {
-                    coordinator.hooks.nowPlayingChanged = { player.refresh() }  // the player lives as long as the daemon
-                    player.refresh()
+                    coordinator.hooks.nowPlayingChanged = { player.show($0) }  // the player lives as long as the daemon
+                    player.show(coordinator.nowPlaying)
                 }
             }
         } catch {

@@ -11,7 +11,9 @@ import SessionPolicy
 /// An app with MPRIS gets the same method on its own player; an explicit session (the session
 /// API) gets a `RemoteCommand` signal. Mechanism only: who is now playing is the engine's.
 ///
-/// Calls arrive on the bus thread and are handled on the daemon's loop, where its state lives.
+/// It is told the current media player (``NowPlaying``) after every step that changed it, and
+/// asks for it when a control comes (its players may have come or gone since). Calls arrive on the bus thread and are handled on the
+/// daemon's loop, where its state lives.
 final class NowPlayingPlayer: Sendable {
     static let busName = MPRISController.namePrefix + "audiosession"
     static let rootInterface = "org.mpris.MediaPlayer2"
@@ -47,29 +49,41 @@ final class NowPlayingPlayer: Sendable {
 
     private let bus: BusConnection
     private let buttons: MPRISButtons
-    private unowned let coordinator: PolicyCoordinator
+    private let loop: DaemonLoop
+    private let controls: Controls
     private let logger: Logger
     /// The exported player, wired once as it starts (before the loop hears of it).
     private let object = WiredOnce<BusObject?>(fallback: nil)
 
-    private init(bus: BusConnection, buttons: MPRISButtons, coordinator: PolicyCoordinator, logger: Logger) {
+    /// Where a media control goes, asked on the loop as it comes.
+    struct Controls: Sendable {
+        /// The current media player now.
+        var current: @Sendable () -> NowPlaying
+        /// Hands a control to an explicit session's app (its `RemoteCommand` signal); false when
+        /// the session is not one.
+        var remoteCommand: @Sendable (String, SessionID) -> Bool
+    }
+
+    private init(bus: BusConnection, buttons: MPRISButtons, loop: DaemonLoop, controls: Controls, logger: Logger) {
         self.bus = bus
         self.buttons = buttons
-        self.coordinator = coordinator
+        self.loop = loop
+        self.controls = controls
         self.logger = logger
     }
 
     /// Serves the player on `bus` and takes its name; nil (after one log line) when it cannot.
+    /// It shows no media player until it is told one (``show(_:)``).
     static func start(
-        bus: BusConnection, buttons: MPRISButtons, coordinator: PolicyCoordinator, logger: Logger
+        bus: BusConnection, buttons: MPRISButtons, loop: DaemonLoop, controls: Controls, logger: Logger
     ) async -> NowPlayingPlayer? {
-        let player = NowPlayingPlayer(bus: bus, buttons: buttons, coordinator: coordinator, logger: logger)
+        let player = NowPlayingPlayer(bus: bus, buttons: buttons, loop: loop, controls: controls, logger: logger)
         do {
             player.object.wire(try bus.export(
                 path: MPRISController.objectPath, interfaces: [root, Self.player],
                 properties: [
                     rootInterface: rootProperties,
-                    MPRISController.playerInterface: player.playerProperties(of: nil).merging(constantPlayerProperties) { $1 },
+                    MPRISController.playerInterface: Self.playerProperties(of: .none).merging(constantPlayerProperties) { $1 },
                 ]
             ) { [weak player] call in player?.receive(call) })
             try await bus.requestName(busName)
@@ -94,7 +108,7 @@ final class NowPlayingPlayer: Sendable {
 
     /// Bus thread: to the loop.
     private func receive(_ call: BusCall) {
-        coordinator.loop.perform { [self] in handle(call) }
+        loop.perform { [self] in handle(call) }
     }
 
     private func handle(_ call: BusCall) {
@@ -110,16 +124,17 @@ final class NowPlayingPlayer: Sendable {
 
     /// Sends the control to the current media player and answers once it did.
     private func forward(_ member: String, _ call: BusCall) {
-        guard let id = coordinator.engine.nowPlaying else {
+        let nowPlaying = controls.current()
+        guard let id = nowPlaying.session else {
             logger.info("media control \(member): no current media player")
             return call.fail(BusError(name: Self.busName + ".NoPlayer", message: "no app is the current media player"))
         }
-        let app = coordinator.engine.snapshot(of: id)?.app ?? "?"
-        if coordinator.hooks.remoteCommand?(member, id) == true {
+        let app = nowPlaying.app ?? "?"
+        if controls.remoteCommand(member, id) {
             logger.info("media control \(member) → \(id) '\(app)' (RemoteCommand)")
             return call.reply()
         }
-        let names = coordinator.playerNames(of: id).filter { $0 != Self.busName }.sorted()
+        let names = nowPlaying.playerNames.filter { $0 != Self.busName }
         guard !names.isEmpty else {
             logger.info("media control \(member): \(id) '\(app)' has no MPRIS player")
             return call.fail(BusError(name: Self.busName + ".NoPlayer", message: "the current media player, \(app), takes no media controls"))
@@ -139,38 +154,27 @@ final class NowPlayingPlayer: Sendable {
         }
     }
 
-    /// Brings the player's properties in line with the current media player (after each step
-    /// that changed anything, and when a player's status changed).
-    func refresh() {
+    /// Shows `nowPlaying` as the current media player (after each step that changed it, and
+    /// when a player's status changed).
+    func show(_ nowPlaying: NowPlaying) {
         guard let object = object.value else { return }
         do {
-            try object.setProperties(playerProperties(of: coordinator.engine.nowPlaying), of: MPRISController.playerInterface)
+            try object.setProperties(Self.playerProperties(of: nowPlaying), of: MPRISController.playerInterface)
         } catch {
             logger.warning("\(Self.busName): cannot update its properties: \(error)")
         }
     }
 
-    /// The player's properties that change, for the current media player `id`.
-    private func playerProperties(of id: SessionID?) -> [String: BusValue] {
-        let snapshot = id.flatMap { coordinator.engine.snapshot(of: $0) }
-        let status: String
-        if let id, case let statuses = coordinator.playerStatuses(of: id).values, !statuses.isEmpty {
-            status = statuses.contains(.playing) ? "Playing" : statuses.contains(.paused) ? "Paused" : "Stopped"
-        } else {
-            status = switch snapshot?.activity {
-            case .active: "Playing"
-            case .interrupted: "Paused"
-            default: snapshot == nil ? "Stopped" : "Paused"
-            }
-        }
+    /// The player's properties that change, for the current media player.
+    private static func playerProperties(of nowPlaying: NowPlaying) -> [String: BusValue] {
         var metadata: [String: BusValue] = ["mpris:trackid": .objectPath("/org/mpris/MediaPlayer2/TrackList/NoTrack")]
-        if let snapshot {
-            metadata["mpris:trackid"] = .objectPath("/org/audiosession/NowPlaying/\(snapshot.id.rawValue)")
-            metadata["xesam:title"] = .string(snapshot.app)
+        if let id = nowPlaying.session, let app = nowPlaying.app {
+            metadata["mpris:trackid"] = .objectPath("/org/audiosession/NowPlaying/\(id.rawValue)")
+            metadata["xesam:title"] = .string(app)
         }
-        let controllable = snapshot != nil
+        let controllable = nowPlaying.app != nil
         return [
-            "PlaybackStatus": .string(status), "Rate": .double(1), "Metadata": .dictionary(metadata), "Volume": .double(1),
+            "PlaybackStatus": .string(nowPlaying.status), "Rate": .double(1), "Metadata": .dictionary(metadata), "Volume": .double(1),
             "Position": .int64(0), "CanGoNext": .bool(controllable), "CanGoPrevious": .bool(controllable),
             "CanPlay": .bool(controllable), "CanPause": .bool(controllable), "CanSeek": .bool(false),
         ]

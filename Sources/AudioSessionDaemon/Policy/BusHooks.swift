@@ -13,9 +13,9 @@ struct BusHooks {
     /// Hands a media control (`Play`, `Next`, ...) to an explicit session's app; false when the
     /// session is not one.
     var remoteCommand: ((String, SessionID) -> Bool)?
-    /// What `org.mpris.MediaPlayer2.audiosession`, which forwards media keys to the current
-    /// media player (MPRIS/NowPlayingPlayer.swift), shows may have changed.
-    var nowPlayingChanged: (() -> Void)?
+    /// The current media player, for `org.mpris.MediaPlayer2.audiosession`, which shows it and
+    /// forwards media keys to it (MPRIS/NowPlayingPlayer.swift): it may have changed.
+    var nowPlayingChanged: ((NowPlaying) -> Void)?
 }
 
 /// Whether the audio server is there, and whether it was before (a second `attached` is the

@@ -246,6 +246,12 @@ final class PolicyCoordinator: Sendable {
         playerControl?.mprisPlayerStatuses(of: id, in: sessions) ?? [:]
     }
 
+    /// The current media player, as the Now Playing player shows it.
+    var nowPlaying: NowPlaying {
+        guard let id = engine.nowPlaying else { return .none }
+        return NowPlaying(session: id, snapshot: engine.snapshot(of: id), players: playerNames(of: id), statuses: playerStatuses(of: id))
+    }
+
     /// What the player control reads of ours, for one call.
     private var playerContext: PlayerControl.Context {
         PlayerControl.Context(sessions: sessions, effects: effects.bySession, isAttached: isAttached)
@@ -641,7 +647,7 @@ final class PolicyCoordinator: Sendable {
     /// has been sent.
     private func refreshNowPlaying() {
         guard let nowPlayingChanged = steps.hooks.nowPlayingChanged, steps.refreshesNowPlayingNow() else { return }
-        nowPlayingChanged()
+        nowPlayingChanged(nowPlaying)
     }
 
     /// The loop's turn after audio server events: what they sent has gone out, and now what
@@ -651,7 +657,7 @@ final class PolicyCoordinator: Sendable {
         let (decisions, nowPlayingStale) = steps.takeTurnEnd()
         let hooks = steps.hooks
         for decision in decisions { hooks.decision?(decision) }
-        if nowPlayingStale { hooks.nowPlayingChanged?() }
+        if nowPlayingStale { hooks.nowPlayingChanged?(nowPlaying) }
     }
 
     /// One open step is done; after the outermost, the journal is written (once, however many
@@ -760,7 +766,7 @@ final class PolicyCoordinator: Sendable {
                 submit(.capabilitiesChanged(id, interruptionMethods(of: id)))
             case .refreshNowPlaying:
                 let nowPlayingChanged = steps.hooks.nowPlayingChanged
-                nowPlayingChanged?()
+                nowPlayingChanged?(nowPlaying)
             case .then(let work):
                 enqueue(work)
             }
