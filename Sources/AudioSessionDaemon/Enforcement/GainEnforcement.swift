@@ -83,6 +83,9 @@ final class GainEnforcement: Sendable {
     /// waited for the stream to be writable is written once it is.
     func volumeReported(_ volume: Float, of stream: StreamID) {
         if var factor = state.factors[stream] {
+            // Read before the switch: the log lines' closures must not capture `factor`, which
+            // the switch mutates (Swift 6.3's optimizer crashes on that in release builds).
+            let last = factor.last
             switch factor.observe(volume) {
             case .ours:
                 state.factors[stream] = factor
@@ -92,10 +95,10 @@ final class GainEnforcement: Sendable {
                 state.factors[stream] = factor
                 backend.writeVolume(rewrite, of: stream)
             case .external:
-                logger.info("stream \(stream): volume changed by someone else while ducked (to \(volume), ours \(factor.last.map { "\($0)" } ?? "none")); theirs wins")
+                logger.info("stream \(stream): volume changed by someone else while ducked (to \(volume), ours \(last.map { "\($0)" } ?? "none")); theirs wins")
                 letTheirsWin(stream)
             case .externalBeforeOurs(let theirs):
-                logger.info("stream \(stream): volume changed by someone else just before our \(factor.last.map { "\($0)" } ?? "none") landed (to \(volume)); theirs is written again, and wins")
+                logger.info("stream \(stream): volume changed by someone else just before our \(last.map { "\($0)" } ?? "none") landed (to \(volume)); theirs is written again, and wins")
                 letTheirsWin(stream)
                 backend.writeVolume(theirs, of: stream)
             }
