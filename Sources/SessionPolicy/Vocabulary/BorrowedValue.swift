@@ -16,20 +16,28 @@
 /// Our earlier writes are kept (a bounded number) and their reports are ours, whenever they
 /// come: a ramp writes a step every 10 ms, and a server that answers late must not make a step
 /// of ours look like the user's.
+///
+/// Its rule is inlinable: a ramp reads a report of every stream at every step, and a generic
+/// call from the daemon's module, unspecialized, walked the earlier writes through value
+/// witnesses (a duck of 100 streams cost a tenth more CPU).
 public struct BorrowedValue<Value: Sendable>: Sendable {
     /// The user's value: what is given back.
-    public private(set) var users: Value
+    @inlinable public var users: Value { storedUsers }
     /// What we wrote last.
-    public private(set) var ours: Value
+    @inlinable public var ours: Value { storedOurs }
     /// The server reported `ours` since we wrote it.
-    public private(set) var isOursReported = false
+    @inlinable public var isOursReported: Bool { storedIsOursReported }
+
+    @usableFromInline var storedUsers: Value
+    @usableFromInline var storedOurs: Value
+    @usableFromInline var storedIsOursReported = false
     /// Our writes before `ours`, oldest first.
-    private var earlier: [Value] = []
-    private let earlierKept: Int
-    private let matches: @Sendable (Value, Value) -> Bool
+    @usableFromInline var earlier: [Value] = []
+    @usableFromInline let earlierKept: Int
+    @usableFromInline let matches: @Sendable (Value, Value) -> Bool
 
     /// How many earlier writes are remembered by default (a 500 ms ramp is 50 steps).
-    public static var earlierLimit: Int { 128 }
+    @inlinable public static var earlierLimit: Int { 128 }
 
     /// Borrowed from `users` (what the server last reported) to write `ours`; `matches` tells
     /// whether a reported value is one written (a volume control rounds). Where `users` already
@@ -38,22 +46,22 @@ public struct BorrowedValue<Value: Sendable>: Sendable {
     /// `earlierKept` is how many earlier writes stay ours. A setting of two values (a mute)
     /// keeps none: after two writes both values would be ours, and the user's own change
     /// could never be told.
-    public init(
+    @inlinable public init(
         users: Value, ours: Value, keepingEarlier earlierKept: Int = Self.earlierLimit,
         matching matches: @escaping @Sendable (Value, Value) -> Bool
     ) {
-        self.users = users
-        self.ours = ours
+        storedUsers = users
+        storedOurs = ours
         self.earlierKept = earlierKept
         self.matches = matches
-        isOursReported = matches(ours, users)
+        storedIsOursReported = matches(ours, users)
     }
 
     /// What a run before this one left (its journal): ours was written long ago, so whatever
     /// the server has now is what it applied since.
-    public static func left(users: Value, ours: Value, matching matches: @escaping @Sendable (Value, Value) -> Bool) -> Self {
+    @inlinable public static func left(users: Value, ours: Value, matching matches: @escaping @Sendable (Value, Value) -> Bool) -> Self {
         var left = Self(users: users, ours: ours, matching: matches)
-        left.isOursReported = true
+        left.storedIsOursReported = true
         return left
     }
 
@@ -77,64 +85,64 @@ public struct BorrowedValue<Value: Sendable>: Sendable {
 
     /// Ours is now `value` (a ramp's next step, another session's wish, or — giving back — the
     /// user's value itself).
-    public mutating func write(_ value: Value) {
-        earlier.append(ours)
+    @inlinable public mutating func write(_ value: Value) {
+        earlier.append(storedOurs)
         if earlier.count > earlierKept { earlier.removeFirst(earlier.count - earlierKept) }
-        ours = value
-        isOursReported = false
+        storedOurs = value
+        storedIsOursReported = false
     }
 
     /// The server reports `value`.
-    public mutating func reported(_ value: Value) -> Report {
-        if matches(value, ours) {
-            isOursReported = true
+    @inlinable public mutating func reported(_ value: Value) -> Report {
+        if matches(value, storedOurs) {
+            storedIsOursReported = true
             return .ours
         }
         if earlier.contains(where: { matches(value, $0) }) { return .ours }
-        if matches(value, users) { return isOursReported ? .usersAgain : .usersStill }
-        guard !isOursReported else { return .usersChange }
-        users = value
+        if matches(value, storedUsers) { return storedIsOursReported ? .usersAgain : .usersStill }
+        guard !storedIsOursReported else { return .usersChange }
+        storedUsers = value
         return .usersBeforeOurs
     }
 
     /// Whether the user's value may be written over `current` (what the server reports now):
     /// while ours is on its way (it would land after, and stay), or where the value is ours or
     /// the user's own. Never over a change of the user's.
-    public func mayGiveBack(over current: Value) -> Bool {
+    @inlinable public func mayGiveBack(over current: Value) -> Bool {
         !isOursReported || matches(current, ours) || matches(current, users) || earlier.contains { matches(current, $0) }
     }
 
     /// The write of ours that `value` is a report of, the latest such (a server that keeps its
     /// own steps reports what we wrote as the step it became): nil for a value of the user's.
-    public func write(reportedAs value: Value) -> Value? {
+    @inlinable public func write(reportedAs value: Value) -> Value? {
         matches(value, ours) ? ours : earlier.last { matches(value, $0) }
     }
 
     /// Whether `value` is ours: our last write or an earlier one, not the user's own (what a
     /// crashed run's entry gives back only over).
-    public func isOurs(_ value: Value) -> Bool {
+    @inlinable public func isOurs(_ value: Value) -> Bool {
         !matches(value, users) && (matches(value, ours) || earlier.contains { matches(value, $0) })
     }
 
     /// Reads a report while the user's value is being given back (written as ours): whether
     /// that is over — it landed, or the user changed the setting since.
-    public mutating func givingBackEnds(with value: Value) -> Bool {
+    @inlinable public mutating func givingBackEnds(with value: Value) -> Bool {
         let report = reported(value)
         return isGivenBack || report == .usersAgain || report == .usersChange
     }
 
     /// We wrote the user's value, and the server reported it: nothing of ours is left.
-    public var isGivenBack: Bool { isOursReported && matches(ours, users) }
+    @inlinable public var isGivenBack: Bool { isOursReported && matches(ours, users) }
 }
 
 extension BorrowedValue where Value: Equatable {
     /// Borrowed from `users` to write `ours`, told apart by equality.
-    public init(users: Value, ours: Value, keepingEarlier earlierKept: Int = Self.earlierLimit) {
+    @inlinable public init(users: Value, ours: Value, keepingEarlier earlierKept: Int = Self.earlierLimit) {
         self.init(users: users, ours: ours, keepingEarlier: earlierKept, matching: ==)
     }
 
     /// What a run before this one left, told apart by equality.
-    public static func left(users: Value, ours: Value) -> Self {
+    @inlinable public static func left(users: Value, ours: Value) -> Self {
         left(users: users, ours: ours, matching: ==)
     }
 }
