@@ -18,8 +18,8 @@
 /// of ours look like the user's.
 ///
 /// Its rule is inlinable: a ramp reads a report of every stream at every step, and a generic
-/// call from the daemon's module, unspecialized, walked the earlier writes through value
-/// witnesses (a duck of 100 streams cost a tenth more CPU).
+/// call from the daemon's module, unspecialized, walks the earlier writes through value
+/// witnesses; inlined, it is specialized for each value type.
 public struct BorrowedValue<Value: Sendable>: Sendable {
     /// The user's value: what is given back.
     @inlinable public var users: Value { storedUsers }
