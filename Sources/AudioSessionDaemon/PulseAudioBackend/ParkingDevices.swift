@@ -38,6 +38,17 @@ final class ParkingDevices: Sendable {
         /// Told when the last load of ours still in flight at exit has answered (and what it
         /// loaded is unloaded): a module loaded after the daemon left would stay on the server.
         var loadsSettled: () -> Void = {}
+
+        /// Nothing of a server is known: it is gone, or seen anew (its modules went with it, or
+        /// are a killed run's, found by name).
+        mutating func forgetServer() {
+            held.removeAll()
+            homes.removeAll()
+            modules.removeAll()
+            devices.removeAll()
+            loading.removeAll()
+            leftovers.removeAll()
+        }
     }
 
     private let state: LoopBound<State>
@@ -103,12 +114,7 @@ final class ParkingDevices: Sendable {
     /// The server is seen (first, or after a restart of either side): a killed run's devices
     /// are emptied and unloaded, then ours are loaded.
     func attach(in snapshot: PulseSnapshot) {
-        state.held.removeAll()
-        state.homes.removeAll()
-        state.modules.removeAll()
-        state.devices.removeAll()
-        state.loading.removeAll()
-        state.leftovers.removeAll()
+        state.value.forgetServer()
         for kind in [PulseDevice.Kind.sink, .source] {
             for leftover in snapshot.devices(kind).values where Self.isParkingName(leftover.name, kind) {
                 let streams = snapshot.streams(kind == .sink ? .sinkInput : .sourceOutput).values.filter { $0.device == leftover.index }
@@ -124,12 +130,7 @@ final class ParkingDevices: Sendable {
 
     /// The server is gone, and our modules with it.
     func lost() {
-        state.held.removeAll()
-        state.homes.removeAll()
-        state.modules.removeAll()
-        state.devices.removeAll()
-        state.loading.removeAll()
-        state.leftovers.removeAll()
+        state.value.forgetServer()
     }
 
     private func load(_ kind: PulseDevice.Kind) {
