@@ -12,8 +12,8 @@ import SessionPolicy
 /// API) gets a `RemoteCommand` signal. Mechanism only: who is now playing is the engine's.
 ///
 /// It is told the current media player (``NowPlaying``) after every step that changed it, and
-/// asks for it when a control comes (its players may have come or gone since). Calls arrive on the bus thread and are handled on the
-/// daemon's loop, where its state lives.
+/// asks for it when a control comes (its players may have come or gone since). Calls arrive on
+/// the bus thread and are handled on the daemon's loop, where its state lives.
 final class NowPlayingPlayer: Sendable {
     static let busName = MPRISController.namePrefix + "audiosession"
     static let rootInterface = "org.mpris.MediaPlayer2"
