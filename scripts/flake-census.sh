@@ -8,7 +8,8 @@
 #   --stack S  AUDIOSESSION_TEST_STACK for the runs (default debian)
 #   --hog      keep both cores busy with a CPU hog (one `nice -n 0` busy loop per core) meanwhile
 #   --out DIR  where each run's log and the tally go (default a new temporary directory)
-#   filters    arguments for the test binary; default the integration suites of `make test`
+#   filters    arguments for the test binary; default the suites `make test` runs on that stack
+#              (the integration suites; on 1.4 and 1.6 without the PulseAudio ones, as the Makefile)
 #
 # The test binary, the programs beside it and the shipped rules are copied once into a directory
 # of this census's own below .build-snap/ (removed at the end), so building or editing on while
@@ -30,6 +31,8 @@ done
 filters=("$@")
 if [ ${#filters[@]} -eq 0 ]; then
   filters=(--filter PipeWireGraphTests --filter DaemonTests --filter SessionServiceTests)
+  # The PulseAudio suites start the same PulseAudio 16 whatever the stack (the Makefile's STACK_SUITES).
+  [ "$stack" = debian ] || filters+=(--skip 'DaemonTests\.Pulse')
 fi
 [ -n "$out" ] || out="$(mktemp -d /tmp/flake-census.XXXXXX)"
 mkdir -p "$out"
