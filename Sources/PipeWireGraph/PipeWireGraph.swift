@@ -36,11 +36,20 @@ public final class PipeWireGraph: @unchecked Sendable {
         /// `application.name` of our connection.
         public var applicationName: String
         public var reconnectBackoff: ReconnectBackoff
+        /// How long a round trip may go unanswered before the connection counts as lost. A
+        /// server answers in milliseconds; one that stops reading a client's socket for good
+        /// (docs/upstream-bugs.md) would otherwise leave the daemon deaf, its holds and links
+        /// never carried out, with the socket still open.
+        public var unansweredRoundTripLimit: Duration
 
-        public init(remote: String? = nil, applicationName: String, reconnectBackoff: ReconnectBackoff = .init()) {
+        public init(
+            remote: String? = nil, applicationName: String, reconnectBackoff: ReconnectBackoff = .init(),
+            unansweredRoundTripLimit: Duration = .seconds(10)
+        ) {
             self.remote = remote
             self.applicationName = applicationName
             self.reconnectBackoff = reconnectBackoff
+            self.unansweredRoundTripLimit = unansweredRoundTripLimit
         }
     }
 
@@ -332,8 +341,7 @@ public final class PipeWireGraph: @unchecked Sendable {
     /// Never fires after `stop()`.
     public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> GraphTimer {
         let timer = GraphTimer(loopThread: loopThread, work: work)
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+        let nanoseconds = delay.timerNanoseconds
         perform { timer.arm(nanoseconds: nanoseconds) }
         return timer
     }

@@ -55,6 +55,11 @@ int pws_loop_arm_timer(struct pw_loop *loop, struct spa_source *source, uint64_t
     return pw_loop_update_timer(loop, source, &value, NULL, false);
 }
 
+int pws_loop_disarm_timer(struct pw_loop *loop, struct spa_source *source) {
+    struct timespec value = { 0 };
+    return pw_loop_update_timer(loop, source, &value, NULL, false);
+}
+
 void pws_loop_destroy_source(struct pw_loop *loop, struct spa_source *source) {
     pw_loop_destroy_source(loop, source);
 }

@@ -66,6 +66,43 @@ extension PipeWireIntegration {
             #expect(harness.graph.isConnected)
         }
 
+        /// A server that stops reading our socket (docs/upstream-bugs.md) still holds it open:
+        /// only the unanswered round trip tells. A stopped server stands in for it here.
+        @Test func aServerThatAnswersNoRoundTripIsTakenForLostAndConnectedAgain() async throws {
+            let sandbox = try PrivatePipeWire()
+            let logs = LogRecorder()
+            let graph = GraphHarness.makeGraph(
+                remote: sandbox.socketPath, logs: logs, unansweredRoundTripLimit: .milliseconds(500))
+            defer { graph.stop() }
+            let events = EventRecorder()
+            graph.setObserver { event, snapshot in events.record(event, snapshot) }
+            graph.start()
+            try waitUntil(timeout: .seconds(10), "the initial sync completes") { events.contains(.initialSyncComplete) }
+            // Answered round trips leave nothing armed: no loss while the server is merely idle.
+            await graph.roundTrip()
+            try await Task.sleep(for: .milliseconds(700))
+            #expect(!events.all.contains { if case .disconnected = $0 { true } else { false } })
+
+            let pid = try #require(sandbox.daemonPID)
+            kill(pid, SIGSTOP)
+            var continued = false
+            defer { if !continued { kill(pid, SIGCONT) } }
+            events.clear()
+            let answered = Mutex(false)
+            Task { await graph.roundTrip(); answered.withLock { $0 = true } }
+            try waitUntil(timeout: .seconds(5), "the unanswered round trip is taken for a lost connection, and hears so") {
+                events.all.contains { if case .disconnected(let reason) = $0 { reason.contains("no round trip") } else { false } }
+                    && answered.withLock { $0 }
+            }
+            kill(pid, SIGCONT)
+            continued = true
+            try waitUntil(timeout: .seconds(10), "connected and synced again once the server reads again") {
+                events.contains(.initialSyncComplete)
+            }
+            #expect(graph.isConnected)
+            #expect(graph.snapshot.node(named: "speaker") != nil)
+        }
+
         @Test func stopIsCleanAndIdempotentAndLaterCallsAreHarmless() async throws {
             let harness = try GraphHarness()
             let stream = harness.graph.events()

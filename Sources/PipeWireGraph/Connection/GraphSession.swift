@@ -29,6 +29,9 @@ final class GraphSession: @unchecked Sendable {
     private(set) var registry: OpaquePointer?
     private var registryHook: UnsafeMutablePointer<spa_hook>?
     private var reconnectTimer: UnsafeMutablePointer<spa_source>?
+    /// Fires when the oldest round trip waiting may have waited too long (GraphSession+Deafness).
+    var deafnessTimer: UnsafeMutablePointer<spa_source>?
+    var deafnessTimerArmed = false
     private var nextBackoff: Duration
     private var outageReported = false
     private var wasConnected = false
@@ -46,7 +49,7 @@ final class GraphSession: @unchecked Sendable {
     /// The mirror being built; published (copied) after each change.
     var mirror = GraphSnapshot()
     /// Round trips on the main connection.
-    private var roundTrips = RoundTrips()
+    var roundTrips = RoundTrips()
     /// Counts requests whose replies belong to the current state (binds, enumerations):
     /// the initial sync repeats until a round-trip adds none.
     var pendingWork = 0
@@ -109,6 +112,11 @@ final class GraphSession: @unchecked Sendable {
             { data, _ in
                 Unmanaged<GraphSession>.fromOpaque(data!).takeUnretainedValue().attemptConnection()
             }, Unmanaged.passUnretained(self).toOpaque())
+        deafnessTimer = pws_loop_add_timer(
+            loopThread.loop,
+            { data, _ in
+                Unmanaged<GraphSession>.fromOpaque(data!).takeUnretainedValue().checkForDeafness()
+            }, Unmanaged.passUnretained(self).toOpaque())
         attemptConnection()
     }
 
@@ -120,6 +128,10 @@ final class GraphSession: @unchecked Sendable {
         if let reconnectTimer {
             pws_loop_destroy_source(loopThread.loop, reconnectTimer)
             self.reconnectTimer = nil
+        }
+        if let deafnessTimer {
+            pws_loop_destroy_source(loopThread.loop, deafnessTimer)
+            self.deafnessTimer = nil
         }
         if let context {
             pw_context_destroy(context)
@@ -183,9 +195,7 @@ final class GraphSession: @unchecked Sendable {
 
     private func armReconnect(after delay: Duration) {
         guard let reconnectTimer else { return }
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
-        _ = pws_loop_arm_timer(loopThread.loop, reconnectTimer, nanoseconds)
+        _ = pws_loop_arm_timer(loopThread.loop, reconnectTimer, delay.timerNanoseconds)
     }
 
     /// The daemon went away: empty the mirror now, destroy the connection once the current
@@ -213,6 +223,7 @@ final class GraphSession: @unchecked Sendable {
 
     private func tearDownConnection() {
         for handler in roundTrips.abandonAll() { handler(false) }
+        stopWatchingForDeafness()
         for link in ownedLinks.values { link.destroy() }
         ownedLinks = [:]
         linkDestroys.reset()
@@ -257,6 +268,7 @@ final class GraphSession: @unchecked Sendable {
     func coreDone(id: UInt32, seq: Int32) {
         let handler = roundTrips.answered(id: id, seq: seq)
         handler?(true)
+        if roundTrips.isEmpty { stopWatchingForDeafness() }
     }
 
     /// Whether an error on the core means the connection is gone. libpipewire reports what
@@ -295,7 +307,11 @@ final class GraphSession: @unchecked Sendable {
     /// Runs `handler(true)` after a `pw_core_sync` round-trip, or `handler(false)` when the
     /// connection is lost (or absent) first.
     func sync(_ handler: @escaping (Bool) -> Void) {
-        if !roundTrips.ask(core, handler) { handler(false) }
+        if roundTrips.ask(core, handler) {
+            watchForDeafness()
+        } else {
+            handler(false)
+        }
     }
 
     /// Round-trips until one adds no new pending requests (binds, enumerations, subscriptions):

@@ -2,6 +2,14 @@ import CPipeWire
 import PipeWireShim
 import Synchronization
 
+extension Duration {
+    /// What a loop timer is armed with: whole nanoseconds, none below zero.
+    var timerNanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+}
+
 /// A one-shot timer on PipeWire's loop (a timerfd source of the loop, no thread of its own):
 /// `work` runs on the loop thread, in order with graph events, unless cancelled first.
 /// Armed only while pending, so pending nothing means waking for nothing.

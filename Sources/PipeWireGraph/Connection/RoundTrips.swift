@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CPipeWire
 import PipeWireShim
 
@@ -7,7 +10,7 @@ import PipeWireShim
 /// The handlers are returned, not called: one may ask for the next round trip, and must do so
 /// after this value's change is done.
 struct RoundTrips {
-    private var waiting: [Int32: (Bool) -> Void] = [:]
+    private var waiting: [Int32: (asked: UInt64, handler: (Bool) -> Void)] = [:]
 
     /// Asks `core` for a round trip; false when there is none to ask (no connection, or the
     /// request could not be made): the caller answers `handler` itself.
@@ -15,19 +18,33 @@ struct RoundTrips {
         guard let core else { return false }
         let seq = pws_core_sync(core)
         guard seq >= 0 else { return false }
-        waiting[seq] = handler
+        waiting[seq] = (Self.now(), handler)
         return true
     }
 
     /// The server's `done` (on the core object): the handler it answers, if it is ours.
     mutating func answered(id: UInt32, seq: Int32) -> ((Bool) -> Void)? {
         guard id == PW_ID_CORE else { return nil }
-        return waiting.removeValue(forKey: seq)
+        return waiting.removeValue(forKey: seq)?.handler
     }
 
     /// The connection goes: every waiting handler, in the order asked.
     mutating func abandonAll() -> [(Bool) -> Void] {
         defer { waiting = [:] }
-        return waiting.sorted { $0.key < $1.key }.map(\.value)
+        return waiting.sorted { $0.key < $1.key }.map(\.value.handler)
+    }
+
+    var isEmpty: Bool { waiting.isEmpty }
+
+    /// How long the oldest round trip still waiting has waited (ns), nil when none waits.
+    var longestWait: UInt64? {
+        waiting.values.map(\.asked).min().map { Self.now() &- $0 }
+    }
+
+    /// The loop's timers run on CLOCK_MONOTONIC too: a suspend counts as no wait.
+    private static func now() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 }

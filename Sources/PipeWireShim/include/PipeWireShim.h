@@ -23,6 +23,7 @@ int pws_loop_signal_event(struct pw_loop *loop, struct spa_source *source);
 /* A one-shot timer source; arm it with pws_loop_arm_timer. */
 struct spa_source *pws_loop_add_timer(struct pw_loop *loop, spa_source_timer_func_t callback, void *data);
 int pws_loop_arm_timer(struct pw_loop *loop, struct spa_source *source, uint64_t nanoseconds);
+int pws_loop_disarm_timer(struct pw_loop *loop, struct spa_source *source);
 void pws_loop_destroy_source(struct pw_loop *loop, struct spa_source *source);
 
 /* An empty property set (pw_properties_new is variadic). */

@@ -25,13 +25,16 @@ final class GraphHarness: @unchecked Sendable {
         }
     }
 
-    static func makeGraph(remote: String, logs: LogRecorder) -> PipeWireGraph {
+    static func makeGraph(
+        remote: String, logs: LogRecorder, unansweredRoundTripLimit: Duration = .seconds(10)
+    ) -> PipeWireGraph {
         var logger = Logger(label: "test.pipewire-graph") { _ in LogRecorderHandler(recorder: logs) }
         logger.logLevel = .trace
         return PipeWireGraph(
             configuration: .init(
                 remote: remote, applicationName: "audiosession-tests",
-                reconnectBackoff: .init(initial: .milliseconds(20), maximum: .milliseconds(200))),
+                reconnectBackoff: .init(initial: .milliseconds(20), maximum: .milliseconds(200)),
+                unansweredRoundTripLimit: unansweredRoundTripLimit),
             logger: logger)
     }
 
