@@ -80,7 +80,7 @@ public struct AppIdentity: Hashable, Sendable, CustomStringConvertible {
             self.init(key: "app-scope:" + appID, appID: appID)
             return
         }
-        guard let first = facts.lineage.first else {
+        guard !facts.lineage.isEmpty else {
             self.init(key: "connection:\(facts.connection)")
             return
         }
