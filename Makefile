@@ -88,10 +88,13 @@ PREFIX ?= /usr/local
 ## The release build everything installable comes from. The Swift runtime is linked in
 ## statically: the binaries need no Swift toolchain on the desktop, and the daemon's RSS is
 ## ~3 MB smaller.
+## RELEASE_SCRATCH: the build folder (default .build; CI builds in its own beside the tests, as
+## SwiftPM lets one build at a time use a folder).
+RELEASE_SCRATCH ?= .build
 release:
 	@bash -c '. scripts/install-missing.sh && install_missing release pkg-config gcc libc6-dev \
 		libpipewire-0.3-dev libspa-0.2-dev libsystemd-dev libpulse-dev'
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH)
 
 ## Every installed file laid out under .build/stage/ (scripts/stage.sh): stripped binaries,
 ## shipped rules, man pages generated from the argument parser and docs/policy-rules.md,
