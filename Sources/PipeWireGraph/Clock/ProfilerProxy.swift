@@ -31,11 +31,11 @@ final class ProfilerProxy {
     }
 
     /// A new reason to sample: only cycles that begin from now on count as fresh.
-    func requestAgain() { requestedAt = Self.monotonicNanoseconds() }
+    func requestAgain() { requestedAt = monotonicNanoseconds() }
 
     /// One profile's cycles, each marked fresh or not.
     func cycles(in pod: UnsafePointer<spa_pod>) -> [DriverCycle] {
-        let collector = CycleCollector(requestedAt: requestedAt, now: Self.monotonicNanoseconds())
+        let collector = CycleCollector(requestedAt: requestedAt, now: monotonicNanoseconds())
         withExtendedLifetime(collector) {
             _ = pws_parse_profile(pod, { data, cycle in
                 guard let data, let cycle else { return }
@@ -58,13 +58,6 @@ final class ProfilerProxy {
     deinit {
         hook.deinitialize(count: 1)
         hook.deallocate()
-    }
-
-    /// The clock PipeWire's drivers time their cycles with (not the daemon's loop clock).
-    private static func monotonicNanoseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 }
 

@@ -5,29 +5,27 @@ import PipeWireShim
 /// PipeWire can stop reading one client's socket for good while still sending it events
 /// (docs/upstream-bugs.md: a bind of an exported metadata the exporter withdrew). Nothing on
 /// the socket says so: only that round trips go unanswered. So while a round trip waits, a
-/// timer waits too (armed only then: an idle daemon wakes for nothing), and once the oldest has
-/// waited `unansweredRoundTripLimit` the connection is dropped and made again, as after a
-/// server restart: everything is read anew, and what the daemon holds is carried out again.
+/// timer waits too (armed when the first is asked, disarmed when the last is answered: an idle
+/// daemon wakes for nothing), and once the oldest has waited `unansweredRoundTripLimit` the
+/// connection is dropped and made again, as after a server restart: everything is read anew,
+/// and what the daemon holds is carried out again.
 extension GraphSession {
-    /// After a round trip was asked: arms the timer for the oldest one, unless it is armed.
+    /// Arms the timer for when the oldest round trip waiting reaches the limit.
     func watchForDeafness() {
-        guard !deafnessTimerArmed, let deafnessTimer, let waited = roundTrips.longestWait else { return }
+        guard let deafnessTimer, let waited = roundTrips.longestWait else { return }
         let limit = configuration.unansweredRoundTripLimit.timerNanoseconds
-        deafnessTimerArmed = true
         _ = pws_loop_arm_timer(loopThread.loop, deafnessTimer, limit > waited ? limit - waited : 0)
     }
 
     /// Nothing waits any more (every round trip answered, or the connection gone).
     func stopWatchingForDeafness() {
-        guard deafnessTimerArmed, let deafnessTimer else { return }
-        deafnessTimerArmed = false
+        guard let deafnessTimer else { return }
         _ = pws_loop_disarm_timer(loopThread.loop, deafnessTimer)
     }
 
     /// The timer fired: the oldest round trip still waiting is either over the limit (the
     /// connection is lost) or younger than the one it was armed for (armed again for it).
     func checkForDeafness() {
-        deafnessTimerArmed = false
         guard let waited = roundTrips.longestWait else { return }
         let limit = configuration.unansweredRoundTripLimit
         if waited >= limit.timerNanoseconds {

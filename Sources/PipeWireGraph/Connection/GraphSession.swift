@@ -29,9 +29,9 @@ final class GraphSession: @unchecked Sendable {
     private(set) var registry: OpaquePointer?
     private var registryHook: UnsafeMutablePointer<spa_hook>?
     private var reconnectTimer: UnsafeMutablePointer<spa_source>?
-    /// Fires when the oldest round trip waiting may have waited too long (GraphSession+Deafness).
+    /// Armed while a round trip waits, for when the oldest may have waited too long
+    /// (GraphSession+Deafness).
     var deafnessTimer: UnsafeMutablePointer<spa_source>?
-    var deafnessTimerArmed = false
     private var nextBackoff: Duration
     private var outageReported = false
     private var wasConnected = false
@@ -266,8 +266,8 @@ final class GraphSession: @unchecked Sendable {
     }
 
     func coreDone(id: UInt32, seq: Int32) {
-        let handler = roundTrips.answered(id: id, seq: seq)
-        handler?(true)
+        guard let handler = roundTrips.answered(id: id, seq: seq) else { return }
+        handler(true)
         if roundTrips.isEmpty { stopWatchingForDeafness() }
     }
 
@@ -307,10 +307,11 @@ final class GraphSession: @unchecked Sendable {
     /// Runs `handler(true)` after a `pw_core_sync` round-trip, or `handler(false)` when the
     /// connection is lost (or absent) first.
     func sync(_ handler: @escaping (Bool) -> Void) {
-        if roundTrips.ask(core, handler) {
-            watchForDeafness()
-        } else {
+        let nothingWaited = roundTrips.isEmpty
+        if !roundTrips.ask(core, handler) {
             handler(false)
+        } else if nothingWaited {
+            watchForDeafness()
         }
     }
 

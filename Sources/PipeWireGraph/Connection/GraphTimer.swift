@@ -2,6 +2,14 @@ import CPipeWire
 import PipeWireShim
 import Synchronization
 
+/// CLOCK_MONOTONIC in nanoseconds: the clock of the loop's timers, and the one PipeWire's
+/// drivers time their cycles with (not the daemon's loop clock).
+func monotonicNanoseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+}
+
 extension Duration {
     /// What a loop timer is armed with: whole nanoseconds, none below zero.
     var timerNanoseconds: UInt64 {

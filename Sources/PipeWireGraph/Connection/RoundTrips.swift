@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CPipeWire
 import PipeWireShim
 
@@ -10,7 +7,7 @@ import PipeWireShim
 /// The handlers are returned, not called: one may ask for the next round trip, and must do so
 /// after this value's change is done.
 struct RoundTrips {
-    private var waiting: [Int32: (asked: UInt64, handler: (Bool) -> Void)] = [:]
+    private var waiting: [Int32: (asked: Int64, handler: (Bool) -> Void)] = [:]
 
     /// Asks `core` for a round trip; false when there is none to ask (no connection, or the
     /// request could not be made): the caller answers `handler` itself.
@@ -18,7 +15,7 @@ struct RoundTrips {
         guard let core else { return false }
         let seq = pws_core_sync(core)
         guard seq >= 0 else { return false }
-        waiting[seq] = (Self.now(), handler)
+        waiting[seq] = (monotonicNanoseconds(), handler)
         return true
     }
 
@@ -36,15 +33,9 @@ struct RoundTrips {
 
     var isEmpty: Bool { waiting.isEmpty }
 
-    /// How long the oldest round trip still waiting has waited (ns), nil when none waits.
+    /// How long the oldest round trip still waiting has waited (ns), nil when none waits. On
+    /// CLOCK_MONOTONIC, as the loop's timers: a suspend counts as no wait.
     var longestWait: UInt64? {
-        waiting.values.map(\.asked).min().map { Self.now() &- $0 }
-    }
-
-    /// The loop's timers run on CLOCK_MONOTONIC too: a suspend counts as no wait.
-    private static func now() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+        waiting.values.map(\.asked).min().map { UInt64(max(0, monotonicNanoseconds() - $0)) }
     }
 }
