@@ -112,7 +112,7 @@ public final class ManagedProcess: @unchecked Sendable {
     }
 
     /// Lets the children started from now on dump core if they crash (this process's soft core
-    /// limit raised to its hard one; children inherit it), so that ``crashReport()`` can say
+    /// limit raised to its hard one; children inherit it), so that ``crashReport(program:)`` can say
     /// where. Called before the daemon under test is started.
     public static func allowCoreDumps() {
         var limit = rlimit()
@@ -124,13 +124,13 @@ public final class ManagedProcess: @unchecked Sendable {
     /// For a child killed by a signal that dumps core (SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE,
     /// SIGTRAP): every thread's backtrace from the core file it left, where the kernel's
     /// `core_pattern` names a plain file in its working directory (`core`, or `core.PID`); the
-    /// file is removed. Nil for any other end, or when there is no core to read.
-    public func crashReport() -> String? {
-        guard let status = exitStatus, [SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE, SIGTRAP].map({ 128 + $0 }).contains(status)
-        else { return nil }
+    /// file is removed. Nil for any other end, or when there is no core to read. `program` is
+    /// the binary the child ran when it is not ``executable`` (a shell that `exec`s it): gdb
+    /// reads the core's symbols from it.
+    public func crashReport(program: String? = nil) -> String? {
+        guard let status = crashSignalStatus else { return nil }
         let directory = FileManager.default.currentDirectoryPath
-        let candidates = ["\(directory)/core.\(pid)", "\(directory)/core"]
-        guard let core = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+        guard let core = coreFile else {
             return "signal \(status - 128), no core file in \(directory) (core_pattern: \(((try? String(contentsOfFile: "/proc/sys/kernel/core_pattern", encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)))"
         }
         defer { try? FileManager.default.removeItem(atPath: core) }
@@ -139,7 +139,7 @@ public final class ManagedProcess: @unchecked Sendable {
         let output: String
         do {
             output = try Self.run(
-                gdb, ["-batch", "-ex", "thread apply all bt 40", Self.resolvedPath(executable), core],
+                gdb, ["-batch", "-ex", "thread apply all bt 40", program ?? Self.resolvedPath(executable), core],
                 environment: ["PATH": "/usr/bin:/bin", "HOME": FileManager.default.temporaryDirectory.path],
                 logDirectory: FileManager.default.temporaryDirectory, timeout: .seconds(60))
         } catch {
@@ -150,11 +150,32 @@ public final class ManagedProcess: @unchecked Sendable {
         return "signal \(status - 128); its threads at the crash:\n" + frames.joined(separator: "\n")
     }
 
+    /// The exit status (128 + N) of a child killed by a signal N that dumps core; nil otherwise.
+    private var crashSignalStatus: Int32? {
+        guard let status = exitStatus, [SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE, SIGTRAP].map({ 128 + $0 }).contains(status)
+        else { return nil }
+        return status
+    }
+
+    /// The core a crashed child left in the working directory, if any.
+    private var coreFile: String? {
+        let directory = FileManager.default.currentDirectoryPath
+        return ["\(directory)/core.\(pid)", "\(directory)/core"].first { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// Removes the core a crashed child left, unread: for a crash the caller does not judge (a
+    /// real app that aborts as it is stopped), so that no core is left in the checkout.
+    public func discardCore() {
+        guard crashSignalStatus != nil, let core = coreFile else { return }
+        try? FileManager.default.removeItem(atPath: core)
+    }
+
     /// How a child that is not running any more ended: `name exited (status N, 128+N for signal
-    /// N)`, and after a crash its ``crashReport()`` (which removes the core: ask once).
-    public func describeEnd() -> String {
-        let ended = "\(URL(fileURLWithPath: executable).lastPathComponent) exited (status \(exitStatus.map(String.init) ?? "?"), 128+N for signal N)"
-        return crashReport().map { "\(ended): \($0)" } ?? ended
+    /// N)`, and after a crash its ``crashReport(program:)`` (which removes the core: ask once).
+    public func describeEnd(program: String? = nil) -> String {
+        let name = URL(fileURLWithPath: program ?? executable).lastPathComponent
+        let ended = "\(name) exited (status \(exitStatus.map(String.init) ?? "?"), 128+N for signal N)"
+        return crashReport(program: program).map { "\(ended): \($0)" } ?? ended
     }
 
     private static func resolvedPath(_ executable: String) -> String {

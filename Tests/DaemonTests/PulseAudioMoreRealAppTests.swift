@@ -283,7 +283,7 @@ struct PulseAudioMoreRealAppTests {
     // MARK: - Two Twinkle under a name no rule knows
 
     /// Two Twinkle phones (its console mode, its own audio code over ALSA, through ALSA's pulse
-    /// plugin; a ring tone on the callee before the call's streams), copied as `deskphone`, a name
+    /// plugin; a ring-back tone on the caller until the callee answers), copied as `deskphone`, a name
     /// no rule knows. Twinkle declares its role itself (it sets `PULSE_PROP_media.role`, which
     /// libpulse reads: so here, through the pulse plugin, though not through PipeWire's ALSA
     /// plugin), and each end is a call by the rules for that role, whatever its name. Both heard

@@ -325,15 +325,23 @@ extension RealAppPolicyTests {
     }
 
     /// The same with a second real SIP phone, Twinkle (its console mode, its own audio code over
-    /// ALSA, a ring tone on the callee before the call's streams), copied under a name no rule
-    /// knows. Which stream of each end came first is printed: both open their speaker first.
+    /// ALSA; each end opens and closes its speaker and microphone to check them before the
+    /// call), copied under a name no rule knows. Which stream of each end came first is printed.
     /// Neither end is held by the other, the music pauses for the call and plays again.
+    ///
+    /// The caller plays no ring-back tone here. Twinkle stops it by freeing the PCM's buffers
+    /// while it still runs (`snd_pcm_hw_free` without a drop); PipeWire's ALSA plugin before
+    /// 0.3.84 then copies from the freed buffers on its own thread and aborts the phone
+    /// (PipeWire issue 3600, Twinkle issue 321): 2 calls in 11 here, the caller killed by
+    /// SIGABRT in `snd_pcm_areas_copy` as the call was answered. Every ALSA program of the tests
+    /// loads Debian 12's plugin (0.3.65), whatever the server's version. The pulse plugin has no
+    /// such thread: the PulseAudio test keeps the tone.
     @Test func twoUnknownTwinklePhonesCallingEachOtherAreBothHeard() async throws {
         let rig = try await Rig().ready()
         defer { rig.stop() }
         let (monitor, oracle, music) = try await Self.musicPlayingUnderMonitor(rig)
         defer { monitor.terminate() }
-        let (caller, callee) = try await RealTwinkle.call(as: "deskphone", in: rig.sandbox)
+        let (caller, callee) = try await RealTwinkle.call(as: "deskphone", ringback: false, in: rig.sandbox)
         defer {
             caller.stop()
             callee.stop()

@@ -40,6 +40,7 @@ extension PipeWireIntegration {
             let ours = links.filter { ($0["outputNode"] as? NSNumber)?.uint32Value == stream.id }
             #expect(ours.count == 2)
             #expect(ours.allSatisfy { $0["inputNodeName"] as? String == "speaker" })
+            #expect(ours.allSatisfy { ($0["inputNode"] as? NSNumber)?.uint32Value == speaker.id })
 
             let text = try harness.sandbox.run(Self.audiosessionctl, ["graph"])
             #expect(text.contains("Streams:"))

@@ -32,10 +32,18 @@ extension CommandedPhone {
         try? commands.write(contentsOf: Data((command + "\n").utf8))
     }
 
-    /// Quits the phone (it hangs up and releases its devices), and stops its process.
+    /// Quits the phone (it hangs up and releases its devices), and stops its process. A phone
+    /// that crashed (Twinkle can abort as it closes its devices, see
+    /// `twoUnknownTwinklePhonesCallingEachOtherAreBothHeard`) leaves no core behind: a test
+    /// that judges its end reads it first (``ManagedProcess/describeEnd(program:)``).
     func stop() {
-        guard process.isRunning else { return }
+        guard process.isRunning else {
+            if let status = process.exitStatus, status > 128 { print("\(process.pid) had ended by itself, of signal \(status - 128)") }
+            process.discardCore()
+            return
+        }
         send("quit")
         process.terminate()
+        process.discardCore()
     }
 }

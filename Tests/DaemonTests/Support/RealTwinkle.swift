@@ -12,14 +12,18 @@ final class RealTwinkle: CommandedPhone, @unchecked Sendable {
     let commands: FileHandle
     /// Twinkle's own log: its SIP messages, its audio devices and what it did with each call.
     let logURL: URL
+    /// The binary it runs (the shell started by ``init`` `exec`s it): what gdb reads a core with.
+    let program: String
 
     /// Its RTP port's distance from its SIP port.
     static let rtpOffset = 930
 
     /// Starts Twinkle as user `name` listening on 127.0.0.1:`port` (RTP on `port + 930`), as
     /// the program `binary`: a copy of twinkle under another name is a call app the rules do not
-    /// know.
-    init(name: String, port: Int, binary: String = "twinkle", in sandbox: any AudioServerSandbox) throws {
+    /// know. `playsRingback`: whether a call it makes plays its ring-back tone until answered.
+    init(
+        name: String, port: Int, binary: String = "twinkle", playsRingback: Bool = true, in sandbox: any AudioServerSandbox
+    ) throws {
         self.name = name
         self.port = port
         let home = sandbox.directory.appendingPathComponent("twinkle-\(name)")
@@ -34,6 +38,7 @@ final class RealTwinkle: CommandedPhone, @unchecked Sendable {
             sip_udp_port=\(port)
             rtp_port=\(port + Self.rtpOffset)
             start_user_profile=\(name)
+            play_ringback=\(playsRingback ? "yes" : "no")
 
             """.write(to: settings.appendingPathComponent("twinkle.sys"), atomically: true, encoding: .utf8)
         try """
@@ -43,7 +48,7 @@ final class RealTwinkle: CommandedPhone, @unchecked Sendable {
             nat_public_ip=127.0.0.1
 
             """.write(to: settings.appendingPathComponent("\(name).cfg"), atomically: true, encoding: .utf8)
-        let program = try ConsolePhone.program("/usr/bin/twinkle", as: binary, in: home)
+        program = try ConsolePhone.program("/usr/bin/twinkle", as: binary, in: home)
         let fifo = try ConsolePhone.commandFIFO(in: home)
         process = try sandbox.spawn(
             "/bin/sh", ["-c", "exec \"$0\" -c -f \"$1\" --force < \"$2\"", program, name, fifo.path],
@@ -64,16 +69,23 @@ final class RealTwinkle: CommandedPhone, @unchecked Sendable {
         return log.split(separator: "\n", omittingEmptySubsequences: false).suffix(250).joined(separator: "\n")
     }
 
-    /// What a failure's message says of this end: its console, then its log.
-    var report: String { "\(name)'s console:\n\(process.output)\n\(name)'s log:\n\(log)" }
+    /// What a failure's message says of this end: whether it still runs (or how it ended, with
+    /// its threads' stacks after a crash), its console, then its log.
+    var report: String {
+        let state = process.isRunning ? "running" : process.describeEnd(program: program)
+        return "\(name) (pid \(process.pid)): \(state)\n\(name)'s console:\n\(process.output)\n\(name)'s log:\n\(log)"
+    }
 
     /// Two instances on free loopback ports, as `binary`, the callee answering by itself and the
-    /// caller calling it: the call is on its way when this returns.
-    static func call(as binary: String, in sandbox: any AudioServerSandbox) async throws -> (caller: RealTwinkle, callee: RealTwinkle) {
+    /// caller calling it: the call is on its way when this returns. `ringback`: whether the
+    /// caller plays its ring-back tone until the callee answers.
+    static func call(
+        as binary: String, ringback: Bool = true, in sandbox: any AudioServerSandbox
+    ) async throws -> (caller: RealTwinkle, callee: RealTwinkle) {
         let calleePort = LoopbackPorts.free(offsets: [0, rtpOffset])
         let callee = try RealTwinkle(name: "bob", port: calleePort, binary: binary, in: sandbox)
         let callerPort = LoopbackPorts.free(offsets: [0, rtpOffset], avoiding: [calleePort, calleePort + rtpOffset])
-        let caller = try RealTwinkle(name: "alice", port: callerPort, binary: binary, in: sandbox)
+        let caller = try RealTwinkle(name: "alice", port: callerPort, binary: binary, playsRingback: ringback, in: sandbox)
         try await eventually("both phones are up:\n\(callee.report)\n\(caller.report)", timeout: .seconds(15)) {
             callee.process.output.contains("Twinkle>") && caller.process.output.contains("Twinkle>")
         }
