@@ -165,9 +165,11 @@ public final class ManagedProcess: @unchecked Sendable {
 
     /// Removes the core a crashed child left, unread: for a crash the caller does not judge (a
     /// real app that aborts as it is stopped), so that no core is left in the checkout.
-    public func discardCore() {
-        guard crashSignalStatus != nil, let core = coreFile else { return }
-        try? FileManager.default.removeItem(atPath: core)
+    /// Whether there was one.
+    @discardableResult
+    public func discardCore() -> Bool {
+        guard crashSignalStatus != nil, let core = coreFile else { return false }
+        return (try? FileManager.default.removeItem(atPath: core)) != nil
     }
 
     /// How a child that is not running any more ended: `name exited (status N, 128+N for signal

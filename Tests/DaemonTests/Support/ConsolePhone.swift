@@ -38,8 +38,9 @@ extension CommandedPhone {
     /// that judges its end reads it first (``ManagedProcess/describeEnd(program:)``).
     func stop() {
         guard process.isRunning else {
-            if let status = process.exitStatus, status > 128 { print("\(process.pid) had ended by itself, of signal \(status - 128)") }
-            process.discardCore()
+            if process.discardCore(), let status = process.exitStatus {
+                print("\(process.pid) had ended by itself, of signal \(status - 128); its core is removed")
+            }
             return
         }
         send("quit")
