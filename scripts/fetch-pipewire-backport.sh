@@ -18,15 +18,16 @@ WORK="$ROOT/.build-pipewire-1.4"
 PREFIX="$WORK/prefix"
 VERSION="1.4.2-1~bpo12+1"
 WIREPLUMBER_VERSION="0.5.8-1~bpo12+1"
-STACK="pipewire $VERSION, wireplumber $WIREPLUMBER_VERSION"
+STACK="pipewire $VERSION with pipewire-alsa, wireplumber $WIREPLUMBER_VERSION"
 SUITE="bookworm-backports"
 # The Debian archive this machine's apt already uses; PIPEWIRE_BACKPORT_MIRROR overrides it.
 . "$ROOT/scripts/apt-mirror.sh"
 MIRROR="$(chosen_mirror fetch-pipewire-backport PIPEWIRE_BACKPORT_MIRROR)"
 # The server, its tools (pw-cat, pw-cli, pw-dump), pipewire-pulse, the library, SPA plugins
-# (audioconvert lives in libspa-0.2-modules), PipeWire modules and the default configuration.
+# (audioconvert lives in libspa-0.2-modules), PipeWire modules and the default configuration;
+# and ALSA's PipeWire plugin, which the tests' ALSA programs load on this stack.
 PACKAGES=(pipewire pipewire-bin pipewire-pulse libpipewire-0.3-0 libpipewire-0.3-modules
-          libspa-0.2-modules libpipewire-0.3-common)
+          libspa-0.2-modules libpipewire-0.3-common pipewire-alsa)
 # WirePlumber 0.5.8, its library and its example configuration (the role-based loopbacks).
 WIREPLUMBER_PACKAGES=(wireplumber libwireplumber-0.5-0 wireplumber-doc)
 # Two plain bookworm libraries WirePlumber 0.5 links that a minimal machine lacks.
@@ -60,6 +61,8 @@ for deb in "$WORK"/debs/*.deb; do dpkg-deb -x "$deb" "$PREFIX.new"; done
 for program in pipewire wireplumber; do
   [ -x "$PREFIX.new/usr/bin/$program" ] || { echo "fetch-pipewire-backport: no usr/bin/$program in the packages" >&2; exit 1; }
 done
+compgen -G "$PREFIX.new/usr/lib/*/alsa-lib/libasound_module_pcm_pipewire.so" >/dev/null \
+  || { echo "fetch-pipewire-backport: no ALSA plugin (alsa-lib/libasound_module_pcm_pipewire.so) in pipewire-alsa" >&2; exit 1; }
 echo "$STACK" > "$PREFIX.new/.audiosession-backport"
 rm -rf "$PREFIX" "$WORK/debs"
 mv "$PREFIX.new" "$PREFIX"

@@ -167,6 +167,16 @@ public struct PipeWireInstallation: Sendable, Equatable {
     /// release.
     public var dropsFirstVolumeWrite: Bool { loader != nil }
 
+    /// ALSA's PipeWire plugins of this release (`pipewire-alsa`'s `alsa-lib/`), where the host's
+    /// programs can load them: a prefix's, built for this C library. Nil for a root (its
+    /// plugins need the root's C library) and for a prefix fetched without them.
+    public var alsaPluginDirectory: URL? {
+        guard loader == nil else { return nil }
+        let directory = libraryDirectory.appendingPathComponent("alsa-lib")
+        let plugin = directory.appendingPathComponent("libasound_module_pcm_pipewire.so")
+        return FileManager.default.fileExists(atPath: plugin.path) ? directory : nil
+    }
+
     /// Whether a program built here (`audiosessiond`) runs on this installation's libraries,
     /// not the host's: a root's do (its libpipewire is the one under test); a prefix's run on
     /// the system's library.

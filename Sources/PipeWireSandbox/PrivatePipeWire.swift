@@ -59,6 +59,13 @@ public final class PrivatePipeWire: @unchecked Sendable {
                 at: confDirectory.appendingPathComponent("50-audiosession-sandbox.conf"),
                 to: dropIns.appendingPathComponent("50-audiosession-sandbox.conf"))
         }
+        if let plugins = installation?.alsaPluginDirectory {
+            try """
+                pcm_type.pipewire { lib "\(plugins.appendingPathComponent("libasound_module_pcm_pipewire.so").path)" }
+                ctl_type.pipewire { lib "\(plugins.appendingPathComponent("libasound_module_ctl_pipewire.so").path)" }
+
+                """.write(to: alsaConfiguration, atomically: true, encoding: .utf8)
+        }
         try startDaemon(timeout: startTimeout)
     }
 
@@ -76,6 +83,22 @@ public final class PrivatePipeWire: @unchecked Sendable {
         if installation.runsBuiltPrograms {
             environment["PATH"] = [installation.programDirectory.path, base["PATH"]].compactMap { $0 }.joined(separator: ":")
         }
+        return environment
+    }
+
+    /// Where ALSA's `pipewire` PCM and control types are named to be the installation's plugins.
+    private var alsaConfiguration: URL { directory.appendingPathComponent("asound-pipewire.conf") }
+
+    /// The environment for a program that is neither the installation's nor ours (a real app):
+    /// on a prefix, its whole client side is that release's, as on a desktop that runs it:
+    /// libpipewire, its SPA plugins, modules and client configuration, and ALSA's PipeWire
+    /// plugin, named after the system's ALSA configuration (which keeps its `pipewire` and
+    /// `default` PCMs). A root's libraries need the root's C library: there an app keeps the
+    /// host's client side (docs/real-apps.md).
+    private func appEnvironment(_ base: [String: String]) -> [String: String] {
+        guard installation?.alsaPluginDirectory != nil else { return base }
+        var environment = installationEnvironment(base)
+        environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(alsaConfiguration.path)"
         return environment
     }
 
@@ -293,7 +316,8 @@ public final class PrivatePipeWire: @unchecked Sendable {
 
     /// Starts a client with the sandbox environment (plus `extraEnvironment`); stopped with the
     /// sandbox. A PipeWire program the ``installation`` has (`pw-cat`, `pw-record`) runs from
-    /// it: the whole stack is that release's, as on a desktop that runs it.
+    /// it: the whole stack is that release's, as on a desktop that runs it. Any other program
+    /// but ours loads the prefix's client side too (``appEnvironment(_:)``).
     @discardableResult
     public func spawn(_ executable: String, _ arguments: [String] = [], extraEnvironment: [String: String] = [:])
         throws -> ManagedProcess
@@ -312,7 +336,10 @@ public final class PrivatePipeWire: @unchecked Sendable {
             lock.withLock { clients.append(process) }
             return process
         }
-        let environment = self.environment.merging(extraEnvironment) { $1 }
+        // Ours keep the host's library on a prefix (built against it); any other program is a
+        // client of the release under test.
+        let base = Self.isBuiltHere(executable) ? self.environment : appEnvironment(self.environment)
+        let environment = base.merging(extraEnvironment) { $1 }
         let process = try ManagedProcess(executable, arguments, environment: environment, logDirectory: logDirectory)
         lock.withLock { clients.append(process) }
         return process

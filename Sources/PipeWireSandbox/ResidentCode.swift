@@ -7,7 +7,7 @@ public enum ResidentCode {
         let binary = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
         var resident = 0
         var inCode = false
-        for line in try String(contentsOfFile: "/proc/\(pid)/smaps", encoding: .utf8).split(separator: "\n") {
+        for line in try ProcText.read("/proc/\(pid)/smaps").split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             if let range = fields.first, range.contains("-"), fields.count >= 5 {
                 inCode = fields[1] == "r-xp" && fields.count == 6 && fields[5] == binary

@@ -24,7 +24,7 @@ struct IdleDaemonTests {
         #expect(threads.contains("swift-tasks"), "Swift tasks run on the daemon's own thread: \(threads)")
         let dispatchThreads = threads.filter { $0.contains("qos") || $0.hasPrefix("com.apple") || $0.contains("dispatch") }
         #expect(dispatchThreads.isEmpty, "libdispatch threads: \(threads)")
-        let maps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
+        let maps = try ProcText.read("/proc/\(pid)/maps")
         for library in ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"] {
             #expect(!maps.contains(library), "\(library) is mapped")
         }

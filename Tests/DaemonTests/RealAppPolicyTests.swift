@@ -332,10 +332,11 @@ extension RealAppPolicyTests {
     /// The caller plays no ring-back tone here. Twinkle stops it by freeing the PCM's buffers
     /// while it still runs (`snd_pcm_hw_free` without a drop); PipeWire's ALSA plugin before
     /// 0.3.84 then copies from the freed buffers on its own thread and aborts the phone
-    /// (PipeWire issue 3600, Twinkle issue 321): 2 calls in 11 here, the caller killed by
-    /// SIGABRT in `snd_pcm_areas_copy` as the call was answered. Every ALSA program of the tests
-    /// loads Debian 12's plugin (0.3.65), whatever the server's version. The pulse plugin has no
-    /// such thread: the PulseAudio test keeps the tone.
+    /// (PipeWire issue 3600, Twinkle issue 321): 3 calls in 20 here, the caller killed by
+    /// SIGABRT in `snd_pcm_areas_copy` as the call was answered. The ALSA programs of the tests
+    /// load Debian 12's plugin (0.3.65) on the Debian and 1.6.9 stacks (trixie's plugin needs
+    /// trixie's C library). The pulse plugin has no such thread: the PulseAudio test keeps the
+    /// tone.
     @Test func twoUnknownTwinklePhonesCallingEachOtherAreBothHeard() async throws {
         let rig = try await Rig().ready()
         defer { rig.stop() }

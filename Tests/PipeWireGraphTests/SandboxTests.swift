@@ -74,6 +74,37 @@ extension PipeWireIntegration {
             #expect(dump.node(named: "speaker") == nil, "no devices were asked for")
         }
 
+        /// A real app is a client of the release under test where the host can load that
+        /// release's libraries (a prefix: its libpipewire and ALSA plugin), and of Debian 12's
+        /// where it cannot (the trixie root's need trixie's C library): read from the libraries
+        /// an ALSA program has mapped while its stream plays.
+        @Test func anALSAProgramLoadsTheClientSideOfTheStackItCanRun() throws {
+            let sandbox = try PrivatePipeWire()
+            let player = try sandbox.spawn("/usr/bin/aplay", ["-q", try sandbox.testTone(seconds: 30).path])
+            try waitUntil(timeout: .seconds(10), "aplay's stream appears; aplay said: \(player.errorOutput)") {
+                (try? sandbox.dump())?.nodes.contains { $0.mediaClass == "Stream/Output/Audio" } == true
+            }
+            let maps = try ProcText.read("/proc/\(player.pid)/maps")
+            func mapped(_ library: String) -> Set<String> {
+                Set(maps.split(separator: "\n").compactMap { line in
+                    line.split(separator: " ", omittingEmptySubsequences: true).last.map(String.init).flatMap {
+                        $0.hasSuffix("/\(library)") || $0.contains("/\(library).") ? $0 : nil
+                    }
+                })
+            }
+            let plugin = mapped("libasound_module_pcm_pipewire.so")
+            let library = mapped("libpipewire-0.3.so")
+            #expect(plugin.count == 1 && library.count == 1, "one plugin and one library: \(plugin), \(library)")
+            let prefix = sandbox.installation.flatMap { $0.alsaPluginDirectory == nil ? nil : $0.prefix.standardizedFileURL.path + "/" }
+            for path in plugin.union(library) {
+                if let prefix {
+                    #expect(path.hasPrefix(prefix), "\(path) is the release's, in \(prefix)")
+                } else {
+                    #expect(path.hasPrefix("/usr/lib/") || path.hasPrefix("/lib/"), "\(path) is the host's")
+                }
+            }
+        }
+
         @Test func pulseClientsAppearWithTheirRole() throws {
             let harness = try GraphHarness()
             let player = try harness.sandbox.paplay(role: "phone", file: harness.sandbox.testTone(seconds: 30))
