@@ -64,7 +64,7 @@ let package = Package(
                 "CMalloc", "AppProcesses", .product(name: "Logging", package: "swift-log"),
             ]),
         // A private, headless PipeWire with virtual devices and real clients: tests, demo, benchmarks.
-        .target(name: "PipeWireSandbox", dependencies: ["PulseAudioServer", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "PipeWireSandbox", dependencies: ["PulseAudioServer", "AppProcesses", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "AudioSessionControl",
             dependencies: [
@@ -103,7 +103,7 @@ let package = Package(
         .testTarget(name: "SessionBusTests", dependencies: ["SessionBus", "PipeWireSandbox"]),
         .testTarget(
             name: "PipeWireGraphTests",
-            dependencies: ["PipeWireGraph", "PipeWireSandbox"]),
+            dependencies: ["PipeWireGraph", "PipeWireSandbox", "AppProcesses"]),
         .testTarget(
             name: "DaemonTests",
             dependencies: [

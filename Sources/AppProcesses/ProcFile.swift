@@ -2,9 +2,10 @@
 import Glibc
 #endif
 
-/// A small file of `/proc` read with three system calls: open, read, close. Foundation's
-/// readers stat the file, and build an error object for every file that is not there (a
-/// process's missing `/.flatpak-info`); a call's first stream waited ~1 ms for a dozen of them.
+/// A file of `/proc` read with open, read until its end, close. Foundation's readers stat the
+/// file, and build an error object for every file that is not there (a process's missing
+/// `/.flatpak-info`); a call's first stream waited ~1 ms for a dozen of them. They also stop
+/// after one read, where the size a `/proc` file gives (0) says: 4 KiB of `/proc/PID/maps`.
 public enum ProcFile {
     /// The file's bytes, up to `limit`; nil when it cannot be read.
     public static func bytes(_ path: String, limit: Int = 65_536) -> [UInt8]? {
@@ -25,8 +26,8 @@ public enum ProcFile {
         return contents
     }
 
-    /// The file as text (invalid UTF-8 repaired).
-    public static func text(_ path: String) -> String? {
-        bytes(path).map { String(decoding: $0, as: UTF8.self) }
+    /// The file as text, up to `limit` bytes (invalid UTF-8 repaired).
+    public static func text(_ path: String, limit: Int = 65_536) -> String? {
+        bytes(path, limit: limit).map { String(decoding: $0, as: UTF8.self) }
     }
 }

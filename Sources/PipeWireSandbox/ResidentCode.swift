@@ -1,3 +1,4 @@
+import AppProcesses
 import Foundation
 
 /// How much of a process's own executable code is resident: what the daemon unmaps at rest.
@@ -7,7 +8,10 @@ public enum ResidentCode {
         let binary = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
         var resident = 0
         var inCode = false
-        for line in try ProcText.read("/proc/\(pid)/smaps").split(separator: "\n") {
+        guard let smaps = ProcFile.text("/proc/\(pid)/smaps", limit: 1 << 24) else {
+            throw SandboxError.commandFailed("cannot read /proc/\(pid)/smaps")
+        }
+        for line in smaps.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             if let range = fields.first, range.contains("-"), fields.count >= 5 {
                 inCode = fields[1] == "r-xp" && fields.count == 6 && fields[5] == binary

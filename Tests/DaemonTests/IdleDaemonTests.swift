@@ -1,3 +1,4 @@
+import AppProcesses
 import Foundation
 import PipeWireSandbox
 import Testing
@@ -24,7 +25,7 @@ struct IdleDaemonTests {
         #expect(threads.contains("swift-tasks"), "Swift tasks run on the daemon's own thread: \(threads)")
         let dispatchThreads = threads.filter { $0.contains("qos") || $0.hasPrefix("com.apple") || $0.contains("dispatch") }
         #expect(dispatchThreads.isEmpty, "libdispatch threads: \(threads)")
-        let maps = try ProcText.read("/proc/\(pid)/maps")
+        let maps = try #require(ProcFile.text("/proc/\(pid)/maps", limit: 1 << 20))
         for library in ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"] {
             #expect(!maps.contains(library), "\(library) is mapped")
         }

@@ -1,3 +1,4 @@
+import AppProcesses
 import Foundation
 import PipeWireGraph
 import PipeWireSandbox
@@ -84,7 +85,7 @@ extension PipeWireIntegration {
             try waitUntil(timeout: .seconds(10), "aplay's stream appears; aplay said: \(player.errorOutput)") {
                 (try? sandbox.dump())?.nodes.contains { $0.mediaClass == "Stream/Output/Audio" } == true
             }
-            let maps = try ProcText.read("/proc/\(player.pid)/maps")
+            let maps = try #require(ProcFile.text("/proc/\(player.pid)/maps", limit: 1 << 20))
             func mapped(_ library: String) -> Set<String> {
                 Set(maps.split(separator: "\n").compactMap { line in
                     line.split(separator: " ", omittingEmptySubsequences: true).last.map(String.init).flatMap {
