@@ -94,12 +94,14 @@ struct HeardFadeTests {
         let peaks = stage.tap.peaks()
         let down = try #require(
             LevelTransition(in: peaks, from: stage.full, to: stage.full * Double(duckLevel), after: before - 20), "no duck in \(peaks)")
-        #expect(down.windows >= 12 && down.windows <= 32, "duck: \(down): \(peaks[down.startIndex...].prefix(down.windows + 5))")
+        // What the daemon wrote, and when, for a fade heard otherwise (its --verbose log).
+        let written = { "the volumes seen: \(stage.watcher.volumes(of: "music")); the daemon's log:\n\(stage.daemon.log)" }
+        #expect(down.windows >= 12 && down.windows <= 32, "duck: \(down): \(peaks[down.startIndex...].prefix(down.windows + 5)); \(written())")
         #expect(down.intermediateWindows >= 10, "duck: \(down)")
         let up = try #require(
             LevelTransition(in: peaks, from: stage.full * Double(duckLevel), to: stage.full, after: down.startIndex + down.windows),
             "no restore in \(peaks)")
-        #expect(up.windows >= 28 && up.windows <= 57, "restore: \(up): \(peaks[up.startIndex...].prefix(up.windows + 5))")
+        #expect(up.windows >= 28 && up.windows <= 57, "restore: \(up): \(peaks[up.startIndex...].prefix(up.windows + 5)); \(written())")
         #expect(up.intermediateWindows >= 25, "restore: \(up)")
         #expect(try stage.daemon.terminate() == 0)
     }

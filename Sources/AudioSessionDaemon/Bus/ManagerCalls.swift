@@ -70,21 +70,13 @@ extension SessionService {
         do {
             sessionObjects[id] = try bus.export(
                 path: path, interfaces: [SessionAPI.session], properties: [SessionAPI.sessionInterface: values]
-            ) { [weak self] call in self?.receiveSessionCall(call) }
+            ) { [weak self] call in self?.receive(call) }  // the manager's road, in the peer's turn
         } catch {
             coordinator.removeExplicitSession(id)
             return call.fail(WireValues.error(.unspecified, "cannot export \(path): \(error.message)"))
         }
         // Same connection, same FIFO: the object is live before the caller sees its path.
         call.reply([.objectPath(path)])
-    }
-
-    /// Bus thread: session objects' calls take the same road as the manager's.
-    private func receiveSessionCall(_ call: BusCall) {
-        loop.perform { [self] in
-            handleSessionCall(call)
-            refresh()
-        }
     }
 
     func setRecordPermission(_ permission: RecordPermission, for app: String, call: BusCall?) {

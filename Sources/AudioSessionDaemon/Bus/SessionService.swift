@@ -11,6 +11,7 @@ import PipeWireGraph
 import PolicyRules
 import SessionBus
 import SessionPolicy
+import Synchronization
 
 /// The session API on the user's session bus: `org.audiosession.Manager1` and one
 /// `org.audiosession.Session1` object per explicit session.
@@ -18,7 +19,8 @@ import SessionPolicy
 /// Mechanism only: it turns calls into coordinator requests and engine decisions into
 /// signals and properties. Threading: SessionBus hands calls over on its own thread; the
 /// service only hops them onto the daemon's loop (``DaemonLoop``), where all of its
-/// state lives (``LoopBound``). Nothing on the loop waits for the bus:
+/// state lives (``LoopBound``), each peer's in its turn (``PeerTurns``). Nothing on the loop
+/// waits for the bus:
 /// replies, signals and property changes are queued to the bus thread.
 final class SessionService: Sendable {
     /// More sessions than this from one connection is a runaway client, not an app.
@@ -46,6 +48,21 @@ final class SessionService: Sendable {
     }
 
     private let state: LoopBound<State>
+
+    /// What a peer hands the loop: a call, or its leaving the bus (after its last call).
+    enum PeerWork: Sendable {
+        case call(BusCall)
+        case left(String)
+    }
+
+    /// The peers' work on its way from the bus thread to the loop, taken in turns
+    /// (``PeerTurns``), and whether the loop is taking them.
+    private struct Inbox {
+        var turns = PeerTurns<PeerWork>()
+        var takingTurns = false
+    }
+
+    private let inbox = Mutex(Inbox())
     /// The manager object, wired once as the service starts.
     let manager = WiredOnce<BusObject?>(fallback: nil)
 
@@ -126,10 +143,7 @@ final class SessionService: Sendable {
             bus.close()
             return nil
         }
-        bus.onPeerDisconnected { [weak service] name in
-            guard let service else { return }
-            service.loop.perform { service.peerLeft(name) }
-        }
+        bus.onPeerDisconnected { [weak service] name in service?.hand(.left(name), from: name) }
         service.loop.perform {
             for (app, permission) in service.permissions.permissions {
                 coordinator.setRecordPermission(permission, for: app)
@@ -160,16 +174,37 @@ final class SessionService: Sendable {
 
     // MARK: - Calls
 
-    /// Bus thread: hand the call to the loop, nothing else.
-    private func receive(_ call: BusCall) {
-        loop.perform { [self] in
-            if call.path == SessionAPI.managerPath {
-                handleManagerCall(call)
-            } else {
-                handleSessionCall(call)
-            }
-            refresh()
+    /// Bus thread: hands a call (the manager's or a session object's) to the loop, nothing else.
+    func receive(_ call: BusCall) { hand(.call(call), from: call.caller.uniqueName) }
+
+    /// Bus thread: queues a peer's work for its turn; the loop is woken for the first.
+    private func hand(_ work: PeerWork, from peer: String) {
+        let wake = inbox.withLock { inbox -> Bool in
+            inbox.turns.add(work, from: peer)
+            guard !inbox.takingTurns else { return false }
+            inbox.takingTurns = true
+            return true
         }
+        if wake { loop.perform { [self] in takeTurns() } }
+    }
+
+    /// Loop: one round of the peers' turns, then the next round after whatever else the loop
+    /// has queued meanwhile (a graph event waits for one round, not for a peer's backlog).
+    private func takeTurns() {
+        let round = inbox.withLock { $0.turns.nextRound() }
+        for work in round {
+            switch work {
+            case .call(let call) where call.path == SessionAPI.managerPath: handleManagerCall(call)
+            case .call(let call): handleSessionCall(call)
+            case .left(let peer): peerLeft(peer)
+            }
+        }
+        refresh()
+        let more = inbox.withLock { inbox -> Bool in
+            inbox.takingTurns = !inbox.turns.isEmpty
+            return inbox.takingTurns
+        }
+        if more { loop.performLater { [self] in takeTurns() } }
     }
 
     /// A peer left the bus: its sessions go, and so do its waiting permission requests.
