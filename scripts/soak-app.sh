@@ -122,7 +122,13 @@ edit_rules() {
 quiet() {
   pw-dump 2>/dev/null | "$python" -c '
 import json, sys
-nodes = [o for o in json.load(sys.stdin) if o.get("type") == "PipeWire:Interface:Node"]
+# pw-dump 0.3.65 prints an array for each object removed while it dumps after its own.
+text, decoder, at, objects = sys.stdin.read(), json.JSONDecoder(), 0, []
+while text[at:].strip():
+    at += len(text[at:]) - len(text[at:].lstrip())
+    document, at = decoder.raw_decode(text, at)
+    objects += document
+nodes = [o for o in objects if o.get("type") == "PipeWire:Interface:Node"]
 busy = [n for n in nodes if "(simulated)" in ((n.get("info") or {}).get("props") or {}).get("application.name", "")]
 sys.exit(1 if busy else 0)' 2>/dev/null
 }

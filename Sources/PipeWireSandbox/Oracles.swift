@@ -46,17 +46,60 @@ public struct PipeWireDump: @unchecked Sendable {
 
     public let objects: [Object]
 
+    /// Parses what `pw-dump` printed: one array of objects, and, from pw-dump 0.3.65, an array
+    /// `[{"id": N, "info": null}]` for each object removed while it dumped, before or after the
+    /// dump's own array (it printed removals when not monitoring too, until 1.3.81). The
+    /// arrays are taken in order, so an object removed after the dump is not in the result.
     public init(json: String) throws {
-        guard let array = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]] else {
-            throw SandboxError.commandFailed("pw-dump did not print a JSON array")
+        var objects: [Object] = []
+        for document in Self.documents(in: json) {
+            guard let array = try JSONSerialization.jsonObject(with: Data(document.utf8)) as? [[String: Any]] else {
+                throw SandboxError.commandFailed("pw-dump did not print a JSON array")
+            }
+            for entry in array {
+                guard let id = (entry["id"] as? NSNumber)?.uint32Value else { continue }
+                guard let type = entry["type"] as? String else {
+                    objects.removeAll { $0.id == id }
+                    continue
+                }
+                let info = entry["info"] as? [String: Any] ?? [:]
+                let properties = info["props"] as? [String: Any] ?? entry["props"] as? [String: Any] ?? [:]
+                let metadata = entry["metadata"] as? [[String: Any]] ?? []
+                objects.append(Object(id: id, type: type, info: info, properties: properties, metadata: metadata))
+            }
         }
-        objects = array.compactMap { entry in
-            guard let id = (entry["id"] as? NSNumber)?.uint32Value, let type = entry["type"] as? String else { return nil }
-            let info = entry["info"] as? [String: Any] ?? [:]
-            let properties = info["props"] as? [String: Any] ?? entry["props"] as? [String: Any] ?? [:]
-            let metadata = entry["metadata"] as? [[String: Any]] ?? []
-            return Object(id: id, type: type, info: info, properties: properties, metadata: metadata)
+        guard !objects.isEmpty || !json.allSatisfy(\.isWhitespace) else {
+            throw SandboxError.commandFailed("pw-dump printed nothing")
         }
+        self.objects = objects
+    }
+
+    /// The top-level JSON values of `text`, in order: brackets and braces counted outside strings.
+    static func documents(in text: String) -> [Substring] {
+        var documents: [Substring] = []
+        var depth = 0
+        var inString = false
+        var escaped = false
+        var start = text.startIndex
+        for index in text.indices {
+            let character = text[index]
+            if inString {
+                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
+                continue
+            }
+            switch character {
+            case "\"": inString = true
+            case "[", "{":
+                if depth == 0 { start = index }
+                depth += 1
+            case "]", "}":
+                depth -= 1
+                if depth == 0 { documents.append(text[start...index]) }
+            default: break
+            }
+        }
+        if depth != 0 { documents.append(text[start...]) }
+        return documents
     }
 
     public var nodes: [Object] { objects.filter { $0.type == "PipeWire:Interface:Node" } }

@@ -441,17 +441,13 @@ public final class PrivatePipeWire: @unchecked Sendable {
 
     /// `pw-dump`, parsed: an independent view of the graph.
     ///
-    /// pw-dump 0.3.65 can print truncated JSON when an object goes away while it dumps (seen
-    /// beside WirePlumber), and pw-dump 1.4.2 can wait forever for an object destroyed while it
-    /// binds it (a metadata withdrawn as WirePlumber starts); such a dump is taken again, up to
-    /// three times.
+    /// pw-dump 1.4.2 can wait forever for an object destroyed while it binds it (a metadata
+    /// withdrawn as WirePlumber starts); such a dump is taken again, up to three times.
     public func dump() throws -> PipeWireDump {
         var attempt = 1
         while true {
             do {
                 return try PipeWireDump(json: run("pw-dump", [], timeout: .seconds(4)))
-            } catch let error as NSError where error.domain == NSCocoaErrorDomain && attempt < 3 {
-                attempt += 1
             } catch SandboxError.timeout where attempt < 3 {
                 attempt += 1
             } catch SandboxError.timeout(let message) {

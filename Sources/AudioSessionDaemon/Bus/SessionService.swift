@@ -218,7 +218,6 @@ final class SessionService: Sendable {
             pendingPermissionRequests[app]?.removeAll { $0.owner == uniqueName }
         }
         logger.info("\(uniqueName) left the bus: \(owned.count) session(s) removed")
-        refresh()
     }
 
     /// A media control (MPRIS Play, Pause, Next, ...) for an explicit session that is the
