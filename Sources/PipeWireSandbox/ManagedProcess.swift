@@ -233,6 +233,9 @@ public final class ManagedProcess: @unchecked Sendable {
                 symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32).self)
         }()
 
+    /// glibc's `POSIX_SPAWN_SETSID` (2.26+), which Swift does not import.
+    private static let spawnSetSID: Int32 = 0x80
+
     private static func exitCode(_ raw: Int32) -> Int32 {
         let signal = raw & 0x7f
         return signal == 0 ? (raw >> 8) & 0xff : 128 + signal
@@ -261,11 +264,14 @@ public final class ManagedProcess: @unchecked Sendable {
         sigdelset(&defaults, SIGKILL)
         sigdelset(&defaults, SIGSTOP)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        // Its own process group: a child signalling its group never reaches the test runner,
-        // and terminate() reaches the child's own children too.
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        // A session of its own, and so a process group of its own: a child signalling its
+        // group never reaches the test runner, and terminate() reaches the child's own children
+        // too. The session is also its scheduling group (the kernel's autogroup), as systemd
+        // gives each service and a desktop each app a cgroup of its own: a CPU hog beside the
+        // tests competes with the daemon, the servers and the apps as another program does on a
+        // desktop, not as a thread of their own group (which left the daemon's fade steps and
+        // pw-cat's buffers, filled on its main loop, waiting 30-150 ms for a CPU).
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | Self.spawnSetSID))
 
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]

@@ -32,6 +32,10 @@ final class GainEnforcement: Sendable {
         var ramps: [StreamID: Ramp] = [:]
         /// The one timer of every stepped ramp: armed while any runs.
         var clock: ScheduledWork?
+        /// When the clock is due, and (when debugging) the loop thread's schedule as it was
+        /// armed: a step that comes late says why.
+        var clockDue: Timestamp?
+        var scheduleAtArm: ThreadSchedule?
         /// Our share of each stream's volume we changed.
         var factors: [StreamID: OurVolumeFactor] = [:]
         /// Factors asked for before the stream's volume could be written (``AudioBackend/volume(of:)``).
@@ -149,6 +153,7 @@ final class GainEnforcement: Sendable {
     private func tick() {
         state.clock = nil
         let now = loop.now
+        reportLateness(at: now)
         for (stream, running) in state.ramps.sorted(by: { $0.key < $1.key }) {
             if !advance(stream, running, at: now) { state.ramps[stream] = nil }
         }
@@ -164,13 +169,32 @@ final class GainEnforcement: Sendable {
 
     private func armClock() {
         guard state.clock == nil, !state.ramps.isEmpty else { return }
+        state.clockDue = loop.now.advanced(by: step)
+        state.scheduleAtArm = logger.logLevel <= .debug ? ThreadSchedule.current() : nil
         state.clock = loop.schedule(after: step) { [weak self] in self?.tick() }
+    }
+
+    /// A step more than three steps late is heard as a jump: the log says by how much, and
+    /// whether the loop thread was busy, waiting for a CPU, or blocked meanwhile.
+    private func reportLateness(at now: Timestamp) {
+        guard let due = state.clockDue, now > due else { return }
+        let late = Duration.nanoseconds(Int64(now.nanoseconds - due.nanoseconds))
+        guard late > step * 3 else { return }
+        let meanwhile = state.scheduleAtArm.flatMap { armed in ThreadSchedule.current().map { $0.since(armed) } }
+        logger.debug(
+            "fade step \(Self.milliseconds(late)) ms late\(meanwhile.map { "; the loop thread meanwhile on a CPU \(Self.milliseconds($0.onCPU)) ms, waiting for one \(Self.milliseconds($0.waiting)) ms" } ?? "")")
+    }
+
+    private static func milliseconds(_ duration: Duration) -> String {
+        let tenths = duration.components.seconds * 10_000 + duration.components.attoseconds / 100_000_000_000_000
+        return "\(tenths / 10).\(abs(tenths % 10))"
     }
 
     private func stopRamp(_ stream: StreamID) {
         guard state.ramps.removeValue(forKey: stream) != nil, state.ramps.isEmpty else { return }
         state.clock?.cancel()
         state.clock = nil
+        state.clockDue = nil
     }
 
     private func write(_ stream: StreamID, _ factor: Double) {
