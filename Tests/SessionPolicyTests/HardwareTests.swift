@@ -50,6 +50,22 @@ import Testing
         #expect(arbiter.snappedRate(8_000) == 8_000)
     }
 
+    /// On a graph that allows only the usual rates, a rate it does not allow runs where the
+    /// resampling is simplest, as PipeWire would run it: 8 kHz speech (flite's stream) at
+    /// 48 kHz, where music already plays, not at the nearer 44.1 kHz, which forced a rate switch
+    /// under the music while the speech drained (PipeWire 1.6.9 then never finished the drain).
+    @Test func aRateTheGraphDoesNotAllowRunsAtTheAllowedRateSharingMostWithIt() {
+        let arbiter = HardwareArbiter(limits: HardwareLimits(allowedSampleRates: [44_100, 48_000, 88_200, 96_000]))
+        #expect(arbiter.snappedRate(8_000) == 48_000)
+        #expect(arbiter.snappedRate(16_000) == 48_000)
+        #expect(arbiter.snappedRate(11_025) == 44_100)
+        #expect(arbiter.snappedRate(22_050) == 44_100)
+        #expect(arbiter.snappedRate(32_000) == 96_000)
+        #expect(arbiter.snappedRate(47_000) == 48_000)
+        #expect(arbiter.snappedRate(44_100) == 44_100)
+        #expect(arbiter.snappedRate(192_000) == 96_000)  // none above: the nearest
+    }
+
     @Test func actualValuesAreReportedToSessions() {
         var h = EngineHarness()
         let app = h.explicit(1, .playback)

@@ -42,13 +42,31 @@ public struct HardwareArbiter: Sendable {
         return candidate.activationSerial > current.activationSerial
     }
 
-    /// The allowed rate nearest to a preference (ties: the higher rate).
+    /// The allowed rate for a preference: itself when allowed. Otherwise, as PipeWire itself
+    /// picks a rate for a node, the allowed rate at or above it that shares the largest divisor
+    /// with it (the fewest resampler phases: 8 kHz speech runs at 48 kHz, not at the nearer
+    /// 44.1, which would also switch a graph at 48 kHz under the music), the nearer on a tie;
+    /// with none above it, the nearest (ties: the higher rate).
     public func snappedRate(_ preferred: Double) -> Int {
-        guard !limits.allowedSampleRates.isEmpty else { return Int(preferred.rounded()) }
-        return limits.allowedSampleRates.min { lhs, rhs in
-            let l = abs(Double(lhs) - preferred), r = abs(Double(rhs) - preferred)
-            return l != r ? l < r : lhs > rhs
-        }!
+        let allowed = limits.allowedSampleRates
+        guard !allowed.isEmpty else { return Int(preferred.rounded()) }
+        let wanted = Int(preferred.rounded())
+        if allowed.contains(wanted) { return wanted }
+        func distance(_ rate: Int) -> Double { abs(Double(rate) - preferred) }
+        let above = allowed.filter { $0 >= wanted }
+        if wanted > 0, let best = above.max(by: { lhs, rhs in
+            let l = Self.greatestCommonDivisor(lhs, wanted), r = Self.greatestCommonDivisor(rhs, wanted)
+            return l != r ? l < r : distance(lhs) > distance(rhs)
+        }) {
+            return best
+        }
+        return allowed.min { lhs, rhs in distance(lhs) != distance(rhs) ? distance(lhs) < distance(rhs) : lhs > rhs }!
+    }
+
+    private static func greatestCommonDivisor(_ a: Int, _ b: Int) -> Int {
+        var (a, b) = (a, b)
+        while b != 0 { (a, b) = (b, a % b) }
+        return a
     }
 
     /// duration × rate, rounded to the nearest power of two (geometrically), clamped to the
