@@ -18,7 +18,7 @@ struct OnlySessionManagerTests {
         var links: [PipeWireDump.OwnedLink] = []
         try waitUntil(
             timeout: .seconds(10),
-            "the daemon alone links '\(name)' to \(device) (links now: \(links))\(daemon.map { "\nthe daemon's threads: \($0.stacks)\nthe daemon's log:\n\($0.log)" } ?? "")"
+            "the daemon alone links '\(name)' to \(device) (links now: \(links); the stream \((try? sandbox.dump().node(named: name)).map { "is node \($0.id), \($0.state ?? "?")" } ?? "is not in the graph"))\(daemon.map { "\nthe daemon's threads: \($0.stacks)\nthe daemon's log:\n\($0.log)" } ?? "")"
         ) {
             links = try sandbox.dump().ownedLinks(of: name).filter { !$0.peer.hasPrefix("audiosession-meter-") }
             return links.count == channels && links.allSatisfy { $0.owner == "audiosessiond" && $0.peer == device }

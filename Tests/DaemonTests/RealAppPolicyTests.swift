@@ -651,7 +651,18 @@ extension RealAppPolicyTests {
         try await eventually("the music is ducked while the words are heard") {
             volumes.volumes(of: "music").contains { abs($0 - 0.3) < 1e-4 }
         }
-        #expect(try flite.waitForExit(timeout: .seconds(20)) == 0)
+        do {
+            #expect(try flite.waitForExit(timeout: .seconds(20)) == 0)
+        } catch {
+            // A drain that never ends: the ALSA plugin waits for the server to have played the
+            // last buffer, so a stream no cycle runs keeps flite waiting. Where it stood, then.
+            let graph = try? rig.sandbox.dump()
+            let streams = graph?.nodes.filter { $0.property("application.process.id") == String(flite.pid) }.map { node in
+                "node \(node.id) \(node.name ?? "?") \(node.state ?? "?"), links \(graph?.nodeLinks.filter { $0.output == node.id || $0.input == node.id } ?? [])"
+            }
+            throw SandboxError.timeout(
+                "\(error)\nits stacks: \(flite.stacks())\nits streams: \(streams.map { "\($0)" } ?? "pw-dump failed")\nthe daemon's log:\n\(rig.log)")
+        }
         try await eventually("the music is back after the words") { volumes.volume(of: "music") == 1.0 }
     }
 }
