@@ -13,11 +13,12 @@ struct OnlySessionManagerTests {
     /// channel, and nobody else's.
     /// On failure it prints the daemon's log, when given.
     static func waitUntilTheDaemonLinks(
-        _ name: String, to device: String, channels: Int = 2, in sandbox: PrivatePipeWire, daemon: DaemonProcess? = nil
+        _ name: String, to device: String, channels: Int = 2, in sandbox: PrivatePipeWire, daemon: DaemonProcess? = nil,
+        timeout: Duration = .seconds(10)
     ) throws {
         var links: [PipeWireDump.OwnedLink] = []
         try waitUntil(
-            timeout: .seconds(10),
+            timeout: timeout,
             "the daemon alone links '\(name)' to \(device) (links now: \(links); the stream \((try? sandbox.dump().node(named: name)).map { "is node \($0.id), \($0.state ?? "?")" } ?? "is not in the graph"))\(daemon.map { "\nthe daemon's threads: \($0.stacks)\nthe daemon's log:\n\($0.log)" } ?? "")"
         ) {
             links = try sandbox.dump().ownedLinks(of: name).filter { !$0.peer.hasPrefix("audiosession-meter-") }
@@ -291,7 +292,13 @@ struct WirePlumberForDevicesOnlyTests {
         }
         wirePlumber.terminate()
         try sandbox.play(role: "Music", file: sandbox.testTone(), extraArguments: ["-P", "{ node.name = music2 }"])
-        try OnlySessionManagerTests.waitUntilTheDaemonLinks("music2", to: "headphones", in: sandbox, daemon: daemon)
+        // The daemon binds WirePlumber's metadata objects, and WirePlumber's exit takes them away:
+        // caught by PipeWire's bug of docs/upstream-bugs.md at that moment, the daemon's connection
+        // is no longer read, and the bind of the new stream is never answered. The round trip
+        // that follows every bind goes unanswered too, and the daemon connects again after its
+        // limit for that (10 s): the new stream is linked then, not never.
+        try OnlySessionManagerTests.waitUntilTheDaemonLinks(
+            "music2", to: "headphones", in: sandbox, daemon: daemon, timeout: .seconds(20))
         try OnlySessionManagerTests.waitUntilTheDaemonLinks("music", to: "headphones", in: sandbox, daemon: daemon)
     }
 }

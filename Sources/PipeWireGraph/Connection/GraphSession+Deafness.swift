@@ -23,6 +23,22 @@ extension GraphSession {
         _ = pws_loop_disarm_timer(loopThread.loop, deafnessTimer)
     }
 
+    /// A bind is answered by the object's info, which no round trip waits for: a connection the
+    /// server stopped reading went on binding each new stream and never learned what it was,
+    /// with nothing armed to notice (a stream started after WirePlumber quit, never linked:
+    /// the daemon had bound WirePlumber's metadata as it went). So a round trip follows binds,
+    /// one at a time (binds made while it waits get the next), and the watch covers them.
+    func coverBinds() {
+        if bindCover.bindSent() { askBindCover() }
+    }
+
+    private func askBindCover() {
+        sync { [weak self] answered in
+            guard let self, answered, self.bindCover.answered() else { return }
+            self.askBindCover()
+        }
+    }
+
     /// The timer fired: the oldest round trip still waiting is either over the limit (the
     /// connection is lost) or younger than the one it was armed for (armed again for it).
     func checkForDeafness() {
@@ -33,5 +49,30 @@ extension GraphSession {
         } else {
             watchForDeafness()
         }
+    }
+}
+
+/// The round trip that follows binds: one at a time, and one more for the binds sent while it
+/// waited (a round trip answers only for what was sent before it).
+struct BindCover: Equatable {
+    private var waiting = false
+    private var sentSince = false
+
+    /// A bind went out: true when a round trip is to be asked now.
+    mutating func bindSent() -> Bool {
+        if waiting {
+            sentSince = true
+            return false
+        }
+        waiting = true
+        return true
+    }
+
+    /// The round trip was answered: true when binds went out after it was asked, and another
+    /// is to be asked for them.
+    mutating func answered() -> Bool {
+        waiting = sentSince
+        sentSince = false
+        return waiting
     }
 }

@@ -26,6 +26,7 @@ extension GraphSession {
         }
         bound[id] = proxy
         pendingWork += 1
+        coverBinds()
         if kind == .metadata {
             // Metadata has no info event: publish it now; its properties follow as events.
             let name = properties["metadata.name"] ?? "default"
@@ -61,6 +62,7 @@ extension GraphSession {
         fresh.announced = true
         bound[id] = fresh
         old.destroy()
+        coverBinds()
     }
 
     func registryGlobalRemove(id: GlobalID) {

@@ -53,6 +53,8 @@ final class GraphSession: @unchecked Sendable {
     /// Counts requests whose replies belong to the current state (binds, enumerations):
     /// the initial sync repeats until a round-trip adds none.
     var pendingWork = 0
+    /// The round trip that follows binds (``coverBinds()``).
+    var bindCover = BindCover()
     /// Metadata objects to bind once more (``replayMetadataLater(_:)``), by id.
     var metadataReplays: [GlobalID: GraphTimer] = [:]
 
@@ -251,6 +253,7 @@ final class GraphSession: @unchecked Sendable {
         coreHook?.deallocate()
         coreHook = nil
         pendingWork = 0
+        bindCover = BindCover()
         for timer in metadataReplays.values { timer.cancel() }
         metadataReplays.removeAll()
         mirror = GraphSnapshot()
