@@ -274,6 +274,13 @@ public final class PipeWireGraph: @unchecked Sendable {
         run { $0.withdrawMetadata(named: name, handingOver: keys) }
     }
 
+    /// Takes the exported metadata `name` out of the graph at once, without the round trips
+    /// ``withdrawMetadata(named:handingOver:)`` waits for: PipeWire's busy-mark bug
+    /// (docs/upstream-bugs.md), for the tests that reproduce it.
+    func withdrawMetadataAtOnce(named name: String) {
+        run { $0.exportedMetadata.removeValue(forKey: name)?.destroy() }
+    }
+
     /// Listens to a stream node's output and reports when it becomes audible or silent
     /// (``GraphEvent/levelChanged(node:audible:)``): its peak against `threshold` (linear). The
     /// meter is a capture stream of ours, linked by us; it goes with its target.
