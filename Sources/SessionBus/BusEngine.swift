@@ -149,8 +149,9 @@ final class BusEngine: @unchecked Sendable {
 
     // MARK: - The loop
 
-    /// Messages dispatched per turn before queued work (replies) runs again: a flooding peer
-    /// cannot keep replies to others from going out.
+    /// Messages dispatched per turn before the bus is polled again; queued work (replies,
+    /// installs, signals) runs before each of them, so a flooding peer cannot keep replies to
+    /// others from going out.
     private static let messagesPerTurn = 64
 
     private func run() {
@@ -160,6 +161,12 @@ final class BusEngine: @unchecked Sendable {
             guard let bus else { break }
             var busy = false
             for _ in 0..<Self.messagesPerTurn {
+                // What the service did before a peer could see it is carried out before the
+                // next message: a session's object is installed before the call on it that a
+                // peer makes on reading Manager1.Sessions (the property is stored at once, the
+                // install queued; with the queue run only between batches, the call found
+                // `UnknownObject`).
+                guard runQueuedWork() else { break loop }
                 let result = sd_bus_process(bus, nil)
                 if result < 0 {
                     connectionLost(result)

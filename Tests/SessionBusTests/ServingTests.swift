@@ -184,3 +184,37 @@ extension String {
         String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
     }
 }
+
+/// What the service did before a peer could see it is done when the peer acts on it: an object
+/// exported and then named in a property (as the daemon exports a session and lists it in
+/// Manager1.Sessions) is served to a peer that calls it the moment it reads the property.
+@Suite(.serialized) struct ServingOrderTests {
+    @Test func anObjectNamedInAPropertyIsServedToAPeerThatCallsItAtOnce() async throws {
+        try await withFixture { fixture in
+            let (server, object, service) = (fixture.server, fixture.object, fixture.service)
+            let count = 1000
+            let exporter = Task.detached {
+                for index in 1...count {
+                    let path = "\(testPath)/Item\(index)"
+                    _ = try server.export(path: path, interfaces: [testInterface], properties: initialProperties) { call in
+                        service.handle(call)
+                    }
+                    try object.setProperties(["Tags": .strings([path])], of: testInterfaceName)
+                    try await Task.sleep(for: .milliseconds(1))
+                }
+            }
+            var seen: Set<String> = []
+            let last = "\(testPath)/Item\(count)"
+            while !seen.contains(last) {
+                let tags = try await fixture.client.property("Tags", of: testInterfaceName, at: testPath, on: testBusName, timeout: .seconds(5))
+                // Tags starts as ["a"], which names no object.
+                for path in (tags.arrayValue ?? []).compactMap(\.stringValue) where path.hasPrefix(testPath + "/") && seen.insert(path).inserted {
+                    let version = try await fixture.client.property(
+                        "Version", of: testInterfaceName, at: path, on: testBusName, timeout: .seconds(5))
+                    #expect(version == .uint32(7), "\(path)")
+                }
+            }
+            try await exporter.value
+        }
+    }
+}
