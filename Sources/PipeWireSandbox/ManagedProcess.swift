@@ -288,16 +288,21 @@ public final class ManagedProcess: @unchecked Sendable {
     }
 }
 
-/// Every child still alive, killed at process exit so none outlives a failed test run.
+/// Every child still alive, killed at process exit so none outlives a failed test run, nor
+/// one stopped by Ctrl-C, SIGTERM or a hang-up: each child has a session of its own, so the
+/// signal that stops the test runner reaches none of them.
 final class ProcessRegistry: Sendable {
     static let shared = ProcessRegistry()
     private let pids = Mutex<Set<Int32>>([])
 
     private init() {
-        atexit {
-            for pid in ProcessRegistry.shared.pids.withLock({ $0 }) {
-                if kill(-pid, SIGKILL) != 0 { kill(pid, SIGKILL) }
-            }
+        atexit { ProcessRegistry.shared.killAll() }
+        StopSignals.install { ProcessRegistry.shared.killAll() }
+    }
+
+    private func killAll() {
+        for pid in pids.withLock({ $0 }) {
+            if kill(-pid, SIGKILL) != 0 { kill(pid, SIGKILL) }
         }
     }
 
@@ -321,6 +326,40 @@ public enum SandboxError: Error, CustomStringConvertible {
         case .timeout(let message): message
         case .notRunning(let message): message
         case .missingInstallation(let message): message
+        }
+    }
+}
+
+/// SIGINT, SIGTERM and SIGHUP, caught: the handler only writes the signal's number to a pipe
+/// (what a handler may do); a thread of its own reads it, runs `cleanUp`, and lets the signal
+/// end the process as it would have. A caught signal is reset to its default in every program
+/// the process starts, so no child inherits the catching.
+enum StopSignals {
+    private nonisolated(unsafe) static var pipeWriteEnd: Int32 = -1
+
+    static func install(cleanUp: @escaping @Sendable () -> Void) {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        pipeWriteEnd = ends[1]
+        let readEnd = ends[0]
+        let thread = Thread {
+            var number: Int32 = 0
+            while read(readEnd, &number, MemoryLayout<Int32>.size) != MemoryLayout<Int32>.size {}
+            cleanUp()
+            signal(number, SIG_DFL)
+            kill(getpid(), number)  // to the process: this thread may block it
+        }
+        thread.name = "stop-signals"
+        thread.start()
+        for number in [SIGINT, SIGTERM, SIGHUP] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                var value = number
+                _ = write(StopSignals.pipeWriteEnd, &value, MemoryLayout<Int32>.size)
+            }
+            sigemptyset(&action.sa_mask)
+            sigaction(number, &action, nil)
         }
     }
 }
