@@ -73,7 +73,7 @@ struct ShutdownInEveryStateTests {
             try sandbox.play(role: "Notification", file: tone, extraArguments: ["-P", "{ node.name = chime }"])
             try waitUntil(
                 timeout: short, poll: .milliseconds(1),
-                "the music's duck begins (the chime plays on \((try? sandbox.linkedDevices(of: "chime")) ?? []), the music at \(watcher.volume(of: "music").map { "\($0)" } ?? "?")); log:\n\(daemon.log)"
+                "the music's duck begins (the chime plays on \((try? sandbox.linkedDevices(of: "chime")) ?? []), the music at \(watcher.volume(of: "music").map { "\($0)" } ?? "?"); the daemon's meter of it: \(Self.meterLinks(of: "chime", in: sandbox))); log:\n\(daemon.log)"
             ) {
                 (watcher.volume(of: "music") ?? 1) < 1
             }
@@ -125,5 +125,17 @@ struct ShutdownInEveryStateTests {
         // Whatever moved it, the music plays on WirePlumber's links.
         try coexistence.waitUntilLinkedByWirePlumber("music", in: sandbox)
         return took
+    }
+}
+
+extension ShutdownInEveryStateTests {
+    /// The daemon's level meter of a stream (a notification ducks once the meter hears it):
+    /// whether it exists, its state, and what its input is linked to, beside WirePlumber.
+    static func meterLinks(of stream: String, in sandbox: PrivatePipeWire) -> String {
+        guard let dump = try? sandbox.dump(), let target = dump.node(named: stream) else { return "no graph or no \(stream)" }
+        guard let meter = dump.nodes.first(where: { $0.name == "audiosession-meter-\(target.id)" }) else { return "no meter" }
+        let names = Dictionary(dump.nodes.map { ($0.id, $0.name ?? "?") }, uniquingKeysWith: { first, _ in first })
+        let inputs = dump.nodeLinks.filter { $0.input == meter.id }.map { names[$0.output] ?? "\($0.output)" }
+        return "node \(meter.id) \(meter.state ?? "?"), fed by \(inputs)"
     }
 }
