@@ -10,12 +10,8 @@ struct ThreadSchedule: Equatable {
 
     /// Now, for the calling thread; nil where the kernel keeps no schedule statistics.
     static func current() -> ThreadSchedule? {
-        guard let bytes = ProcFile.bytes("/proc/thread-self/schedstat", limit: 128) else { return nil }
-        let fields = bytes.split(separator: UInt8(ascii: " ")).prefix(2).map { field in
-            field.reduce(into: Int64(0)) { value, byte in
-                if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") { value = value * 10 + Int64(byte - UInt8(ascii: "0")) }
-            }
-        }
+        guard let text = ProcFile.text("/proc/thread-self/schedstat", limit: 128) else { return nil }
+        let fields = text.split(separator: " ").prefix(2).compactMap { Int64($0) }
         guard fields.count == 2 else { return nil }
         return ThreadSchedule(onCPU: .nanoseconds(fields[0]), waiting: .nanoseconds(fields[1]))
     }
