@@ -135,7 +135,11 @@ extension ShutdownInEveryStateTests {
         guard let dump = try? sandbox.dump(), let target = dump.node(named: stream) else { return "no graph or no \(stream)" }
         guard let meter = dump.nodes.first(where: { $0.name == "audiosession-meter-\(target.id)" }) else { return "no meter" }
         let names = Dictionary(dump.nodes.map { ($0.id, $0.name ?? "?") }, uniquingKeysWith: { first, _ in first })
-        let inputs = dump.nodeLinks.filter { $0.input == meter.id }.map { names[$0.output] ?? "\($0.output)" }
-        return "node \(meter.id) \(meter.state ?? "?"), fed by \(inputs)"
+        let inputs = dump.links.compactMap { link -> String? in
+            guard (link.info["input-node-id"] as? NSNumber)?.uint32Value == meter.id else { return nil }
+            let output = (link.info["output-node-id"] as? NSNumber)?.uint32Value
+            return "\(output.flatMap { names[$0] } ?? "?") (link \(link.id) \(link.state ?? "?"))"
+        }
+        return "node \(meter.id) \(meter.state ?? "?"), fed by \(inputs); \(stream) \(target.state ?? "?")"
     }
 }

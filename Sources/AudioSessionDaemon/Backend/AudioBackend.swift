@@ -61,6 +61,10 @@ protocol AudioBackend: AnyObject, Sendable {
     func hold(_ stream: StreamID)
     /// Puts a held stream back on its device.
     func release(_ stream: StreamID)
+    /// Takes streams off their devices ahead of the stream `trigger`, announced and not yet
+    /// described (``BackendEvent/streamAnnounced(_:)``): once it has appeared and been judged,
+    /// those the policy does not hold by then go back.
+    func holdAhead(_ streams: [StreamID], until trigger: StreamID)
     /// Holds asked while the backend handles a server event wait to be sent at its end: the
     /// coordinator then leaves the rest of that event's decisions for the loop's next turn, so
     /// the silence goes out first (PipeWire's client sends nothing until the event is handled).
@@ -107,6 +111,7 @@ extension AudioBackend {
     var routesItself: String? { nil }
     var switchesHeadsetsItself: String? { nil }
     var holdsWaiting: Bool { false }
+    func holdAhead(_ streams: [StreamID], until trigger: StreamID) {}
 }
 
 /// What happened on the audio server, in the policy's terms.
@@ -115,6 +120,11 @@ enum BackendEvent: Sendable {
     case attached(streams: [BackendStream], ports: [Port], defaultOutput: String?, defaultInput: String?)
     /// The server went away: every stream and device is gone (media services lost).
     case lost
+    /// A stream the server has just announced, a round-trip before its description: only the
+    /// few properties its announcement carries, its state unknown. ``streamAppeared(_:)`` follows
+    /// (or nothing, if it goes first). `mayStartPaused`: its app's API can create a stream
+    /// paused (pulse's `PA_STREAM_START_CORKED`), which the announcement cannot show.
+    case streamAnnounced(BackendStream, mayStartPaused: Bool)
     case streamAppeared(BackendStream)
     case streamChanged(BackendStream)
     case streamRemoved(StreamID)

@@ -108,9 +108,19 @@ final class PipeWireBackend: AudioBackend, Sendable {
             state.propertyMerges.removeAll()
             state.softShares.removeAll()
             onEvent.value?(.lost)
+        case .announced(let node) where state.attached && linker.isActive:
+            // Only while we link: a hold ahead is an unlink.
+            if let stream = backendStream(node) {
+                let api = snapshot.client(of: node)?.properties["client.api"]
+                onEvent.value?(.streamAnnounced(stream, mayStartPaused: api == "pipewire-pulse"))
+            }
+        case .announcementWithdrawn(let id):
+            linker.settleHoldsAhead(of: id, in: snapshot)
         case .added(.node(let node)) where state.attached:
-            if let stream = backendStream(node) { onEvent.value?(.streamAppeared(stream)) }
-            else {
+            if let stream = backendStream(node) {
+                onEvent.value?(.streamAppeared(stream))
+                settleHoldsAheadLater(of: node.id)
+            } else {
                 report(state.ports.refresh(node, in: snapshot))
                 reportLevels(of: node)
                 reportDataSources(of: node, in: snapshot)
@@ -584,6 +594,20 @@ final class PipeWireBackend: AudioBackend, Sendable {
     }
 
     func release(_ stream: StreamID) { linker.release(stream.rawValue, in: snapshot) }
+
+    func holdAhead(_ streams: [StreamID], until trigger: StreamID) {
+        linker.holdAhead(streams.map(\.rawValue), until: trigger.rawValue, in: snapshot)
+    }
+
+    /// Once the stream's appearance has been judged, with whatever that left for the loop's
+    /// next turn (the other victims' holds), what it did not hold goes back.
+    private func settleHoldsAheadLater(of trigger: GlobalID) {
+        guard linker.holdsAhead(of: trigger) else { return }
+        loop.performLater { [weak self] in
+            guard let self else { return }
+            linker.settleHoldsAhead(of: trigger, in: snapshot)
+        }
+    }
 
     var holdsWaiting: Bool { linker.holdsWaiting }
 }

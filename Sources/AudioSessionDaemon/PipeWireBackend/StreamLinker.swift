@@ -48,6 +48,9 @@ final class StreamLinker: Sendable {
         var providedDefaultMetadata = false
         /// Streams the policy holds (interrupted by unlinking): kept off every device until released.
         var held: Set<GlobalID> = []
+        /// Held ahead of a stream's appearance (``holdAhead(_:until:in:)``), by the stream they wait
+        /// for: the policy's own holds keep them; the rest go back when it has appeared.
+        var heldAhead: [GlobalID: GlobalID] = [:]
         /// Links we asked PipeWire to destroy, by their stream: asked once each, so a link the
         /// mirror still shows (its removal not yet seen) is not destroyed again on every event of
         /// its stream; and a released stream is linked again only once they are all gone.
@@ -153,6 +156,7 @@ final class StreamLinker: Sendable {
         state.linked.removeAll()
         state.pinned.removeAll()
         state.held.removeAll()
+        state.heldAhead.removeAll()
         state.relinking.removeAll()
         state.linkSignatures.removeAll()
         state.reconciledInputs.removeAll()
@@ -194,6 +198,7 @@ final class StreamLinker: Sendable {
             state.unlinking.removeAll()
             state.portsRequested.removeAll()
             state.held.removeAll()
+        state.heldAhead.removeAll()
             state.relinking.removeAll()
             state.linkSignatures.removeAll()
             state.reconciledInputs.removeAll()
@@ -223,7 +228,7 @@ final class StreamLinker: Sendable {
             rememberConfiguredDefault(name: name, subject: subject, key: key, value: value)
             guard state.ready else { return }
             metadataChanged(name: name, subject: subject, key: key, in: snapshot)
-        case .levelChanged, .clocksSampled:
+        case .levelChanged, .clocksSampled, .announced, .announcementWithdrawn:
             break
         }
     }
@@ -300,6 +305,7 @@ final class StreamLinker: Sendable {
             state.pinned[node.id] = nil
             state.portsRequested.remove(node.id)
             state.held.remove(node.id)
+            state.heldAhead[node.id] = nil
             state.relinking.remove(node.id)
             state.linkSignatures[node.id] = nil
             state.reconciledInputs[node.id] = nil
@@ -375,6 +381,7 @@ final class StreamLinker: Sendable {
 
     /// Takes a stream off its device and keeps it off: its app's clock stops, it freezes.
     func hold(_ stream: GlobalID, in snapshot: GraphSnapshot) {
+        state.heldAhead[stream] = nil  // held ahead: the policy's hold now
         guard state.isActive, state.held.insert(stream).inserted else { return }
         // Per stream at debug: a call holds every music stream; the coordinator logs the session.
         logger.debug("holding stream \(stream): unlinked until released")
@@ -388,6 +395,31 @@ final class StreamLinker: Sendable {
         unlinkEverything(of: stream, in: snapshot)
     }
 
+    /// Holds streams the policy expects to hold once `trigger` (announced, not yet described)
+    /// appears: its first victims go off their devices a round-trip sooner. Streams held already
+    /// are left as they are.
+    func holdAhead(_ streams: [GlobalID], until trigger: GlobalID, in snapshot: GraphSnapshot) {
+        for stream in streams where state.isActive && !state.held.contains(stream) {
+            hold(stream, in: snapshot)
+            state.heldAhead[stream] = trigger
+        }
+    }
+
+    /// `trigger` has appeared and the policy has judged it (or it went before it could): what
+    /// was held ahead for it and not held by the policy since goes back on its devices.
+    func settleHoldsAhead(of trigger: GlobalID, in snapshot: GraphSnapshot) {
+        let released = state.heldAhead.filter { $0.value == trigger }.keys.sorted()
+        guard !released.isEmpty else { return }
+        logger.debug("stream \(trigger) was not the call it looked like: giving back \(released)")
+        for stream in released {
+            state.heldAhead[stream] = nil
+            release(stream, in: snapshot)
+        }
+    }
+
+    /// Whether anything waits for `trigger` to appear.
+    func holdsAhead(of trigger: GlobalID) -> Bool { state.heldAhead.values.contains(trigger) }
+
     /// Holds wait for the end of the graph event being handled (``endEvent(in:)``).
     var holdsWaiting: Bool { state.pending?.holds == true }
 
@@ -399,6 +431,7 @@ final class StreamLinker: Sendable {
 
     /// Lets a held stream be linked again, where the linking policy says.
     func release(_ stream: GlobalID, in snapshot: GraphSnapshot) {
+        state.heldAhead[stream] = nil
         guard state.held.remove(stream) != nil else { return }
         logger.debug("releasing stream \(stream)")
         state.relinking.insert(stream)

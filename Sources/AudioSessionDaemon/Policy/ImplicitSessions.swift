@@ -45,6 +45,9 @@ struct ImplicitSessions {
     func isImplicit(_ id: SessionID) -> Bool { apps[id] != nil }
 
     /// The session of this app, and whether it is new.
+    /// The app's session, if it has one.
+    func existingSession(of app: AppIdentity) -> SessionID? { sessionsByApp[app] }
+
     mutating func session(for app: AppIdentity) -> (id: SessionID, isNew: Bool) {
         if let id = sessionsByApp[app] { return (id, false) }
         let id = SessionID(nextSession)

@@ -153,6 +153,10 @@ final class PolicyCoordinator: Sendable {
             playerControl?.mprisGraphLost()  // before the sessions go: our MPRIS pauses outlive them
             dropAllStreams()
             submit(.graphLost)
+        case .streamAnnounced(let stream, let mayStartPaused):
+            // A stream that may start paused is judged once it is seen: a call created paused
+            // must not cut anyone off.
+            if !mayStartPaused { streamAnnounced(stream) }
         case .streamAppeared(let stream):
             streamAppeared(stream)
         case .streamChanged(let stream):
@@ -344,15 +348,9 @@ final class PolicyCoordinator: Sendable {
         if isNew {
             let composed = composition.classify(appStreams(of: session, starting: stream))
             sessions.setComposed(composed, session: session)
-            // An app is what its process vouches for (its sandbox, its app unit, its program),
-            // whatever application.name its stream states: it cannot claim another app's permission.
-            let owner = SessionOwnership.Owner(
-                pid: stream.processID ?? 0, sandboxAppID: facts.identity.sandboxAppID, appID: facts.identity.appID)
-            let app = SessionOwnership.app(named: stream.appName, by: owner)
-            submit(.sessionCreated(session, SessionDescriptor(
-                kind: .implicit, app: app, label: stream.appName, classification: composed.classification,
-                capabilities: backend.interruptionMethods)))
-            logger.info("\(session) for '\(stream.appName)': \(describe(composed)) [app \(app), \(facts.identity)]")
+            let descriptor = newSessionDescriptor(for: stream, facts: facts, composed: composed)
+            submit(.sessionCreated(session, descriptor))
+            logger.info("\(session) for '\(stream.appName)': \(describe(composed)) [app \(descriptor.app), \(facts.identity)]")
             if engine.snapshot(of: session)?.isOpening == true { activityWatch.awaitOpening(of: session) }
         }
         updateLevelWatching(session)
@@ -369,6 +367,40 @@ final class PolicyCoordinator: Sendable {
         if stream.activity == .idle { armIdleTimer(for: stream.id) }
     }
 
+    /// What the engine is told of an app's new implicit session, from its first stream.
+    private func newSessionDescriptor(
+        for stream: BackendStream, facts: ImplicitSessions.StreamClassificationFacts, composed: AppClassification
+    ) -> SessionDescriptor {
+        // An app is what its process vouches for (its sandbox, its app unit, its program),
+        // whatever application.name its stream states: it cannot claim another app's permission.
+        let owner = SessionOwnership.Owner(
+            pid: stream.processID ?? 0, sandboxAppID: facts.identity.sandboxAppID, appID: facts.identity.appID)
+        return SessionDescriptor(
+            kind: .implicit, app: SessionOwnership.app(named: stream.appName, by: owner), label: stream.appName,
+            classification: composed.classification, capabilities: backend.interruptionMethods)
+    }
+
+    /// A stream the server has just announced, a round-trip before its description. When it
+    /// would be a new app's first stream and the engine forecasts that its start interrupts
+    /// others by unlinking (a call), the first of them is taken off its devices now
+    /// (``PolicyEngine/sessionsUnlinked(byNewSession:starting:at:)``); the stream's appearance
+    /// then decides for real, and what it does not hold goes back.
+    private func streamAnnounced(_ stream: BackendStream) {
+        guard stream.activity != .pausedByUser, explicitSession(of: stream) == nil else { return }
+        let facts = classify(stream)
+        guard sessions.existingSession(of: facts.identity) == nil else { return }
+        let first = AppStream(
+            classification: facts.classification, direction: stream.direction, isRunning: true,
+            capturesMonitor: stream.capturesMonitor, hasPlayedLong: false)
+        let composed = composition.classify([first])
+        let descriptor = newSessionDescriptor(for: stream, facts: facts, composed: composed)
+        guard let victim = engine.sessionsUnlinked(byNewSession: descriptor, starting: stream.id, at: now).first else { return }
+        let streams = sessions.streams(of: victim).map(\.stream.id)
+        guard !streams.isEmpty else { return }
+        backend.holdAhead(streams, until: stream.id)
+        logger.debug("stream \(stream.id) announced as \(describe(composed)): \(victim) held ahead")
+    }
+
     private func streamChanged(_ stream: BackendStream) {
         guard let record = sessions.streams[stream.id] else { return streamAppeared(stream) }
         enforcement.muteReported(backend.isMuted(stream.id), of: stream.id)
@@ -379,6 +411,7 @@ final class PolicyCoordinator: Sendable {
             restream(sessions.streams[stream.id] ?? record, facts: classify(stream))
         }
         guard let record = sessions.streams[stream.id], previous != stream.activity else { return }
+        logger.debug("stream \(stream.id): \(previous) → \(stream.activity)")
         if playerControl?.mprisOwnsActivityChange(of: stream, in: record.session) == true { return }
         switch stream.activity {
         case .pausedByUser:
@@ -523,6 +556,7 @@ final class PolicyCoordinator: Sendable {
 
     private func streamAudible(_ id: StreamID, _ audible: Bool) {
         guard activityWatch.heard(id, audible: audible), let record = sessions.streams[id] else { return }
+        logger.debug("stream \(id) heard \(audible ? "sounding" : "silent") (\(record.stream.activity))")
         if audible {
             activityWatch.cancelIdle(id)
             if !record.reportedActive, record.stream.activity == .playing, effects[record.session]?.isHeld != true {

@@ -18,7 +18,7 @@ final class BoundProxy {
     unowned let session: GraphSession
 
     /// True once the object was published with an `added` event.
-    var announced = false
+    var published = false
     /// Last seen `spa_param_info.flags` by param id: a changed SERIAL bit means "re-read".
     var paramFlags: [UInt32: UInt32] = [:]
     var subscribedParams: Set<UInt32> = []

@@ -27,12 +27,13 @@ extension GraphSession {
         bound[id] = proxy
         pendingWork += 1
         coverBinds()
+        if kind == .node { emit(.announced(Node(announced: id, globalProperties: properties))) }
         if kind == .metadata {
             // Metadata has no info event: publish it now; its properties follow as events.
             let name = properties["metadata.name"] ?? "default"
             let metadata = Metadata(id: id, name: name, properties: properties)
             mirror.metadata[name] = metadata
-            proxy.announced = true
+            proxy.published = true
             emit(.added(.metadata(metadata)))
             replayMetadataLater(id)
         }
@@ -59,7 +60,7 @@ extension GraphSession {
                 session: self, registry: registry, id: id, kind: .metadata, serverVersion: old.serverVersion,
                 properties: old.globalProperties)
         else { return }
-        fresh.announced = true
+        fresh.published = true
         bound[id] = fresh
         old.destroy()
         coverBinds()
@@ -85,7 +86,10 @@ extension GraphSession {
         metadataReplays.removeValue(forKey: id)?.cancel()
         guard let proxy = bound.removeValue(forKey: id) else { return }
         proxy.destroy()
-        guard proxy.announced else { return }
+        guard proxy.published else {
+            if proxy.kind == .node { emit(.announcementWithdrawn(id)) }
+            return
+        }
         switch proxy.kind {
         case .client:
             if let client = mirror.clients.removeValue(forKey: id) { emit(.removed(.client(client))) }
@@ -106,8 +110,8 @@ extension GraphSession {
 
     /// Emits `added` the first time, then `changed` only when the value really changed.
     private func publish(_ proxy: BoundProxy, old: GraphObject?, new: GraphObject) {
-        if !proxy.announced {
-            proxy.announced = true
+        if !proxy.published {
+            proxy.published = true
             emit(.added(new))
         } else if old != new {
             emit(.changed(new))

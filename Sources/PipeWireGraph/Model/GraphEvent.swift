@@ -6,6 +6,13 @@ public enum GraphEvent: Sendable, Equatable {
     case initialSyncComplete
     /// The PipeWire daemon is gone: the snapshot is now empty; reconnecting with backoff.
     case disconnected(reason: String)
+    /// A node's registry entry, a round-trip before its description (``added(_:)``): only what
+    /// the server copies into the entry (class, role, app, client, name), and it is not in the
+    /// snapshot yet. A policy may act on it ahead of time; the node's ``added(_:)`` follows,
+    /// unless it goes first (``announcementWithdrawn(_:)``).
+    case announced(Node)
+    /// An announced node went before its description came: it was never added.
+    case announcementWithdrawn(GlobalID)
     case added(GraphObject)
     case changed(GraphObject)
     /// Carries the last known value.

@@ -37,6 +37,15 @@ public struct Node: Sendable, Equatable, Identifiable {
         self.outputPortCount = outputPortCount
     }
 
+    /// A node as its registry entry describes it (``GraphEvent/announced(_:)``): the few
+    /// properties the server copies there, no state yet.
+    init(announced id: GlobalID, globalProperties properties: [String: String]) {
+        self.init(
+            id: id, serial: properties["object.serial"].flatMap { UInt64($0) }, name: properties["node.name"] ?? "",
+            mediaClass: properties["media.class"], clientID: properties["client.id"].flatMap { GlobalID($0) },
+            deviceID: properties["device.id"].flatMap { GlobalID($0) }, properties: properties)
+    }
+
     /// `node.driver-id`: the driver the node follows, which PipeWire 1.x rewrites in a node's
     /// properties whenever a link comes or goes. The mirror leaves it out of ``properties``.
     static let driverIDProperty = "node.driver-id"

@@ -10,6 +10,7 @@ import SessionPolicy
 final class FakeBackend: AudioBackend, @unchecked Sendable {
     enum Action: Equatable {
         case hold(StreamID), release(StreamID), mute(StreamID, Bool), route(StreamID, [DeviceID])
+        case holdAhead([StreamID], until: StreamID)
         case forceQuantum(Int?), forceSampleRate(Int?)
         case inputVolume(DeviceID, Double)
         case dataSource(DeviceID, UInt32)
@@ -99,6 +100,7 @@ final class FakeBackend: AudioBackend, @unchecked Sendable {
         if holdsWaitForTheEvent { holdsWaiting = true }
     }
     func release(_ stream: StreamID) { actions.append(.release(stream)) }
+    func holdAhead(_ streams: [StreamID], until trigger: StreamID) { actions.append(.holdAhead(streams, until: trigger)) }
     func route(_ stream: StreamID, to devices: [DeviceID]) { actions.append(.route(stream, devices)) }
     func preferDefaultDevices(output: DeviceID?, input: DeviceID?) {}
     func pinnedDevice(of stream: StreamID) -> DeviceID? { nil }
