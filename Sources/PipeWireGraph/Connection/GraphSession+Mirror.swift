@@ -17,17 +17,20 @@ extension GraphSession {
             return
         }
         guard let kind = BoundProxy.Kind(interfaceType: type), let registry, bound[id] == nil else { return }
+        // Announced before it is bound: what a policy asks on sight (a call's first holds) is
+        // written ahead of the bind, and the server handles it first.
+        if kind == .node { emit(.announced(Node(announced: id, globalProperties: properties))) }
         guard
             let proxy = BoundProxy(
                 session: self, registry: registry, id: id, kind: kind, serverVersion: version, properties: properties)
         else {
             logger.warning("Could not bind \(type) \(id)")
+            if kind == .node { emit(.announcementWithdrawn(id)) }
             return
         }
         bound[id] = proxy
         pendingWork += 1
         coverBinds()
-        if kind == .node { emit(.announced(Node(announced: id, globalProperties: properties))) }
         if kind == .metadata {
             // Metadata has no info event: publish it now; its properties follow as events.
             let name = properties["metadata.name"] ?? "default"
