@@ -399,9 +399,13 @@ final class StreamLinker: Sendable {
     /// appears: its first victims go off their devices a round-trip sooner. Streams held already
     /// are left as they are.
     func holdAhead(_ streams: [GlobalID], until trigger: GlobalID, in snapshot: GraphSnapshot) {
+        var first = true
         for stream in streams where state.isActive && !state.held.contains(stream) {
             hold(stream, in: snapshot)
             state.heldAhead[stream] = trigger
+            // The first goes off at once, not at the end of the event: nothing else is asked first.
+            if first, state.pending != nil { unlinkEverything(of: stream, in: snapshot) }
+            first = false
         }
     }
 
