@@ -67,6 +67,16 @@ final class ActivityWatch: Sendable {
     /// Watched, and its meter said nothing in its patience.
     func meterSaidNothing(_ id: StreamID) -> Bool { state.levels.awaitsReport(id) }
 
+    /// The meter said nothing in its patience while its stream did not run: the patience begins
+    /// again when the stream runs (``streamRuns(_:)``), not before, so an idle stream costs no timer.
+    func meterPatienceSpentIdle(_ id: StreamID) { state.levels.spentPatienceIdle(id) }
+
+    /// The stream runs: a meter whose patience was spent while it idled gets it again.
+    func streamRuns(_ id: StreamID) {
+        guard state.levels.takePatienceSpentIdle(id) else { return }
+        inbox.later(quietness.meterPatience, .meterPatienceOver(id))
+    }
+
     // MARK: - Timers
 
     /// An idle or silent stream stops counting after its grace (shorter for a session that

@@ -423,6 +423,7 @@ final class PolicyCoordinator: Sendable {
             }
         case .playing:
             activityWatch.cancelIdle(stream.id)
+            activityWatch.streamRuns(stream.id)
             // A stream paused after its output went away is held or muted: a "running" report
             // then is a late echo of our own relinking, not its user playing again (that
             // shows as an uncork, or an MPRIS player's Play once the pause is confirmed).
@@ -539,7 +540,8 @@ final class PolicyCoordinator: Sendable {
     /// A meter that reports nothing in its patience (it could not listen) must not cost the
     /// stream its effect: it is judged by whether it runs from then on.
     private func meterPatienceOver(_ id: StreamID) {
-        guard activityWatch.meterSaidNothing(id), let record = sessions.streams[id], record.stream.activity == .playing else { return }
+        guard activityWatch.meterSaidNothing(id), let record = sessions.streams[id] else { return }
+        guard record.stream.activity == .playing else { return activityWatch.meterPatienceSpentIdle(id) }
         logger.info("stream \(id): no level reported in \(activityWatch.quietness.meterPatience): judged by whether it runs")
         activityWatch.stopWatchingLevel(of: id)
         if !record.reportedActive, effects[record.session]?.isHeld != true { start(record.stream) }

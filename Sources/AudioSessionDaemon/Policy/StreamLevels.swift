@@ -9,6 +9,9 @@ import SessionPolicy
 struct StreamLevels {
     /// Watched streams; nil until the first report.
     private var heard: [StreamID: Bool?] = [:]
+    /// Watched streams whose meter's patience ran out while they did not run (a meter hears
+    /// only a running stream): their patience begins again when they run.
+    private var patienceSpentIdle: Set<StreamID> = []
 
     func isWatched(_ id: StreamID) -> Bool { heard[id] != nil }
 
@@ -26,7 +29,19 @@ struct StreamLevels {
 
     /// Stops watching; true when it was watched.
     @discardableResult
-    mutating func unwatch(_ id: StreamID) -> Bool { heard.removeValue(forKey: id) != nil }
+    mutating func unwatch(_ id: StreamID) -> Bool {
+        patienceSpentIdle.remove(id)
+        return heard.removeValue(forKey: id) != nil
+    }
+
+    mutating func spentPatienceIdle(_ id: StreamID) {
+        if awaitsReport(id) { patienceSpentIdle.insert(id) }
+    }
+
+    /// Whether its patience was spent while it idled and it still awaits a report; forgets it.
+    mutating func takePatienceSpentIdle(_ id: StreamID) -> Bool {
+        patienceSpentIdle.remove(id) != nil && awaitsReport(id)
+    }
 
     /// A report from the meter; ignored for a stream no longer watched.
     mutating func heard(_ id: StreamID, audible: Bool) {
@@ -34,5 +49,8 @@ struct StreamLevels {
         heard[id] = .some(audible)
     }
 
-    mutating func removeAll() { heard.removeAll() }
+    mutating func removeAll() {
+        heard.removeAll()
+        patienceSpentIdle.removeAll()
+    }
 }

@@ -255,6 +255,21 @@ struct QuietStreamTests {
 }
 
 extension QuietStreamTests {
+    /// A stream that did not run yet when its meter's patience ran out (a meter hears only a
+    /// running stream) gets the patience again once it runs; judged by whether it runs after it.
+    @Test func aMeterThatReportsNothingWhileItsStreamIdlesIsGivenItsPatienceWhenItRuns() {
+        var idle = speech(2, client: 10)
+        idle.activity = .idle
+        coordinator.handle(.streamAppeared(idle))
+        loop.advance(by: quietness.meterPatience)
+        #expect(musicGain == 1.0, "not running: it ducks nobody")
+        #expect(!loop.timers.contains { $0.delay == quietness.meterPatience }, "an idle stream costs no timer")
+        coordinator.handle(.streamChanged(speech(2, client: 10)))
+        #expect(musicGain == 1.0, "running, not heard yet")
+        loop.advance(by: quietness.meterPatience)
+        #expect(musicGain == 0.3, "no report in its patience once running: judged by whether it runs")
+    }
+
     @Test func aMeterThatReportsNothingCostsNoDuck() {
         coordinator.handle(.streamAppeared(speech(2, client: 10)))
         #expect(musicGain == 1.0)

@@ -3,27 +3,10 @@ import Testing
 
 @testable import AudioSessionDaemon
 
-/// A call known from its announcement (the server's registry entry, a round-trip before its
-/// description) has its first victim held ahead; anything that would not interrupt, or that
-/// the announcement cannot tell, holds nobody ahead.
-@Suite("Holds ahead of a stream's appearance")
-struct HoldAheadTests {
-    let backend = FakeBackend()
-    let loop = VirtualLoop()
-    let coordinator: PolicyCoordinator
-    let speaker = Port(uid: "speaker", nodeID: 40, type: .builtInSpeaker, direction: .output)
-
-    init() throws {
-        coordinator = try .onShippedRules(backend, loop: loop)
-        coordinator.handle(.attached(streams: [], ports: [speaker], defaultOutput: "speaker", defaultInput: nil))
-    }
-
-    func stream(_ id: UInt32, role: String, client: UInt32, activity: StreamActivity = .playing) -> BackendStream {
-        BackendStream(
-            id: .playback(id), client: client, properties: ["media.role": role], activity: activity,
-            appName: "app\(client)", processID: nil)
-    }
-
+/// Holds ahead: a call known from its announcement (the server's registry entry, a round-trip
+/// before its description) has its first victim held ahead; anything that would not
+/// interrupt, or that the announcement cannot tell, holds nobody ahead.
+extension PolicyCoordinatorTests {
     private var holdsAhead: [FakeBackend.Action] {
         backend.actions.filter { if case .holdAhead = $0 { true } else { false } }
     }
