@@ -382,7 +382,13 @@ struct PulseAudioUnplugRaceTests {
             watcher.snapshot.server.defaultSinkName == "speakers"
         }
         #expect(try next.terminate() == 0)
-        #expect(watcher.snapshot.server.defaultSinkName == "speakers")
+        #expect(try Self.defaultSink(of: pulse) == "speakers", "the watcher saw \(watcher.snapshot.server.defaultSinkName ?? "none")")
+    }
+
+    /// The server's default sink as it answers now: the watcher's view follows its events, and
+    /// may not have caught up when the daemon has just exited.
+    static func defaultSink(of pulse: PrivatePulseAudio) throws -> String {
+        try pulse.pactl(["get-default-sink"]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The user picks a default after ours: theirs stays after the daemon exits.
@@ -397,7 +403,9 @@ struct PulseAudioUnplugRaceTests {
         _ = try pulse.pactl(["set-default-sink", "headphones"])
         try stage.waitForRouteDecision("routeChanged override")
         #expect(try daemon.terminate() == 0)
-        #expect(watcher.snapshot.server.defaultSinkName == "headphones", "the user's choice stays")
+        #expect(
+            try Self.defaultSink(of: pulse) == "headphones",
+            "the user's choice stays (the watcher saw \(watcher.snapshot.server.defaultSinkName ?? "none")); log:\n\(daemon.log)")
     }
 
     @Test func theUsersNewDefaultIsAnOverrideAndTheMusicPlaysOn() throws {
