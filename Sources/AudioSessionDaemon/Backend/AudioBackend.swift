@@ -62,7 +62,7 @@ protocol AudioBackend: AnyObject, Sendable {
     /// Puts a held stream back on its device.
     func release(_ stream: StreamID)
     /// Takes streams off their devices ahead of the stream `trigger`, announced and not yet
-    /// described (``BackendEvent/streamAnnounced(_:)``): once it has appeared and been judged,
+    /// described (``BackendEvent/streamAnnounced(_:mayStartPaused:)``): once it has appeared and been judged,
     /// those the policy does not hold by then go back.
     func holdAhead(_ streams: [StreamID], until trigger: StreamID)
     /// Holds asked while the backend handles a server event wait to be sent at its end: the

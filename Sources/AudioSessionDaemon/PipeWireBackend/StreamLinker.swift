@@ -198,7 +198,7 @@ final class StreamLinker: Sendable {
             state.unlinking.removeAll()
             state.portsRequested.removeAll()
             state.held.removeAll()
-        state.heldAhead.removeAll()
+            state.heldAhead.removeAll()
             state.relinking.removeAll()
             state.linkSignatures.removeAll()
             state.reconciledInputs.removeAll()
@@ -415,10 +415,7 @@ final class StreamLinker: Sendable {
         let released = state.heldAhead.filter { $0.value == trigger }.keys.sorted()
         guard !released.isEmpty else { return }
         logger.debug("stream \(trigger) was not the call it looked like: giving back \(released)")
-        for stream in released {
-            state.heldAhead[stream] = nil
-            release(stream, in: snapshot)
-        }
+        for stream in released { release(stream, in: snapshot) }  // forgets it as held ahead
     }
 
     /// Whether anything waits for `trigger` to appear.

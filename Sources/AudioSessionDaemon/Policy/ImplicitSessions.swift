@@ -44,10 +44,10 @@ struct ImplicitSessions {
     /// Whether `id` is an implicit session (explicit sessions have streams here too).
     func isImplicit(_ id: SessionID) -> Bool { apps[id] != nil }
 
-    /// The session of this app, and whether it is new.
     /// The app's session, if it has one.
     func existingSession(of app: AppIdentity) -> SessionID? { sessionsByApp[app] }
 
+    /// The session of this app, and whether it is new.
     mutating func session(for app: AppIdentity) -> (id: SessionID, isNew: Bool) {
         if let id = sessionsByApp[app] { return (id, false) }
         let id = SessionID(nextSession)

@@ -11,7 +11,8 @@ extension PolicyEngine {
     /// interrupts them. Empty when it would interrupt nobody that way (it ducks or mixes, or its
     /// victims are paused through their players).
     public func sessionsUnlinked(byNewSession descriptor: SessionDescriptor, starting stream: StreamID, at time: Timestamp) -> [SessionID] {
-        guard descriptor.kind == .implicit, streamOwners[stream] == nil else { return [] }
+        // Only contenders are interrupted: with none, no copy is needed to know.
+        guard descriptor.kind == .implicit, streamOwners[stream] == nil, !contenders.isEmpty else { return [] }
         var trial = self
         let probe = SessionID(UInt64.max)
         guard trial.sessions[probe] == nil else { return [] }
